@@ -1,0 +1,212 @@
+"""The Python API: one object per data folder, one method per question.
+
+    >>> import pipeline
+    >>> db = pipeline.open("data")
+    >>> db.solve("3x3", "8 6 7 2 5 4 3 0 1").moves
+    31
+
+The CLI, the tests and notebooks all go through this; heavy imports (DuckDB,
+polars) happen only in the methods that need them, so a solve starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipeline import puzzles
+from pipeline.build import LevelDone
+from pipeline.errors import BadPosition
+from pipeline.puzzles.base import Puzzle
+from pipeline.store import Table
+
+#: The environment variable that names the data folder.
+DATA_ENV = "PUZZLEDB_DATA"
+QUERIES = Path(__file__).resolve().parent.parent / "queries"
+
+
+def default_data() -> Path:
+    return Path(os.environ.get(DATA_ENV) or "data")
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A walk along parents from a position to a root of its table.
+
+    ``origin`` says what the walk means: "goal" (the table was enumerated from
+    the goal, so this is an optimal solution) or "start" (a shortest way from
+    the start to the position, listed here from the position back).
+    """
+
+    puzzle: str
+    origin: str
+    states: list[int]
+    path: list[str]
+
+    @property
+    def moves(self) -> int:
+        return len(self.states) - 1
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "puzzle": self.puzzle,
+            "origin": self.origin,
+            "moves": self.moves,
+            "path": self.path,
+            "states": self.states,
+        }
+
+
+class Database:
+    """The tables under one data folder, opened lazily."""
+
+    def __init__(self, data: str | os.PathLike[str] | None = None) -> None:
+        self.data = Path(data) if data is not None else default_data()
+        self._tables: dict[str, Table] = {}
+        self._con: Any = None
+
+    # -- building ---------------------------------------------------------
+    def build(
+        self,
+        names: Iterable[str],
+        *,
+        force: bool = False,
+        on_level: Callable[[str, LevelDone], None] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Build (or resume) each table, then rewrite the catalog."""
+        from pipeline import build, catalog
+
+        chosen = [puzzles.get(n) for n in names]
+        done = []
+        for p in chosen:
+            report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None
+            done.append(build.build(p, self.data, force=force, on_level=report))
+            self._tables.pop(p.name, None)
+        catalog.write(self.data)
+        self._con = None
+        return done
+
+    def write_catalog(self) -> Path:
+        from pipeline import catalog
+
+        self._con = None
+        return catalog.write(self.data)
+
+    # -- reading ----------------------------------------------------------
+    def table(self, name: str) -> Table:
+        """The complete table ``name``; NotBuilt names the command that builds it."""
+        if name not in self._tables:
+            puzzles.get(name)
+            table = Table(self.data / name)
+            table.check_sizes()
+            self._tables[name] = table
+        return self._tables[name]
+
+    def built(self) -> list[str]:
+        from pipeline import catalog
+
+        return [m["table"] for m in catalog.manifests(self.data)]
+
+    def state(self, puzzle: str, position: str | int) -> int:
+        """A typed position (or a state number) as a state of ``puzzle``."""
+        p = puzzles.get(puzzle)
+        if isinstance(position, int):
+            return position
+        return p.parse(position)
+
+    def solve(self, puzzle: str, position: str | int) -> Solution:
+        """Walk parents from the position to the root: see :class:`Solution`."""
+        p = puzzles.get(puzzle)
+        state = self.state(puzzle, position)
+        table = self.table(puzzle)
+        rows = table.walk(state)
+        if not rows:
+            raise BadPosition(
+                f"{p.text(state)} is not in the {puzzle} table: "
+                "no sequence of moves reaches it from the roots"
+            )
+        states = [r.state for r in rows]
+        return Solution(puzzle, p.origin, states, [p.text(s) for s in states])
+
+    def depth(self, puzzle: str, position: str | int) -> int:
+        """Fewest moves between the position and the roots of its table."""
+        return self.solve(puzzle, position).moves
+
+    def histogram(self, puzzle: str) -> list[tuple[int, int]]:
+        """(depth, positions) for every depth, counted from the Parquet files."""
+        self.table(puzzle)
+        rows = self._run("histogram", puzzle=puzzle)
+        return [(int(d), int(n)) for d, n in rows]
+
+    def longest(self, puzzle: str) -> list[str]:
+        """The positions farthest from the roots, as typed text, in state order."""
+        self.table(puzzle)
+        return [r[0] for r in self._run("longest", puzzle=puzzle)]
+
+    def summary(self) -> list[tuple[str, int, int, int]]:
+        """(puzzle, positions, maximum depth, positions at the maximum) per table."""
+        return [tuple(r) for r in self._run("summary")]  # type: ignore[misc]
+
+    def verify(self, puzzle: str, on_level: Callable[[int], None] | None = None) -> Any:
+        """Check the table against its puzzle (see pipeline.verify)."""
+        from pipeline.verify import verify
+
+        report = verify(puzzles.get(puzzle), self.table(puzzle), on_level)
+        if report.ok:
+            dupes = self.sql(
+                f"SELECT count(*) - count(DISTINCT state) FROM {_ident(puzzle)}"
+            ).fetchone()[0]
+            if dupes:
+                report.problems.append(f"{dupes} states appear at more than one depth")
+            else:
+                report.checks.append("each state once in the whole table")
+        return report
+
+    def draw(self, puzzle: str, position: str | int) -> str:
+        p = puzzles.get(puzzle)
+        return p.draw(self.state(puzzle, position))
+
+    # -- SQL --------------------------------------------------------------
+    def connection(self) -> Any:
+        """A DuckDB connection with the catalog's views and macros (absolute paths)."""
+        if self._con is None:
+            from pipeline import catalog
+
+            self._con = catalog.connect(self.data)
+        return self._con
+
+    def sql(self, query: str, params: dict[str, Any] | None = None) -> Any:
+        """Run SQL against the catalog (variables from ``params``); returns the cursor."""
+        con = self.connection()
+        if params:
+            for key, value in params.items():
+                con.execute(f"SET VARIABLE {key} = ?", [value])
+        return con.execute(query)
+
+    def query(self, query: str) -> Any:
+        """Run SQL (text or a .sql file) and return a polars DataFrame."""
+        path = Path(query)
+        if query.endswith(".sql") and path.exists():
+            query = path.read_text()
+        return self.connection().sql(query).pl()
+
+    def _run(self, name: str, **params: Any) -> list[tuple[Any, ...]]:
+        """Run queries/<name>.sql with its variables set."""
+        text = (QUERIES / f"{name}.sql").read_text()
+        return self.sql(text, params).fetchall()
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def open(data: str | os.PathLike[str] | None = None) -> Database:
+    """Open the data folder (default ``data/`` or $PUZZLEDB_DATA)."""
+    return Database(data)
+
+
+def puzzle(name: str) -> Puzzle:
+    return puzzles.get(name)

@@ -1,0 +1,176 @@
+"""The breadth-first engine: roots and an expander in, levels out.
+
+It knows no puzzle. A state is one uint64; an expander maps an array of states
+to the moves out of them as ``(src, child)``: ``src[k]`` indexes the input array
+and ``child[k]`` is the state one move away. Returning indices rather than parent
+states keeps the pairs small and lets the engine pick the smallest parent with
+an integer minimum (the frontier is sorted, so the smallest index is the
+smallest state).
+
+What a new level is checked against depends on the graph the puzzle declares
+(Korf's frontier search): nothing else is kept in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+from numpy.typing import NDArray
+
+States = NDArray[np.uint64]
+Expander = Callable[[States], tuple[NDArray[np.intp], States]]
+
+#: Internal marker for "no parent" (a root). Written as null in Parquet.
+NO_PARENT = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+
+
+class Graph(StrEnum):
+    """How moves relate depths; decides which levels a new level is checked against."""
+
+    BIPARTITE = "bipartite"  # reversible, no move inside a level: previous level only
+    REVERSIBLE = "reversible"  # reversible: previous and current level
+    LAYERED = "layered"  # depth fixed by the state: nothing
+    GENERAL = "general"  # anything: every level seen so far
+
+
+@dataclass(frozen=True)
+class Level:
+    """One depth: sorted unique states and, row for row, the parent of each."""
+
+    depth: int
+    states: States
+    parents: States
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+
+def _absent(states: States, sorted_set: States) -> NDArray[np.bool_]:
+    """Mask of the states not in ``sorted_set`` (a sorted array)."""
+    if len(sorted_set) == 0 or len(states) == 0:
+        return np.ones(len(states), dtype=bool)
+    pos = np.searchsorted(sorted_set, states)
+    pos[pos == len(sorted_set)] = 0
+    return sorted_set[pos] != states
+
+
+def step(
+    frontier: States, expand: Expander, exclude: Sequence[States] = ()
+) -> tuple[States, States]:
+    """Expand a sorted chunk of states into its new children and their parents.
+
+    Pure: the result depends only on the arguments, so the same function serves
+    a whole level, a bucket of one, or a worker of a distributed engine.
+    Returns the children sorted and unique, minus those in any array of
+    ``exclude`` (each sorted), and for each child its smallest parent.
+    """
+    src, child = expand(frontier)
+    if len(child) == 0:
+        return np.empty(0, np.uint64), np.empty(0, np.uint64)
+    order = np.argsort(child, kind="stable")
+    child = child[order]
+    src = src[order]
+    starts = np.flatnonzero(np.concatenate(([True], child[1:] != child[:-1])))
+    children = child[starts]
+    first = np.minimum.reduceat(src, starts)
+    keep = np.ones(len(children), dtype=bool)
+    for done in exclude:
+        keep &= _absent(children, done)
+    return children[keep], frontier[first[keep]]
+
+
+def _union(parts: Sequence[Level], depth: int) -> Level:
+    """Merge disjoint partial levels into one level sorted by state."""
+    if len(parts) == 1:
+        return Level(depth, parts[0].states, parts[0].parents)
+    states = np.concatenate([p.states for p in parts])
+    parents = np.concatenate([p.parents for p in parts])
+    order = np.argsort(states, kind="stable")
+    return Level(depth, states[order], parents[order])
+
+
+def _merge_sorted(a: States, b: States) -> States:
+    """Union of two disjoint sorted arrays, sorted."""
+    out = np.concatenate((a, b))
+    out.sort(kind="stable")
+    return out
+
+
+def _close(level: Level, expand_free: Expander, exclude: Sequence[States]) -> Level:
+    """Close a level under its zero-cost moves (the 0-1 BFS inner loop).
+
+    Rounds run until nothing new appears; a state found in round r+1 keeps its
+    smallest parent among round r, so walking parents never cycles.
+    """
+    parts = [level]
+    seen = list(exclude)
+    current = level.states
+    inside = level.states
+    while len(current):
+        children, parents = step(current, expand_free, [*seen, inside])
+        if len(children) == 0:
+            break
+        parts.append(Level(level.depth, children, parents))
+        inside = _merge_sorted(inside, children)
+        current = children
+    return _union(parts, level.depth)
+
+
+def roots_level(roots: Sequence[int] | States, expand_free: Expander | None = None) -> Level:
+    """Depth 0: the roots (sorted, without parents), closed under zero-cost moves."""
+    states = np.unique(np.asarray(roots, dtype=np.uint64))
+    level = Level(0, states, np.full(len(states), NO_PARENT, dtype=np.uint64))
+    return _close(level, expand_free, []) if expand_free else level
+
+
+def search(
+    roots: Sequence[int] | States,
+    expand: Expander,
+    graph: Graph,
+    expand_free: Expander | None = None,
+    resume: Sequence[Level] = (),
+) -> Iterator[Level]:
+    """Yield every level, depth 0 first, until a level comes out empty.
+
+    ``resume`` carries on an interrupted search: the levels it holds (at least
+    the last one, and every one the graph needs for deduplication) are taken as
+    already yielded. Puzzles with zero-cost moves need ``Graph.GENERAL``: a
+    state may be reached at a smaller depth along a longer run of free moves.
+    """
+    if expand_free is not None and graph is not Graph.GENERAL:
+        raise ValueError("zero-cost moves need Graph.GENERAL (dedup against every level)")
+    if resume:
+        history = list(resume)
+    else:
+        history = [roots_level(roots, expand_free)]
+        yield history[0]
+    seen = _merge_all(history) if graph is Graph.GENERAL else None
+    while len(history[-1]):
+        current = history[-1]
+        if graph is Graph.BIPARTITE:
+            exclude = [history[-2].states] if len(history) > 1 else []
+        elif graph is Graph.REVERSIBLE:
+            exclude = [h.states for h in history[-2:]]
+        elif graph is Graph.LAYERED:
+            exclude = []
+        else:
+            exclude = [seen]
+        children, parents = step(current.states, expand, exclude)
+        level = Level(current.depth + 1, children, parents)
+        if expand_free is not None:
+            level = _close(level, expand_free, exclude)
+        if len(level) == 0:
+            return
+        yield level
+        if seen is not None:
+            seen = _merge_sorted(seen, level.states)
+        history = [*history[-1:], level]
+
+
+def _merge_all(levels: Sequence[Level]) -> States:
+    out = np.concatenate([lv.states for lv in levels])
+    out.sort()
+    return out

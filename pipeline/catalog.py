@@ -1,0 +1,183 @@
+"""The DuckDB catalog: views over the Parquet tables and macros to read them.
+
+Generated from the manifests alone (each records its puzzle's cell codec), so
+the catalog describes exactly the tables on disk. The same SQL serves the
+catalog file ``<data>/puzzles.duckdb`` (paths as given, for the DuckDB CLI run
+from the repository root) and the API's in-memory connection (absolute paths,
+from any folder).
+
+Macros (part of the public contract):
+  board(puzzle, state)       the position as typed, e.g. '1 2 3 4 5 0'
+  drawing(puzzle, state)     the board in its real shape (several lines)
+  state_of(puzzle, text)     a typed position as its state (error if malformed)
+  path(puzzle, state)        table: the rows from state to its root, by parents
+Tables and views: puzzles, levels, summary, and one view per table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pipeline.puzzles.base import Cells, sql_str
+from pipeline.store import MANIFEST
+
+CATALOG = "puzzles.duckdb"
+#: Written in the storage format DuckDB 1.2 and later can read, so the catalog
+#: opens in whatever DuckDB CLI the user has, not only the newest.
+STORAGE_VERSION = "v1.2.0"
+
+
+def manifests(data: Path) -> list[dict[str, Any]]:
+    """The manifests of every complete table under ``data``, by name."""
+    found = []
+    if data.is_dir():
+        for p in sorted(data.iterdir()):
+            m = p / MANIFEST
+            if p.is_dir() and not p.name.startswith(".") and m.exists():
+                try:
+                    found.append(json.loads(m.read_text()))
+                except (OSError, ValueError):
+                    continue
+    return found
+
+
+def _codec(m: dict[str, Any]) -> Cells:
+    pz = m["puzzle"]
+    return Cells(
+        pz["cells"], pz["bits_per_cell"], tuple(pz["symbols"]), pz["layout"], pz["separator"]
+    )
+
+
+def ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _dispatch(found: list[dict[str, Any]], sql_of: Any, fallback: str) -> str:
+    if not found:
+        return fallback
+    arms = " ".join(f"WHEN {sql_str(m['table'])} THEN {sql_of(_codec(m))}" for m in found)
+    return f"CASE puzzle {arms} ELSE {fallback} END"
+
+
+def statements(data: Path, prefix: str) -> list[str]:
+    """The SQL that creates the catalog for the tables under ``data``.
+
+    ``prefix`` is how the views name the data folder (relative or absolute).
+    """
+    found = manifests(data)
+    sql: list[str] = []
+    for m in found:
+        glob = f"{prefix}/{m['table']}/*.parquet"
+        sql.append(
+            f"CREATE OR REPLACE VIEW {ident(m['table'])} AS "
+            f"SELECT state, depth, parent FROM read_parquet({sql_str(glob)})"
+        )
+    rows = [
+        "("
+        + ", ".join(
+            [
+                sql_str(m["table"]),
+                sql_str(m["puzzle"]["title"]),
+                sql_str(m["puzzle"]["graph"]),
+                sql_str(m["puzzle"]["origin"]),
+                sql_str(m["puzzle"]["encoding"]),
+                str(int(m["puzzle"]["cells"])),
+                str(int(m["total"])),
+                str(int(m["max_depth"])),
+                str(int(m["max_depth_positions"])),
+                str(int(m["format_version"])),
+                sql_str(m["build"]["finished"]),
+            ]
+        )
+        + ")"
+        for m in found
+    ]
+    sql.append(
+        "CREATE OR REPLACE TABLE puzzles (name VARCHAR, title VARCHAR, graph VARCHAR, "
+        "origin VARCHAR, encoding VARCHAR, cells INTEGER, positions UBIGINT, "
+        "max_depth INTEGER, max_depth_positions UBIGINT, format_version INTEGER, "
+        "built VARCHAR)"
+    )
+    if rows:
+        sql.append("INSERT INTO puzzles VALUES " + ", ".join(rows))
+    sql.append("CREATE OR REPLACE TABLE levels (puzzle VARCHAR, depth INTEGER, positions UBIGINT)")
+    level_rows = [
+        f"({sql_str(m['table'])}, {lv['depth']}, {lv['positions']})"
+        for m in found
+        for lv in m["levels"]
+    ]
+    if level_rows:
+        sql.append("INSERT INTO levels VALUES " + ", ".join(level_rows))
+    sql.append(
+        "CREATE OR REPLACE VIEW summary AS SELECT name AS puzzle, positions, max_depth, "
+        "max_depth_positions FROM puzzles ORDER BY name"
+    )
+    unknown = "error('no table named ' || puzzle || ' in the catalog')"
+    sql.append(
+        "CREATE OR REPLACE MACRO board(puzzle, state) AS "
+        + _dispatch(found, lambda c: c.sql_text("state"), unknown)
+    )
+    sql.append(
+        "CREATE OR REPLACE MACRO drawing(puzzle, state) AS "
+        + _dispatch(found, lambda c: c.sql_draw("state"), unknown)
+    )
+    sql.append(
+        "CREATE OR REPLACE MACRO state_of(puzzle, txt) AS "
+        + _dispatch(found, lambda c: c.sql_parse("txt"), unknown)
+    )
+    # Walking parents with a recursive CTE: fine on the small boards. On the
+    # 239-million-row boards DuckDB builds a hash table of the whole table at
+    # every step; use the CLI / API walk there (see README).
+    sql.append(
+        "CREATE OR REPLACE MACRO path(puzzle, start) AS TABLE "
+        "WITH RECURSIVE walk(step, state, depth, parent) AS ("
+        " SELECT 0, state, depth, parent FROM query_table(puzzle) WHERE state = start"
+        " UNION ALL"
+        " SELECT walk.step + 1, t.state, t.depth, t.parent"
+        " FROM walk JOIN query_table(puzzle) t ON t.state = walk.parent)"
+        " SELECT step, state, depth, parent, board(puzzle, state) AS position"
+        " FROM walk ORDER BY step"
+    )
+    return sql
+
+
+def write(data: Path) -> Path:
+    """(Re)write ``<data>/puzzles.duckdb`` atomically; return its path."""
+    import duckdb
+
+    data.mkdir(parents=True, exist_ok=True)
+    target = data / CATALOG
+    tmp = data / (CATALOG + ".tmp")
+    for p in (tmp, Path(str(tmp) + ".wal")):
+        p.unlink(missing_ok=True)
+    try:
+        prefix = os.path.relpath(data)
+        if prefix.startswith(".."):
+            prefix = str(data.resolve())
+    except ValueError:
+        prefix = str(data.resolve())
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH {sql_str(str(tmp))} AS catalog (STORAGE_VERSION '{STORAGE_VERSION}')")
+        con.execute("USE catalog")
+        for stmt in statements(data, prefix):
+            con.execute(stmt)
+        con.execute("USE memory")
+        con.execute("DETACH catalog")
+    finally:
+        con.close()
+    os.replace(tmp, target)
+    return target
+
+
+def connect(data: Path) -> Any:
+    """An in-memory DuckDB connection with the catalog over absolute paths."""
+    import duckdb
+
+    con = duckdb.connect()
+    for stmt in statements(data, str(data.resolve())):
+        con.execute(stmt)
+    return con

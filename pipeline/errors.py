@@ -1,0 +1,29 @@
+"""The errors a user can cause. The CLI prints each as one line and exits non-zero."""
+
+
+class PuzzleDBError(Exception):
+    """Base: anything the user can fix (bad input, missing or damaged data)."""
+
+
+class UnknownPuzzle(PuzzleDBError):
+    """A registry name that does not exist."""
+
+
+class BadPosition(PuzzleDBError):
+    """A position that cannot be parsed, or that no sequence of moves reaches."""
+
+
+class NotBuilt(PuzzleDBError):
+    """A table that has not been built (or whose build never finished)."""
+
+
+class CorruptTable(PuzzleDBError):
+    """A table whose files disagree with its manifest or cannot be read."""
+
+
+class BuildLocked(PuzzleDBError):
+    """Another process is building the same table."""
+
+
+class DiskFull(PuzzleDBError):
+    """Not enough free disk for the next level; finished levels are kept."""

@@ -1,0 +1,177 @@
+"""What every puzzle is: a cell encoding, roots, a graph kind and an expander.
+
+A board whose state is "cell i holds a small value in bits b*i .. b*i+b-1" (all
+puzzles here) shares one codec, :class:`Cells`, which turns states into text,
+drawings and SQL macros from the same data, so the CLI, the Python API and the
+DuckDB catalog can never disagree on how a state reads.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.bfs import Expander, Graph, States
+from pipeline.errors import BadPosition
+
+
+def sql_str(text: str) -> str:
+    """A SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Cell i holds a value in bits ``bits*i ..``; each value has a symbol.
+
+    ``layout`` draws the board in its real shape: ``{i}`` stands for cell i.
+    Symbols of one character may be typed without spaces; longer symbols
+    (tile numbers) are separated by spaces or commas.
+    """
+
+    count: int
+    bits: int
+    symbols: tuple[str, ...]
+    layout: str
+    separator: str = " "
+
+    @property
+    def mask(self) -> int:
+        return (1 << self.bits) - 1
+
+    @property
+    def width(self) -> int:
+        return max(len(s) for s in self.symbols)
+
+    def values(self, state: int) -> list[int]:
+        return [(state >> (self.bits * i)) & self.mask for i in range(self.count)]
+
+    def encode(self, values: list[int]) -> int:
+        return sum(v << (self.bits * i) for i, v in enumerate(values))
+
+    def text(self, state: int) -> str:
+        return self.separator.join(self.symbols[v] for v in self.values(int(state)))
+
+    def draw(self, state: int) -> str:
+        cells = [self.symbols[v].rjust(self.width) for v in self.values(int(state))]
+        return self.layout.format(*cells)
+
+    def tokens(self, text: str) -> list[str]:
+        """Split typed text into one token a cell (not yet checked)."""
+        if self.width == 1:
+            return list(re.sub(r"[\s,]+", "", text))
+        return [t for t in re.split(r"[\s,]+", text.strip()) if t]
+
+    def parse_values(self, text: str) -> list[int]:
+        tokens = self.tokens(text)
+        if len(tokens) != self.count:
+            raise BadPosition(f"expected {self.count} cells, got {len(tokens)} in {text.strip()!r}")
+        lookup = {s: v for v, s in enumerate(self.symbols)}
+        bad = [t for t in tokens if t not in lookup]
+        if bad:
+            allowed = " ".join(self.symbols)
+            raise BadPosition(f"{bad[0]!r} is not a cell value here (allowed: {allowed})")
+        return [lookup[t] for t in tokens]
+
+    # SQL: the same codec as DuckDB expressions over a UBIGINT ``state``.
+    def _sql_symbols(self) -> str:
+        return "[" + ", ".join(sql_str(s) for s in self.symbols) + "]"
+
+    def sql_cell(self, state: str, i: str) -> str:
+        value = f"((({state}) >> ({self.bits} * {i})) & {self.mask})::INTEGER"
+        return f"{self._sql_symbols()}[{value} + 1]"
+
+    def sql_text(self, state: str) -> str:
+        cells = f"list_transform(range({self.count}), lambda i: {self.sql_cell(state, 'i')})"
+        return f"array_to_string({cells}, {sql_str(self.separator)})"
+
+    def sql_draw(self, state: str) -> str:
+        parts: list[str] = []
+        for literal, field, _, _ in string.Formatter().parse(self.layout):
+            if literal:
+                parts.append(sql_str(literal))
+            if field is not None:
+                parts.append(f"lpad({self.sql_cell(state, field)}, {self.width}, ' ')")
+        return "concat(" + ", ".join(parts) + ")"
+
+    def sql_parse(self, text: str) -> str:
+        if self.width == 1:
+            tokens = f"string_split(regexp_replace({text}, '[\\s,]+', '', 'g'), '')"
+        else:
+            tokens = f"string_split_regex(trim({text}), '[\\s,]+')"
+        syms = self._sql_symbols()
+        value = f"(list_position({syms}, t) - 1)::UBIGINT << ({self.bits} * (i - 1))"
+        ok = (
+            f"len({tokens}) = {self.count} AND "
+            f"list_bool_and(list_transform({tokens}, lambda t: list_contains({syms}, t)))"
+        )
+        total = f"list_sum(list_transform({tokens}, lambda t, i: {value}))::UBIGINT"
+        bad = f"error('not a position of this board: ' || {text})"
+        return f"CASE WHEN {ok} THEN {total} ELSE {bad} END"
+
+
+class Puzzle(ABC):
+    """A puzzle: data (cells, roots, graph kind) plus a vectorised expander.
+
+    Subclasses set the attributes and implement :meth:`expand`. The engine
+    sees only ``roots``, ``graph``, ``expand`` and ``expand_free``.
+    """
+
+    name: str
+    title: str
+    cells: Cells
+    graph: Graph
+    #: "goal" when enumerated from the goal (a parent walk is an optimal
+    #: solution), "start" when from the start (a walk is a shortest way there).
+    origin: str
+    root_texts: tuple[str, ...]
+    encoding: str
+    #: Number of reachable positions when known in advance (checked by verify).
+    expected_total: int | None = None
+    #: Built by ``make build-db`` / ``puzzledb build --default``.
+    default: bool = False
+    #: Moves that cost nothing (0-1 BFS), or None.
+    expand_free: Expander | None = None
+
+    @abstractmethod
+    def expand(self, states: States) -> tuple[np.ndarray, States]:
+        """Every cost-1 move out of each state, as (index into states, child)."""
+
+    def roots(self) -> list[int]:
+        return [self.parse(t) for t in self.root_texts]
+
+    def parse(self, text: str) -> int:
+        """A typed position as a state; raises BadPosition naming what is wrong."""
+        values = self.cells.parse_values(text)
+        self.check(values)
+        return self.cells.encode(values)
+
+    def check(self, values: list[int]) -> None:
+        """Raise BadPosition when the values cannot be a position of this puzzle."""
+        return None
+
+    def text(self, state: int) -> str:
+        return self.cells.text(state)
+
+    def draw(self, state: int) -> str:
+        return self.cells.draw(state)
+
+    def describe(self) -> dict[str, object]:
+        """What the manifest and the catalog record about the puzzle."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "graph": str(self.graph),
+            "origin": self.origin,
+            "roots": list(self.root_texts),
+            "encoding": self.encoding,
+            "cells": self.cells.count,
+            "bits_per_cell": self.cells.bits,
+            "symbols": list(self.cells.symbols),
+            "separator": self.cells.separator,
+            "layout": self.cells.layout,
+        }

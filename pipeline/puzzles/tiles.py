@@ -1,0 +1,187 @@
+"""Sliding tiles on any graph of cells: the rectangles and the hexagonal six puzzle.
+
+Encoding (public contract): the tile in cell i sits in bits 4i..4i+3 of the
+state, the blank is 0. Cells are numbered row by row from the top-left (the
+hex board as drawn in PUZZLES.md). Up to 16 cells fit in 64 bits.
+
+A move swaps the blank with a neighbouring tile, which flips the parity of the
+permutation, so every such state graph is bipartite: a new level is checked
+against the previous level only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from pipeline.bfs import Graph, States
+from pipeline.errors import BadPosition
+from pipeline.puzzles.base import Cells, Puzzle
+
+_NIBBLE_LOW = 0x1111_1111_1111_1111
+
+
+def _colouring(adjacency: Sequence[Sequence[int]]) -> list[int] | None:
+    """A 2-colouring of the cell graph, or None when it has an odd cycle."""
+    colour = [-1] * len(adjacency)
+    for start in range(len(adjacency)):
+        if colour[start] >= 0:
+            continue
+        colour[start] = 0
+        stack = [start]
+        while stack:
+            a = stack.pop()
+            for b in adjacency[a]:
+                if colour[b] < 0:
+                    colour[b] = 1 - colour[a]
+                    stack.append(b)
+                elif colour[b] == colour[a]:
+                    return None
+    return colour
+
+
+def _inversions_parity(values: Sequence[int]) -> int:
+    seen = [False] * len(values)
+    parity = 0
+    for i in range(len(values)):
+        j, length = i, 0
+        while not seen[j]:
+            seen[j] = True
+            j = values[j]
+            length += 1
+        if length:
+            parity ^= (length - 1) & 1
+    return parity
+
+
+class TilePuzzle(Puzzle):
+    """Tiles 1..n-1 and a blank on n cells joined by ``adjacency``."""
+
+    graph = Graph.BIPARTITE
+    origin = "goal"
+    encoding = "tile of cell i in bits 4i..4i+3 (cells row by row), blank = 0"
+
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        adjacency: Sequence[Sequence[int]],
+        layout: str,
+        *,
+        expected_total: int | None = None,
+        default: bool = False,
+    ) -> None:
+        n = len(adjacency)
+        if not 2 <= n <= 16:
+            raise ValueError("tile puzzles need 2..16 cells (4 bits a cell in 64 bits)")
+        for a, nbrs in enumerate(adjacency):
+            for b in nbrs:
+                if a not in adjacency[b]:
+                    raise ValueError(f"adjacency is not symmetric: {a}-{b}")
+        self.name = name
+        self.title = title
+        self.adjacency = tuple(tuple(sorted(a)) for a in adjacency)
+        self.cells = Cells(n, 4, tuple(str(v) for v in range(n)), layout)
+        self.goal = [*range(1, n), 0]
+        self.root_texts = (" ".join(map(str, self.goal)),)
+        self.expected_total = expected_total
+        self.default = default
+        self._colour = _colouring(self.adjacency)
+        self._low = _NIBBLE_LOW & ((1 << (4 * n)) - 1)
+
+    def blank_cells(self, states: States) -> np.ndarray:
+        """The cell of the blank in each state, without a loop over cells.
+
+        A nibble is zero when none of its four bits is set; exactly one is.
+        """
+        s = states | (states >> np.uint64(1))
+        s |= s >> np.uint64(2)
+        zero = ~s & np.uint64(self._low)
+        _, exponent = np.frexp(zero.astype(np.float64))
+        return ((exponent - 1) >> 2).astype(np.int8)
+
+    def expand(self, states: States) -> tuple[np.ndarray, States]:
+        blank = self.blank_cells(states)
+        order = np.argsort(blank, kind="stable")
+        bounds = np.concatenate(([0], np.cumsum(np.bincount(blank, minlength=self.cells.count))))
+        srcs: list[np.ndarray] = []
+        kids: list[States] = []
+        for b, nbrs in enumerate(self.adjacency):
+            idx = order[bounds[b] : bounds[b + 1]]
+            if len(idx) == 0:
+                continue
+            s = states[idx]
+            for j in nbrs:
+                tile = (s >> np.uint64(4 * j)) & np.uint64(15)
+                kids.append(s ^ (tile << np.uint64(4 * j)) ^ (tile << np.uint64(4 * b)))
+                srcs.append(idx)
+        if not kids:
+            return np.empty(0, np.intp), np.empty(0, np.uint64)
+        return np.concatenate(srcs), np.concatenate(kids)
+
+    def check(self, values: list[int]) -> None:
+        n = self.cells.count
+        counts = [0] * n
+        for v in values:
+            counts[v] += 1
+        repeated = [str(v) for v, c in enumerate(counts) if c > 1]
+        missing = [str(v) for v, c in enumerate(counts) if c == 0]
+        if repeated or missing:
+            raise BadPosition(
+                f"each of 0..{n - 1} must appear once: "
+                f"repeated {' '.join(repeated) or '-'}, missing {' '.join(missing) or '-'}"
+            )
+        if self._colour is not None:
+            # Each move is a transposition and moves the blank to the other
+            # colour, so (permutation parity + blank colour) never changes.
+            perm = [(v - 1) % n for v in values]  # goal: value v in cell v-1
+            blank_side = self._colour[values.index(0)] ^ self._colour[n - 1]
+            if _inversions_parity(perm) != blank_side:
+                raise BadPosition(
+                    f"position of the wrong parity for {self.name}: "
+                    "no sequence of moves reaches it from the goal"
+                )
+
+
+def grid_adjacency(rows: int, cols: int) -> list[list[int]]:
+    """Orthogonal neighbours of each cell of a rows x cols rectangle, row-major."""
+    adj: list[list[int]] = []
+    for r in range(rows):
+        for c in range(cols):
+            nbrs = []
+            if r > 0:
+                nbrs.append((r - 1) * cols + c)
+            if c > 0:
+                nbrs.append(r * cols + c - 1)
+            if c < cols - 1:
+                nbrs.append(r * cols + c + 1)
+            if r < rows - 1:
+                nbrs.append((r + 1) * cols + c)
+            adj.append(nbrs)
+    return adj
+
+
+def rectangle(rows: int, cols: int, *, default: bool = False) -> TilePuzzle:
+    """The rows x cols sliding puzzle, enumerated from its goal."""
+    n = rows * cols
+    layout = "\n".join(" ".join(f"{{{r * cols + c}}}" for c in range(cols)) for r in range(rows))
+    return TilePuzzle(
+        f"{rows}x{cols}",
+        f"{rows}x{cols} sliding puzzle ({n - 1} tiles)",
+        grid_adjacency(rows, cols),
+        layout,
+        expected_total=math.factorial(n) // 2,
+        default=default,
+    )
+
+
+HEX6 = TilePuzzle(
+    "hex6",
+    "six puzzle (hexagonal board, 7 cells)",
+    [[1, 2, 3], [0, 3, 4], [0, 3, 5], [0, 1, 2, 4, 5, 6], [1, 3, 6], [2, 3, 6], [3, 4, 5]],
+    "  {0}   {1}\n{2}   {3}   {4}\n  {5}   {6}",
+    expected_total=5040,
+    default=True,
+)

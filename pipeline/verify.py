@@ -1,0 +1,178 @@
+"""Checking a built table against its puzzle: a certificate, not a spot check.
+
+Streamed level by level (a few levels in memory at a time):
+- files match the manifest (size and sha256), depth column constant per level,
+  states strictly increasing in each level, counts as the manifest says;
+- depth 0 holds exactly the roots (plus, with zero-cost moves, their closure);
+- every parent is one legal move from its child and one level up (or a
+  zero-cost move at the same depth, without cycles);
+- every move out of a level lands at most one level further (closure): with
+  the parent check this proves each depth is the true distance and no
+  reachable position is missing;
+- each state appears once in the whole table, and the total is what the
+  puzzle predicts when it predicts one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pipeline import bfs
+from pipeline.bfs import NO_PARENT, Graph, Level
+from pipeline.puzzles.base import Puzzle
+from pipeline.store import Table, checksum
+
+
+@dataclass
+class Report:
+    """What verify found; ``ok`` when nothing is wrong."""
+
+    table: str
+    positions: int = 0
+    levels: int = 0
+    problems: list[str] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _present(states: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    return ~bfs._absent(states, sorted_set)
+
+
+def _legal(expand: bfs.Expander, parents: np.ndarray, children: np.ndarray) -> np.ndarray:
+    """For each row, whether ``children[i]`` is one move of ``expand`` from ``parents[i]``."""
+    ok = np.zeros(len(children), dtype=bool)
+    if len(children):
+        src, child = expand(parents)
+        ok[src[child == children[src]]] = True
+    return ok
+
+
+def _acyclic(level: Level) -> bool:
+    """Same-level parents (zero-cost moves) must lead out of the level, never round."""
+    same = _present(level.parents, level.states) & (level.parents != NO_PARENT)
+    if not same.any():
+        return True
+    ptr = np.full(len(level), -1, dtype=np.int64)
+    ptr[same] = np.searchsorted(level.states, level.parents[same])
+    for _ in range(64):  # pointer doubling: 2^64 steps is beyond any level
+        live = ptr >= 0
+        if not live.any():
+            return True
+        nxt = np.full(len(ptr), -1, dtype=np.int64)
+        nxt[live] = ptr[ptr[live]]
+        ptr = nxt
+    return False
+
+
+def verify(
+    puzzle: Puzzle,
+    table: Table,
+    on_level: Callable[[int], None] | None = None,
+) -> Report:
+    """Check ``table`` against ``puzzle``; problems are listed, not raised."""
+    report = Report(table.name)
+    bad = report.problems.append
+    for entry in table.files:
+        p = table.path(entry)
+        if not p.exists():
+            bad(f"{entry['name']} is missing")
+        elif checksum(p) != entry["sha256"]:
+            bad(f"{entry['name']} does not match its checksum in the manifest")
+    if report.problems:
+        return report
+    report.checks.append("files match the manifest checksums")
+
+    expected = {lv["depth"]: lv["positions"] for lv in table.manifest["levels"]}
+    roots = np.unique(np.asarray(puzzle.roots(), dtype=np.uint64))
+    free = puzzle.expand_free
+    levels = table.levels()
+    window: dict[int, Level] = {}
+    seen = np.empty(0, np.uint64)  # only for Graph.GENERAL
+    nxt = next(levels, None)
+    while nxt is not None:
+        level = nxt
+        d = level.depth
+        nxt = next(levels, None)
+        window = {k: v for k, v in window.items() if k >= d - 1}
+        window[d] = level
+        if nxt is not None:
+            window[nxt.depth] = nxt
+        report.levels += 1
+        report.positions += len(level)
+        s, p = level.states, level.parents
+        if len(s) != expected.get(d):
+            bad(f"depth {d}: {len(s)} rows, the manifest says {expected.get(d)}")
+        if len(s) > 1 and not bool(np.all(s[1:] > s[:-1])):
+            bad(f"depth {d}: states not strictly increasing (a repeat or unsorted)")
+        is_root = p == NO_PARENT
+        if d == 0:
+            if not np.array_equal(s[is_root], roots):
+                bad("depth 0: the rows without a parent are not exactly the puzzle's roots")
+        elif is_root.any():
+            bad(f"depth {d}: {int(is_root.sum())} rows without a parent")
+        # Parents: one cost-1 move from the level above, or a free move in this level.
+        has = ~is_root
+        up = window.get(d - 1)
+        from_above = has & (_present(p, up.states) if up is not None else False)
+        same = has & ~from_above
+        legal = np.zeros(len(s), dtype=bool)
+        legal[from_above] = _legal(puzzle.expand, p[from_above], s[from_above])
+        if free is not None and same.any():
+            inside = _present(p[same], s)
+            legal[np.flatnonzero(same)[inside]] = _legal(free, p[same][inside], s[same][inside])
+            if not _acyclic(level):
+                bad(f"depth {d}: zero-cost parents form a cycle")
+        wrong = has & ~legal
+        if wrong.any():
+            i = int(np.flatnonzero(wrong)[0])
+            bad(
+                f"depth {d}: {int(wrong.sum())} parents are not one legal move up, "
+                f"e.g. {puzzle.text(int(s[i]))} <- {puzzle.text(int(p[i]))}"
+            )
+        # Closure: no move leads more than one level further.
+        if puzzle.graph is Graph.GENERAL:
+            seen = np.union1d(seen, s)
+            allowed = [seen] + ([nxt.states] if nxt is not None else [])
+        else:
+            near = {
+                Graph.BIPARTITE: (d - 1, d + 1),
+                Graph.REVERSIBLE: (d - 1, d, d + 1),
+                Graph.LAYERED: (d + 1,),
+            }[puzzle.graph]
+            allowed = [window[k].states for k in near if k in window]
+        moves = [(puzzle.expand, allowed, "one level")]
+        if free is not None:
+            moves.append((free, [seen] if puzzle.graph is Graph.GENERAL else [s], "zero levels"))
+        for expand, targets, limit in moves:
+            _, child = expand(s)
+            miss = np.ones(len(child), dtype=bool)
+            for t in targets:
+                miss &= ~_present(child, t)
+            if miss.any():
+                c = int(child[np.flatnonzero(miss)[0]])
+                bad(
+                    f"depth {d}: {int(miss.sum())} moves lead more than {limit} on "
+                    f"or out of the table, e.g. to {puzzle.text(c)}"
+                )
+        if on_level:
+            on_level(d)
+
+    total = int(table.manifest["total"])
+    if report.positions != total:
+        bad(f"{report.positions} rows in all, the manifest says {total}")
+    if puzzle.expected_total is not None and total != puzzle.expected_total:
+        bad(f"{total} positions, the puzzle has {puzzle.expected_total} reachable")
+    report.checks += [
+        "depth 0 is the roots; states sorted and unique in each level",
+        "every parent one legal move up (or a zero-cost move in the level)",
+        "every move leads at most one level on (no position missing)",
+        f"counts sum to the total ({total})",
+    ]
+    return report

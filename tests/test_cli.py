@@ -1,0 +1,109 @@
+"""The command line as a user runs it: real subprocesses, real exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run(*args: str, data: Path | None = None) -> subprocess.CompletedProcess[str]:
+    extra = ["--data", str(data)] if data is not None else []
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *args, *extra],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_solve_json(data: Path) -> None:
+    r = run("solve", "3x3", "8 6 7 2 5 4 3 0 1", "--json", data=data)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["puzzle"] == "3x3" and doc["moves"] == 31 and len(doc["path"]) == 32
+    assert doc["path"][-1] == "1 2 3 4 5 6 7 8 0" and doc["origin"] == "goal"
+
+
+def test_solve_text_says_what_the_path_means(data: Path) -> None:
+    r = run("solve", "oshidori", "W W W B B B . .", "--oneline", data=data)
+    assert r.returncode == 0
+    assert r.stdout.startswith("oshidori: 4 moves from the start")
+    assert r.stdout.rstrip().endswith("B W B W B W . .")
+
+
+def test_show_draws_the_hex_board(data: Path) -> None:
+    r = run("show", "hex6", "4 6 5 1 3 2 0", data=data)
+    assert r.returncode == 0
+    assert r.stdout == "  4   6\n5   1   3\n  2   0\ndepth 15\n"
+
+
+def test_histogram_and_longest_json(data: Path) -> None:
+    h = json.loads(run("histogram", "hex6", "--json", data=data).stdout)
+    assert h["histogram"][-1] == {"depth": 15, "positions": 24}
+    lg = json.loads(run("longest", "2x4", "--json", data=data).stdout)
+    assert lg == {"puzzle": "2x4", "depth": 36, "positions": ["0 7 2 1 4 3 6 5"]}
+
+
+def test_query_reads_sql_text_and_files(data: Path) -> None:
+    r = run("query", "SELECT count(*) AS n FROM hex6", "--json", data=data)
+    assert json.loads(r.stdout) == [{"n": 5040}]
+    r = run("query", str(Path(__file__).parent.parent / "queries" / "summary.sql"), data=data)
+    assert r.returncode == 0 and "1814400" in r.stdout
+
+
+def test_verify_command(data: Path) -> None:
+    r = run("verify", "hex6", "2x4", data=data)
+    assert r.returncode == 0
+    assert "hex6: ok (5,040 positions, 16 levels)" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["solve", "nope", "1 2"], "unknown puzzle 'nope'"),
+        (["solve", "3x3", "1 2 3"], "expected 9 cells, got 3"),
+        (["solve", "3x3", "1 2 3 4 5 6 7 8 8"], "repeated 8, missing 0"),
+        (["solve", "3x3", "1 2 3 4 5 6 x 8 0"], "'x' is not a cell value"),
+        (["solve", "3x3", "2 1 3 4 5 6 7 8 0"], "wrong parity"),
+        (["solve", "oshidori", "B . B W W . B W"], "next to each other"),
+        (["solve", "3x4", "1 2 3 4 5 6 7 8 9 10 11 0"], "run `puzzledb build 3x4`"),
+        (["query", "SELECT * FROM nothing"], "nothing"),
+        (["histogram", "4x4"], "not built yet"),
+    ],
+)
+def test_bad_input_is_one_line_and_non_zero(data: Path, args: list[str], message: str) -> None:
+    r = run(*args, data=data)
+    assert r.returncode != 0
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], r.stderr
+
+
+def test_build_and_catalog_with_the_duckdb_cli(tmp_path: Path) -> None:
+    r = run("build", "2x3", "hex6", data=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "puzzles.duckdb").exists()
+    duck = Path(sys.executable).parent / "duckdb"
+    if not duck.exists():
+        pytest.skip("no DuckDB CLI in this environment (it comes with the dev extras)")
+    # The catalog's views name the data folder as given: run from its parent.
+    out = subprocess.run(
+        [
+            str(duck),
+            "-csv",
+            "-noheader",
+            str(tmp_path / "puzzles.duckdb"),
+            "-c",
+            "SELECT max(step) FROM path('hex6', state_of('hex6', '1 5 2 6 3 4 0'))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path.parent if False else None,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "11"

@@ -1,0 +1,207 @@
+"""The data contract on disk, and builds that are interrupted, forced or damaged."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+import pipeline
+from pipeline import build, puzzles, store
+from pipeline.errors import BuildLocked, CorruptTable, NotBuilt
+
+
+def test_parquet_contract(data: Path) -> None:
+    table_dir = data / "2x5"
+    manifest = json.loads((table_dir / "_manifest.json").read_text())
+    files = sorted(table_dir.glob("*.parquet"))
+    assert [f.name for f in files] == sorted(f["name"] for f in manifest["files"])
+    assert len(files) == 56  # one file a depth on this board
+    for f in files:
+        pf = pq.ParquetFile(f)
+        assert pf.schema_arrow.names == ["state", "depth", "parent"]
+        assert pf.schema_arrow.field("state").type == pa.uint64()
+        assert pf.schema_arrow.field("depth").type == pa.uint8()
+        assert pf.schema_arrow.field("parent").type == pa.uint64()
+        meta = pf.schema_arrow.metadata
+        assert meta[b"puzzledb.puzzle"] == b"2x5"
+        assert meta[b"puzzledb.format_version"] == str(store.FORMAT_VERSION).encode()
+        assert b"4i..4i+3" in meta[b"puzzledb.encoding"]
+        md = pf.metadata
+        for g in range(md.num_row_groups):
+            assert md.row_group(g).num_rows <= store.ROW_GROUP_ROWS
+            for c in range(3):
+                col = md.row_group(g).column(c)
+                assert col.compression == "ZSTD"
+                assert "PLAIN_DICTIONARY" not in col.encodings
+                assert "RLE_DICTIONARY" not in col.encodings
+        states = pf.read(columns=["state"]).column(0).to_numpy()
+        assert np.all(states[1:] > states[:-1])  # sorted by state
+    assert manifest["total"] == 1_814_400
+    assert manifest["max_depth"] == 55
+    assert sum(lv["positions"] for lv in manifest["levels"]) == manifest["total"]
+    assert manifest["puzzle"]["encoding"].startswith("tile of cell i")
+    assert {"puzzledb", "numpy", "pyarrow", "python"} <= set(manifest["versions"])
+
+
+def test_three_readers_read_a_whole_table_with_no_options(data: Path) -> None:
+    glob = str(data / "2x5" / "**" / "*.parquet")
+    con = duckdb.connect()
+    n, roots, maxd = con.execute(
+        f"SELECT count(*), count(*) FILTER (parent IS NULL), max(depth) FROM read_parquet('{glob}')"
+    ).fetchone()
+    assert (n, roots, maxd) == (1_814_400, 1, 55)
+    assert con.execute(f"SELECT typeof(depth) FROM read_parquet('{glob}') LIMIT 1").fetchone()[
+        0
+    ] in ("UTINYINT", "uint8")
+    lf = pl.scan_parquet(str(data / "2x5" / "*.parquet"))
+    got = lf.select(pl.len(), pl.col("depth").max()).collect().row(0)
+    assert got == (1_814_400, 55)
+    dset = ds.dataset(data / "2x5", format="parquet")
+    assert dset.count_rows() == 1_814_400
+    assert dset.schema.field("depth").type == pa.uint8()
+
+
+def _rows(folder: Path) -> pa.Table:
+    return pq.read_table(sorted(folder.glob("*.parquet")), columns=["state", "depth", "parent"])
+
+
+def test_interrupted_build_resumes_to_identical_rows(data: Path, tmp_path: Path) -> None:
+    p = puzzles.get("3x3")
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_12(done: build.LevelDone) -> None:
+        if done.depth == 12:
+            raise Stop
+
+    with pytest.raises(Stop):
+        build.build(p, tmp_path, on_level=stop_at_12)
+    staging = tmp_path / ".staging" / "3x3"
+    assert (staging / "progress.json").exists()
+    assert not (tmp_path / "3x3").exists()  # readers never see half a table
+    # A level file half-written when the process died is thrown away.
+    (staging / "d013-000.parquet.tmp").write_bytes(b"garbage")
+    seen: list[int] = []
+    build.build(p, tmp_path, on_level=lambda d: seen.append(d.depth))
+    assert seen[0] == 13  # resumed after the last finished level
+    assert _rows(tmp_path / "3x3").equals(_rows(data / "3x3"))
+    assert not staging.exists()
+
+
+def test_two_builds_write_identical_files(data: Path, tmp_path: Path) -> None:
+    build.build(puzzles.get("2x4"), tmp_path)
+    a = json.loads((tmp_path / "2x4" / "_manifest.json").read_text())
+    b = json.loads((data / "2x4" / "_manifest.json").read_text())
+    assert [f["sha256"] for f in a["files"]] == [f["sha256"] for f in b["files"]]
+
+
+def test_force_rebuild_keeps_the_old_table_readable(tmp_path: Path) -> None:
+    db = pipeline.open(tmp_path)
+    db.build(["2x3"])
+    old = json.loads((tmp_path / "2x3" / "_manifest.json").read_text())
+    during: list[int] = []
+
+    def peek(name: str, done: build.LevelDone) -> None:
+        reader = pipeline.open(tmp_path)  # a reader while the rebuild runs
+        during.append(reader.solve("2x3", "4 5 0 1 2 3").moves)
+
+    db.build(["2x3"], force=True, on_level=peek)
+    assert during and set(during) == {21}
+    new = json.loads((tmp_path / "2x3" / "_manifest.json").read_text())
+    assert new["build"]["started"] >= old["build"]["started"]
+    assert [f["sha256"] for f in new["files"]] == [f["sha256"] for f in old["files"]]
+    assert not (tmp_path / ".staging" / "2x3").exists()
+
+
+def test_a_second_build_of_the_same_table_is_refused(tmp_path: Path) -> None:
+    with build.build_lock(tmp_path, "2x3"), pytest.raises(BuildLocked, match="another process"):
+        build.build(puzzles.get("2x3"), tmp_path)
+    build.build(puzzles.get("2x3"), tmp_path)  # the lock died with its holder
+    assert (tmp_path / "2x3" / "_manifest.json").exists()
+
+
+def test_not_built_names_the_command(tmp_path: Path) -> None:
+    with pytest.raises(NotBuilt, match="puzzledb build 3x3"):
+        pipeline.open(tmp_path).solve("3x3", "1 2 3 4 5 6 7 8 0")
+
+
+def _copy(data: Path, tmp_path: Path, name: str) -> pipeline.Database:
+    shutil.copytree(data / name, tmp_path / name)
+    return pipeline.open(tmp_path)
+
+
+def test_truncated_file_is_reported_and_left_alone(data: Path, tmp_path: Path) -> None:
+    db = _copy(data, tmp_path, "3x3")
+    f = tmp_path / "3x3" / "d031-000.parquet"
+    f.write_bytes(f.read_bytes()[:100])
+    before = sorted(os.listdir(tmp_path / "3x3"))
+    with pytest.raises(CorruptTable, match=r"d031-000\.parquet"):
+        db.solve("3x3", "8 6 7 2 5 4 3 0 1")
+    assert sorted(os.listdir(tmp_path / "3x3")) == before
+
+
+def test_corrupt_bytes_fail_verify(data: Path, tmp_path: Path) -> None:
+    db = _copy(data, tmp_path, "3x3")
+    f = tmp_path / "3x3" / "d020-000.parquet"
+    raw = bytearray(f.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    f.write_bytes(bytes(raw))
+    report = db.verify("3x3")
+    assert not report.ok
+    assert "d020-000.parquet does not match its checksum" in report.problems[0]
+
+
+def _plant(tmp_path: Path, name: str, depth: int, change) -> None:
+    """Rewrite one level file with ``change`` applied, and re-sign it in the manifest."""
+    folder = tmp_path / name
+    path = folder / store.level_file_name(depth, 0)
+    level = store.read_level_file(path)
+    level = change(level)
+    manifest = json.loads((folder / "_manifest.json").read_text())
+    meta = pq.ParquetFile(path).schema_arrow.metadata
+    path.unlink()
+    (entry,) = store.write_level(folder, level, {k.decode(): v.decode() for k, v in meta.items()})
+    manifest["files"] = [entry if f["name"] == entry["name"] else f for f in manifest["files"]]
+    for lv in manifest["levels"]:
+        if lv["depth"] == depth:
+            lv["positions"] = len(level)
+    manifest["total"] = sum(lv["positions"] for lv in manifest["levels"])
+    (folder / "_manifest.json").write_text(json.dumps(manifest))
+
+
+def test_a_planted_bad_parent_fails_verify(data: Path, tmp_path: Path) -> None:
+    _copy(data, tmp_path, "3x3")
+
+    def swap_parent(level):
+        parents = level.parents.copy()
+        parents[5] = parents[6] if parents[6] != parents[5] else parents[7]
+        return type(level)(level.depth, level.states, parents)
+
+    _plant(tmp_path, "3x3", 20, swap_parent)
+    report = pipeline.open(tmp_path).verify("3x3")
+    assert not report.ok
+    assert any("not one legal move up" in p for p in report.problems)
+
+
+def test_a_missing_position_fails_verify(data: Path, tmp_path: Path) -> None:
+    _copy(data, tmp_path, "2x4")
+
+    def drop_one(level):
+        return type(level)(level.depth, level.states[1:], level.parents[1:])
+
+    _plant(tmp_path, "2x4", 17, drop_one)
+    report = pipeline.open(tmp_path).verify("2x4")
+    assert not report.ok
+    assert any("moves lead more than one level on" in p for p in report.problems)
+    assert any("20159 positions, the puzzle has 20160" in p for p in report.problems)
