@@ -19,7 +19,7 @@ from typing import Any
 
 from pipeline import puzzles
 from pipeline.build import LevelDone
-from pipeline.errors import BadPosition
+from pipeline.errors import BadPosition, PositionLost
 from pipeline.puzzles.base import Puzzle
 from pipeline.store import Table
 
@@ -45,10 +45,14 @@ class Solution:
     origin: str
     states: list[int]
     path: list[str]
+    #: The line in the family's own notation (peg jumps: "(10,12)(3,10,12,3)"), start first.
+    notation: str | None = None
+    #: Moves when they are not one a step (zero-cost steps: peg runs on the moves board).
+    cost: int | None = None
 
     @property
     def moves(self) -> int:
-        return len(self.states) - 1
+        return self.cost if self.cost is not None else len(self.states) - 1
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -57,6 +61,7 @@ class Solution:
             "moves": self.moves,
             "path": self.path,
             "states": self.states,
+            **({"notation": self.notation} if self.notation is not None else {}),
         }
 
 
@@ -79,7 +84,7 @@ class Database:
         """Build (or resume) each table, then rewrite the catalog."""
         from pipeline import build, catalog
 
-        chosen = [puzzles.get(n) for n in names]
+        chosen = _with_requirements([puzzles.get(n) for n in names])
         done = []
         for p in chosen:
             report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None
@@ -120,6 +125,8 @@ class Database:
     def solve(self, puzzle: str, position: str | int) -> Solution:
         """Walk parents from the position to the root: see :class:`Solution`."""
         p = puzzles.get(puzzle)
+        if p.solved_by is not None:
+            return self._solve_derived(p, position)
         state = self.state(puzzle, position)
         table = self.table(puzzle)
         rows = table.walk(state)
@@ -130,6 +137,43 @@ class Database:
             )
         states = [r.state for r in rows]
         return Solution(puzzle, p.origin, states, [p.text(s) for s in states])
+
+    def _solve_derived(self, p: Puzzle, position: str | int) -> Solution:
+        """Solve through the table that answers for ``p`` (peg boards: the winnable table).
+
+        Walks parents there from every state the typed position stands for and
+        keeps the shortest walk; a position missing there is lost (when the
+        puzzle's own table holds it) or unreachable.
+        """
+        state = self.state(p.name, position)
+        name = p.solved_by or p.name
+        table = self.table(name)
+        walks = [w for w in (table.walk(s) for s in p.variants(state)) if w]
+        if not walks:
+            own = self.table(p.name) if name != p.name and p.name in self.built() else None
+            where = own.find(state) if own is not None else None
+            if where is not None:
+                goal = puzzles.get(name).root_texts[0]
+                raise PositionLost(
+                    f"{p.text(state)} is lost: the start reaches it ({where.depth} moves) "
+                    f"but no line from it reaches the goal {goal}"
+                )
+            if own is not None or name == p.name:
+                raise BadPosition(
+                    f"{p.text(state)} is not reachable from the start of {p.name} "
+                    f"({p.text(p.roots()[0])})"
+                )
+            raise BadPosition(
+                f"{p.text(state)} is not in the {name} table: lost or unreachable "
+                f"(build {p.name} to tell which)"
+            )
+        rows = min(walks, key=lambda w: (w[0].depth, w[0].state))
+        states = [r.state for r in rows]
+        origin = puzzles.get(name).origin
+        line = states if origin == "goal" else states[::-1]
+        path = [p.text(s) for s in states]
+        cost = abs(rows[0].depth - rows[-1].depth)
+        return Solution(p.name, origin, states, path, p.notation(line), cost)
 
     def depth(self, puzzle: str, position: str | int) -> int:
         """Fewest moves between the position and the roots of its table."""
@@ -154,7 +198,7 @@ class Database:
         """Check the table against its puzzle (see pipeline.verify)."""
         from pipeline.verify import verify
 
-        report = verify(puzzles.get(puzzle), self.table(puzzle), on_level)
+        report = verify(puzzles.get(puzzle).bind(self.data), self.table(puzzle), on_level)
         if report.ok:
             dupes = self.sql(
                 f"SELECT count(*) - count(DISTINCT state) FROM {_ident(puzzle)}"
@@ -197,6 +241,18 @@ class Database:
         """Run queries/<name>.sql with its variables set."""
         text = (QUERIES / f"{name}.sql").read_text()
         return self.sql(text, params).fetchall()
+
+
+def _with_requirements(chosen: list[Puzzle]) -> list[Puzzle]:
+    """The puzzles in build order: each derived table after the tables it is computed from."""
+    out: list[Puzzle] = []
+    for p in chosen:
+        for r in p.requires:
+            if r not in [q.name for q in out]:
+                out.extend(_with_requirements([puzzles.get(r)]))
+        if p.name not in [q.name for q in out]:
+            out.append(p)
+    return out
 
 
 def _ident(name: str) -> str:

@@ -144,6 +144,7 @@ def build(
     target = data / puzzle.name
     if (target / MANIFEST).exists() and not force:
         return json.loads((target / MANIFEST).read_text())
+    puzzle = puzzle.bind(data)  # a derived table reads the tables it comes from
     with build_lock(data, puzzle.name):
         return _build_locked(puzzle, data, target, on_level)
 

@@ -179,6 +179,10 @@ def solve(
         else "moves from the start (shortest; listed from the position back to the start)"
     )
     typer.echo(f"{puzzle}: {sol.moves} {what}")
+    if sol.notation:
+        typer.echo(
+            f"line from the start: {sol.notation}" if sol.origin == "start" else sol.notation
+        )
     for i, s in enumerate(sol.states):
         if oneline:
             typer.echo(f"{i:>3}  {sol.path[i]}")

@@ -27,3 +27,7 @@ class BuildLocked(PuzzleDBError):
 
 class DiskFull(PuzzleDBError):
     """Not enough free disk for the next level; finished levels are kept."""
+
+
+class PositionLost(BadPosition):
+    """A reachable position from which no line reaches the goal (peg solitaire)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pipeline.errors import UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.oshidori import OSHIDORI
+from pipeline.puzzles.pegs import PUZZLES as PEGS
+from pipeline.puzzles.pegs import variant as peg_variant
 from pipeline.puzzles.tiles import HEX6, rectangle
 
 _ALL: list[Puzzle] = [
@@ -17,6 +19,7 @@ _ALL: list[Puzzle] = [
     rectangle(3, 4),
     rectangle(2, 6),
     rectangle(4, 4),
+    *PEGS,
 ]
 
 REGISTRY: dict[str, Puzzle] = {p.name: p for p in _ALL}
@@ -27,6 +30,9 @@ def get(name: str) -> Puzzle:
     try:
         return REGISTRY[name]
     except KeyError:
+        for p in peg_variant(name) or []:  # triangle15@3: another start hole
+            if p.name == name:
+                return p
         known = ", ".join(REGISTRY)
         raise UnknownPuzzle(f"unknown puzzle {name!r} (known: {known})") from None
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 import string
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -136,6 +138,22 @@ class Puzzle(ABC):
     default: bool = False
     #: Moves that cost nothing (0-1 BFS), or None.
     expand_free: Expander | None = None
+    #: Tables a derived table is computed from (built first, read by :meth:`bind`).
+    requires: tuple[str, ...] = ()
+    #: The table whose parent walk answers ``solve`` (None: this puzzle's own).
+    solved_by: str | None = None
+
+    def bind(self, data: Path) -> Puzzle:
+        """The puzzle ready to build or verify in ``data`` (derived tables read their source)."""
+        return self
+
+    def variants(self, state: int) -> list[int]:
+        """Every state a typed position stands for (one, unless the state holds more)."""
+        return [state]
+
+    def notation(self, states: Sequence[int]) -> str | None:
+        """A compact line of moves from the first state to the last, when the family has one."""
+        return None
 
     @abstractmethod
     def expand(self, states: States) -> tuple[np.ndarray, States]:
