@@ -30,6 +30,7 @@ Three kinds of table come from one board:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -236,7 +237,7 @@ def jump_between(board: Board, before: int, after: int) -> Jump:
 def notation(board: Board, states: Sequence[int]) -> str:
     """The article's notation: one group a move, a run of jumps by one peg, e.g. (3,10,12,3)."""
     groups: list[list[int]] = []
-    for a, b in zip(states, states[1:], strict=False):
+    for a, b in itertools.pairwise(states):
         f, _, t = jump_between(board, a, b)
         if groups and groups[-1][-1] == f:
             groups[-1].append(t)
@@ -256,7 +257,7 @@ def play(board: Board, start: int, text: str) -> list[int]:
         holes = [int(h) for h in g.split(",")]
         if len(holes) < 2:
             raise BadPosition(f"a move names at least two holes: ({g})")
-        for f, t in zip(holes, holes[1:], strict=False):
+        for f, t in itertools.pairwise(holes):
             o = lines.get((f, t))
             s = states[-1]
             if o is None or s >> f & 1 == 0 or s >> o & 1 == 0 or s >> t & 1:
@@ -374,7 +375,7 @@ class WinnablePuzzle(Puzzle):
         """Reversed jumps (a peg jumps back over an empty hole, which fills), kept if reachable."""
         srcs: list[np.ndarray] = []
         kids: list[States] = []
-        for f, t, flip, _ in self._masks:
+        for _f, t, flip, _ in self._masks:
             idx = np.flatnonzero((states & flip) == np.uint64(1 << t))
             if len(idx):
                 srcs.append(idx)
