@@ -11,7 +11,11 @@ Macros (part of the public contract):
   drawing(puzzle, state)     the board in its real shape (several lines)
   state_of(puzzle, text)     a typed position as its state (error if malformed)
   path(puzzle, state)        table: the rows from state to its root, by parents
-Tables and views: puzzles, levels, summary, and one view per table.
+  winnable(puzzle, state)    whether a position can still be won (peg boards whose
+                             ``<puzzle>-winnable`` table is built; false if unreachable)
+Tables and views: puzzles, levels, summary, and one view per table; for each
+built ``<puzzle>-winnable`` table beside its ``<puzzle>`` table, the view
+``<puzzle>-status``: every reachable position with ``winnable`` and ``jumps_left``.
 """
 
 from __future__ import annotations
@@ -128,6 +132,7 @@ def statements(data: Path, prefix: str) -> list[str]:
         "CREATE OR REPLACE MACRO state_of(puzzle, txt) AS "
         + _dispatch(found, lambda c: c.sql_parse("txt"), unknown)
     )
+    sql += _winnable(found)
     # Walking parents with a recursive CTE: fine on the small boards. On the
     # 239-million-row boards DuckDB builds a hash table of the whole table at
     # every step; use the CLI / API walk there (see README).
@@ -141,6 +146,30 @@ def statements(data: Path, prefix: str) -> list[str]:
         " SELECT step, state, depth, parent, board(puzzle, state) AS position"
         " FROM walk ORDER BY step"
     )
+    return sql
+
+
+def _winnable(found: list[dict[str, Any]]) -> list[str]:
+    """The status views and the ``winnable`` macro over derived winnable tables."""
+    names = {m["table"] for m in found}
+    pairs = [
+        (m["puzzle"]["derived_from"], m["table"])
+        for m in found
+        if m["puzzle"].get("kind") == "winnable"
+    ]
+    sql = [
+        f"CREATE OR REPLACE VIEW {ident(src + '-status')} AS "
+        f"SELECT f.state, f.depth, f.parent, w.state IS NOT NULL AS winnable, "
+        f"w.depth AS jumps_left FROM {ident(src)} f LEFT JOIN {ident(win)} w USING (state)"
+        for src, win in pairs
+        if src in names
+    ]
+    arms = " ".join(
+        f"WHEN {sql_str(src)} THEN (s IN (SELECT state FROM {ident(win)}))" for src, win in pairs
+    )
+    none = "error('no winnable table for ' || puzzle || ' in the catalog')"
+    body = f"CASE puzzle {arms} ELSE {none} END" if arms else none
+    sql.append(f"CREATE OR REPLACE MACRO winnable(puzzle, s) AS {body}")
     return sql
 
 

@@ -429,5 +429,5 @@ def variant(name: str) -> list[Puzzle] | None:
     m = re.fullmatch(r"([a-z0-9]+)@(\d+)(-winnable)?", name)
     if not m or m.group(1) not in BOARDS:
         return None
-    p = PegPuzzle(BOARDS[m.group(1)], empty=int(m.group(2)))
+    p = PegPuzzle(BOARDS[m.group(1)], empty=int(m.group(2)), name=f"{m.group(1)}@{m.group(2)}")
     return [p, WinnablePuzzle(p)]
