@@ -5,13 +5,15 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full lint format bench clean distclean help
+.PHONY: build-db build-db-full test test-full lint format bench bench-pegs clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/"
 	@echo "make test       run the test suite (builds its own tables in temp folders)"
 	@echo "make lint       ruff check and format check"
 	@echo "make bench      benchmarks, median of 3 runs, printed as a table"
+	@echo "make bench-pegs the English peg board's first levels, median of 3"
+	@echo "make test-full  long checks outside CI (english33)"
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
 
 # The virtual environment, created and installed on first use and whenever
@@ -37,6 +39,14 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m pipeline.bench
+
+# Peg boards: english33 levels 0..12 with the current engine (see pipeline/bench_pegs.py).
+bench-pegs: $(STAMP)
+	$(BIN)/python -m pipeline.bench_pegs
+
+# Long checks outside CI: english33 (see tests/test_pegs_full.py).
+test-full: $(STAMP)
+	PUZZLEDB_FULL=1 $(BIN)/python -m pytest tests/test_pegs_full.py
 
 clean:
 	rm -rf $(DATA)/*/ $(DATA)/.staging $(DATA)/puzzles.duckdb $(DATA)/puzzles.duckdb.tmp

@@ -286,3 +286,54 @@ def test_english33_first_levels_match_an_independent_search() -> None:
     assert p.root_texts[0].split().index(".") == 16
     engine = [len(lv) for lv in itertools.islice(bfs.search(p.roots(), p.expand, p.graph), 7)]
     assert engine == python_english_levels(6) == [1, 4, 12, 60, 296, 1338, 5648]
+
+
+def test_moves_board_matches_an_independent_zero_one_search(db: pipeline.Database) -> None:
+    # Dijkstra by hand on (pegs, last landing hole): a jump by the peg that
+    # landed last is free, any other costs one move.
+    import heapq
+
+    jumps = pegs.TRIANGLE15.jumps
+    start = (puzzles.get("triangle15").parse(START), -1)
+    dist = {start: 0}
+    heap = [(0, start)]
+    while heap:
+        d, (s, last) = heapq.heappop(heap)
+        if d > dist[(s, last)]:
+            continue
+        for f, o, t in jumps:
+            if s >> f & 1 and s >> o & 1 and not s >> t & 1:
+                nxt = (s ^ (1 << f) ^ (1 << o) ^ (1 << t), t)
+                cost = d + (0 if f == last else 1)
+                if cost < dist.get(nxt, 99):
+                    dist[nxt] = cost
+                    heapq.heappush(heap, (cost, nxt))
+    expected = {s | (last + 1) << 48: d for (s, last), d in dist.items()}
+    got = dict(db.sql('SELECT state, depth FROM "triangle15-moves"').fetchall())
+    assert got == expected and len(got) == 13_235
+    # Continuing jumps sit at their parent's depth, and verify accepts them.
+    same = one(
+        db,
+        'SELECT count(*) FROM "triangle15-moves" c JOIN "triangle15-moves" p '
+        "ON c.parent = p.state WHERE c.depth = p.depth",
+    )
+    assert same > 0
+    assert db.verify("triangle15-moves").ok
+
+
+def test_verify_rejects_a_parent_that_is_not_a_jump(data: Path, tmp_path: Path) -> None:
+    from tests.test_store import _copy, _plant
+
+    for name in ("triangle15", "triangle15-moves", "triangle15-winnable"):
+        _copy(data, tmp_path, name)
+
+    def shift_parent(level):
+        parents = level.parents.copy()
+        parents[3] = parents[3] ^ np.uint64(1)  # hole 0 flipped: no longer one jump away
+        return type(level)(level.depth, level.states, parents)
+
+    for name, depth in (("triangle15", 6), ("triangle15-moves", 5), ("triangle15-winnable", 6)):
+        _plant(tmp_path, name, depth, shift_parent)
+        report = pipeline.open(tmp_path).verify(name)
+        assert not report.ok, name
+        assert any("not one legal move up" in p for p in report.problems), report.problems

