@@ -177,6 +177,13 @@ class Database:
 
     def depth(self, puzzle: str, position: str | int) -> int:
         """Fewest moves between the position and the roots of its table."""
+        p = puzzles.get(puzzle)
+        if p.solved_by is not None:  # solved through another table: look in its own
+            state = self.state(puzzle, position)
+            hits = [h for h in map(self.table(puzzle).find, p.variants(state)) if h]
+            if not hits:
+                raise BadPosition(f"{p.text(state)} is not reachable from the start of {puzzle}")
+            return min(h.depth for h in hits)
         return self.solve(puzzle, position).moves
 
     def histogram(self, puzzle: str) -> list[tuple[int, int]]:

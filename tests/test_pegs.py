@@ -337,3 +337,11 @@ def test_verify_rejects_a_parent_that_is_not_a_jump(data: Path, tmp_path: Path) 
         report = pipeline.open(tmp_path).verify(name)
         assert not report.ok, name
         assert any("not one legal move up" in p for p in report.problems), report.problems
+
+
+def test_show_draws_a_peg_position_with_its_depth(data: Path) -> None:
+    r = run("show", "triangle15", "x . . . . . . . . . . . . . .", data=data)  # lost, but reachable
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "    x\n   . .\n  . . .\n . . . .\n. . . . .\ndepth 13\n"
+    r = run("show", "triangle15-moves", GOAL, data=data)
+    assert r.returncode == 0 and r.stdout.endswith("depth 9\n")
