@@ -66,9 +66,10 @@ def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
     if as_json:
         _emit(rows)
         return
+    width = max(10, *(len(r["name"]) for r in rows))
     for r in rows:
         flags = ("built" if r["built"] else "-") + (" default" if r["default"] else "")
-        typer.echo(f"{r['name']:<10} {r['graph']:<10} {flags:<14} {r['title']}")
+        typer.echo(f"{r['name']:<{width}} {r['graph']:<10} {flags:<14} {r['title']}")
 
 
 @app.command()

@@ -342,7 +342,7 @@ class WinnablePuzzle(Puzzle):
     def __init__(self, forward: PegPuzzle, *, default: bool = False) -> None:
         self.forward = forward
         self.name = forward.winnable_name
-        self.title = f"{forward.title}: positions that can still be won"
+        self.title = f"positions of {forward.name} that can still be won (jumps left)"
         self.cells = forward.cells
         self.root_texts = (forward.text(forward.goal),)
         self.encoding = forward.encoding
