@@ -363,12 +363,13 @@ class WinnablePuzzle(Puzzle):
     def reachable(self, pegs: int) -> States:
         """The positions with ``pegs`` pegs that the start reaches (sorted)."""
         depth = self._start_pegs - pegs
-        if depth not in self._cache:
-            if self._source is None:
+        if self._source is None:
+            if not self._cache:  # the whole forward search, once
                 levels = bfs.search(self.forward.roots(), self.forward.expand, self.forward.graph)
                 self._cache = {lv.depth: lv.states for lv in levels}
-            else:
-                self._cache = {depth: self._source(depth)}  # one level at a time
+        elif depth not in self._cache:  # the two levels last asked for (verify uses two)
+            kept = list(self._cache.items())[-1:]
+            self._cache = {**dict(kept), depth: self._source(depth)}
         return self._cache.get(depth, np.empty(0, np.uint64))
 
     def expand(self, states: States) -> tuple[np.ndarray, States]:
