@@ -122,7 +122,13 @@ class Database:
         p = puzzles.get(puzzle)
         state = self.state(puzzle, position)
         table = self.table(puzzle)
-        rows = table.walk(state)
+        parity = p.depth_parity(state)
+        depths = [
+            d
+            for d, _ in sorted(table.histogram(), key=lambda dn: -dn[1])
+            if parity is None or d % 2 == parity
+        ]
+        rows = table.walk(state, depths)
         if not rows:
             raise BadPosition(
                 f"{p.text(state)} is not in the {puzzle} table: "

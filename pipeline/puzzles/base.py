@@ -154,6 +154,13 @@ class Puzzle(ABC):
         """Raise BadPosition when the values cannot be a position of this puzzle."""
         return None
 
+    def depth_parity(self, state: int) -> int | None:
+        """Depth mod 2 when the state alone decides it (bipartite graphs), else None.
+
+        Lets a look-up of a position's depth skip half the levels.
+        """
+        return None
+
     def text(self, state: int) -> str:
         return self.cells.text(state)
 
