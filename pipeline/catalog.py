@@ -10,6 +10,7 @@ Macros (part of the public contract):
   board(puzzle, state)       the position as typed, e.g. '1 2 3 4 5 0'
   drawing(puzzle, state)     the board in its real shape (several lines)
   state_of(puzzle, text)     a typed position as its state (error if malformed)
+  cells(puzzle, state)       the cell values as an INTEGER list (cell 0 at index 1)
   path(puzzle, state)        table: the rows from state to its root, by parents
 Tables and views: puzzles, levels, summary, and one view per table.
 """
@@ -73,7 +74,7 @@ def statements(data: Path, prefix: str) -> list[str]:
         glob = f"{prefix}/{m['table']}/*.parquet"
         sql.append(
             f"CREATE OR REPLACE VIEW {ident(m['table'])} AS "
-            f"SELECT state, depth, parent FROM read_parquet({sql_str(glob)})"
+            f"SELECT * FROM read_parquet({sql_str(glob)})"
         )
     rows = [
         "("
@@ -119,6 +120,10 @@ def statements(data: Path, prefix: str) -> list[str]:
     sql.append(
         "CREATE OR REPLACE MACRO board(puzzle, state) AS "
         + _dispatch(found, lambda c: c.sql_text("state"), unknown)
+    )
+    sql.append(
+        "CREATE OR REPLACE MACRO cells(puzzle, state) AS "
+        + _dispatch(found, lambda c: c.sql_values("state"), unknown)
     )
     sql.append(
         "CREATE OR REPLACE MACRO drawing(puzzle, state) AS "

@@ -44,6 +44,10 @@ SCHEMA = pa.schema(
         pa.field("parent", pa.uint64(), nullable=True),
     ]
 )
+#: The optional path-count column: exact in every reader, and sums of it stay
+#: exact in SQL (DuckDB sums DECIMAL(38,0) as a 128-bit integer).
+PATHS = pa.field("paths", pa.decimal128(38, 0), nullable=False)
+SCHEMA_WITH_PATHS = SCHEMA.append(PATHS)
 
 
 def level_file_name(depth: int, part: int) -> str:
@@ -70,13 +74,18 @@ def write_level(directory: Path, level: Level, metadata: dict[str, str]) -> list
         lo, hi = part * FILE_ROWS, min(n, (part + 1) * FILE_ROWS)
         states = level.states[lo:hi]
         parents = level.parents[lo:hi]
+        columns = {
+            "state": pa.array(states, pa.uint64()),
+            "depth": pa.array(np.full(hi - lo, level.depth, np.uint8), pa.uint8()),
+            "parent": pa.array(parents, pa.uint64(), mask=parents == NO_PARENT),
+        }
+        schema = SCHEMA
+        if level.paths is not None:
+            columns["paths"] = pa.array(level.paths[lo:hi], pa.uint64()).cast(PATHS.type)
+            schema = SCHEMA_WITH_PATHS
         table = pa.table(
-            {
-                "state": pa.array(states, pa.uint64()),
-                "depth": pa.array(np.full(hi - lo, level.depth, np.uint8), pa.uint8()),
-                "parent": pa.array(parents, pa.uint64(), mask=parents == NO_PARENT),
-            },
-            schema=SCHEMA.with_metadata({**metadata, "puzzledb.depth": str(level.depth)}),
+            columns,
+            schema=schema.with_metadata({**metadata, "puzzledb.depth": str(level.depth)}),
         )
         sink = pa.BufferOutputStream()
         pq.write_table(
@@ -115,11 +124,14 @@ def write_level(directory: Path, level: Level, metadata: dict[str, str]) -> list
 def read_level_file(path: Path) -> Level:
     """A whole level file as arrays (parents of roots become NO_PARENT)."""
     try:
-        t = pq.read_table(path, columns=["state", "depth", "parent"])
+        t = pq.read_table(path)
     except (OSError, pa.ArrowException) as e:
         raise CorruptTable(f"{path} cannot be read ({_first_line(e)})") from None
     depth = int(t.column("depth")[0].as_py()) if t.num_rows else -1
-    return Level(depth, _u64(t.column("state")), _u64(t.column("parent")))
+    paths = None
+    if "paths" in t.column_names:
+        paths = _u64(t.column("paths").cast(pa.uint64()))
+    return Level(depth, _u64(t.column("state")), _u64(t.column("parent")), paths)
 
 
 def _u64(column: pa.ChunkedArray) -> np.ndarray:
@@ -306,14 +318,26 @@ class Table:
         """Every level, depth 0 first, one at a time (for verification)."""
         for lv in self.manifest["levels"]:
             parts = [read_level_file(self.path(f)) for f in self.files_at(lv["depth"])]
-            if len(parts) == 1:
-                yield Level(lv["depth"], parts[0].states, parts[0].parents)
-            else:
-                yield Level(
-                    lv["depth"],
-                    np.concatenate([p.states for p in parts]),
-                    np.concatenate([p.parents for p in parts]),
-                )
+            yield join_parts(lv["depth"], parts)
+
+    @property
+    def has_paths(self) -> bool:
+        return "paths" in self.manifest.get("columns", {})
+
+
+def join_parts(depth: int, parts: list[Level]) -> Level:
+    """The parts of one level (files in state order) as one level."""
+    if len(parts) == 1:
+        return Level(depth, parts[0].states, parts[0].parents, parts[0].paths)
+    paths = None
+    if parts and parts[0].paths is not None:
+        paths = np.concatenate([p.paths for p in parts])  # type: ignore[misc]
+    return Level(
+        depth,
+        np.concatenate([p.states for p in parts]),
+        np.concatenate([p.parents for p in parts]),
+        paths,
+    )
 
 
 def checksum(path: Path) -> str:

@@ -77,6 +77,14 @@ def main() -> None:
             t = time.perf_counter()
             assert db.solve("2x5", LONGEST_2X5).moves == 55
             api.append(time.perf_counter() - t)
+        paths_data = tmpdir / "paths"
+
+        def build_2x5_paths() -> tuple[float, int]:
+            shutil.rmtree(paths_data, ignore_errors=True)
+            return run_timed([*puzzledb, "build", "2x5", "--paths", "--data", str(paths_data)])
+
+        p_wall, p_rss = median_of(build_2x5_paths)
+        p_size = sum(f.stat().st_size for f in (paths_data / "2x5").glob("*.parquet"))
         db2 = open_db(data)
         t = time.perf_counter()
         db2.solve("2x5", "0 5 3 2 1 9 4 8 7 6")
@@ -96,6 +104,13 @@ def main() -> None:
             f"{b_rss / 2**20:.0f} MiB",
             f"{positions / b_wall / 1e6:.2f} M positions/s; "
             f"{b_wall / c_wall:.1f}x the C baseline; goal 1.5 s",
+        ),
+        (
+            "puzzledb build 2x5 --paths (with path counts)",
+            f"{p_wall:.3f} s",
+            f"{p_rss / 2**20:.0f} MiB",
+            f"{p_wall / b_wall:.2f}x the plain build; "
+            f"{p_size / positions:.2f} B/position ({p_size / size:.2f}x the disk)",
         ),
         (
             "bytes on disk per position (2x5)",

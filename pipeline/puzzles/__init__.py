@@ -5,7 +5,9 @@ from __future__ import annotations
 from pipeline.errors import UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.oshidori import OSHIDORI
+from pipeline.puzzles.placements import MAGIC9
 from pipeline.puzzles.tiles import HEX6, rectangle
+from pipeline.puzzles.tours import KNIGHT14
 
 _ALL: list[Puzzle] = [
     OSHIDORI,
@@ -17,6 +19,8 @@ _ALL: list[Puzzle] = [
     rectangle(3, 4),
     rectangle(2, 6),
     rectangle(4, 4),
+    KNIGHT14,
+    MAGIC9,
 ]
 
 REGISTRY: dict[str, Puzzle] = {p.name: p for p in _ALL}
