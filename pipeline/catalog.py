@@ -117,22 +117,15 @@ def statements(data: Path, prefix: str) -> list[str]:
         "max_depth_positions FROM puzzles ORDER BY name"
     )
     unknown = "error('no table named ' || puzzle || ' in the catalog')"
-    sql.append(
-        "CREATE OR REPLACE MACRO board(puzzle, state) AS "
-        + _dispatch(found, lambda c: c.sql_text("state"), unknown)
-    )
-    sql.append(
-        "CREATE OR REPLACE MACRO cells(puzzle, state) AS "
-        + _dispatch(found, lambda c: c.sql_values("state"), unknown)
-    )
-    sql.append(
-        "CREATE OR REPLACE MACRO drawing(puzzle, state) AS "
-        + _dispatch(found, lambda c: c.sql_draw("state"), unknown)
-    )
-    sql.append(
-        "CREATE OR REPLACE MACRO state_of(puzzle, txt) AS "
-        + _dispatch(found, lambda c: c.sql_parse("txt"), unknown)
-    )
+    macros = {  # name: (argument, the codec's SQL for it)
+        "board": ("state", Cells.sql_text),
+        "cells": ("state", Cells.sql_values),
+        "drawing": ("state", Cells.sql_draw),
+        "state_of": ("txt", Cells.sql_parse),
+    }
+    for name, (arg, sql_of) in macros.items():
+        dispatch = _dispatch(found, lambda c, f=sql_of, a=arg: f(c, a), unknown)
+        sql.append(f"CREATE OR REPLACE MACRO {name}(puzzle, {arg}) AS {dispatch}")
     # Walking parents with a recursive CTE: fine on the small boards. On the
     # 239-million-row boards DuckDB builds a hash table of the whole table at
     # every step; use the CLI / API walk there (see README).
