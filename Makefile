@@ -38,7 +38,7 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 bench: $(STAMP)
-	$(BIN)/python -m pipeline.bench
+	$(BIN)/python -m pipeline.benchmarks
 
 # Peg boards: english33 levels 0..12 with the current engine (see pipeline/bench_pegs.py).
 bench-pegs: $(STAMP)

@@ -79,16 +79,20 @@ class Database:
         names: Iterable[str],
         *,
         force: bool = False,
+        paths: bool = False,
         on_level: Callable[[str, LevelDone], None] | None = None,
     ) -> list[dict[str, Any]]:
-        """Build (or resume) each table, then rewrite the catalog."""
+        """Build (or resume) each table, then rewrite the catalog.
+
+        ``paths`` adds the path-count column (see README: it costs time and disk).
+        """
         from pipeline import build, catalog
 
         chosen = _with_requirements([puzzles.get(n) for n in names])
         done = []
         for p in chosen:
             report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None
-            done.append(build.build(p, self.data, force=force, on_level=report))
+            done.append(build.build(p, self.data, force=force, paths=paths, on_level=report))
             self._tables.pop(p.name, None)
         catalog.write(self.data)
         self._con = None
@@ -129,7 +133,13 @@ class Database:
             return self._solve_derived(p, position)
         state = self.state(puzzle, position)
         table = self.table(puzzle)
-        rows = table.walk(state)
+        parity = p.depth_parity(state)
+        depths = [
+            d
+            for d, _ in sorted(table.histogram(), key=lambda dn: -dn[1])
+            if parity is None or d % 2 == parity
+        ]
+        rows = table.walk(state, depths)
         if not rows:
             raise BadPosition(
                 f"{p.text(state)} is not in the {puzzle} table: "

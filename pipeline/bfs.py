@@ -38,11 +38,16 @@ class Graph(StrEnum):
 
 @dataclass(frozen=True)
 class Level:
-    """One depth: sorted unique states and, row for row, the parent of each."""
+    """One depth: sorted unique states and, row for row, the parent of each.
+
+    ``paths`` (optional) counts, row for row, the distinct move sequences from
+    the roots that reach the state along shortest paths.
+    """
 
     depth: int
     states: States
     parents: States
+    paths: States | None = None
 
     def __len__(self) -> int:
         return len(self.states)
@@ -67,9 +72,26 @@ def step(
     Returns the children sorted and unique, minus those in any array of
     ``exclude`` (each sorted), and for each child its smallest parent.
     """
+    children, parents, _ = step_counted(frontier, expand, exclude)
+    return children, parents
+
+
+def step_counted(
+    frontier: States,
+    expand: Expander,
+    exclude: Sequence[States] = (),
+    weights: States | None = None,
+) -> tuple[States, States, States | None]:
+    """:func:`step`, and with ``weights`` (one per frontier state) their sums.
+
+    The sum for a child runs over every move into it, not only the kept
+    parent: with the path counts of the frontier as weights it gives the path
+    counts of the children. Raises OverflowError past 64 bits.
+    """
     src, child = expand(frontier)
     if len(child) == 0:
-        return np.empty(0, np.uint64), np.empty(0, np.uint64)
+        empty = np.empty(0, np.uint64)
+        return empty, empty, (empty if weights is not None else None)
     order = np.argsort(child, kind="stable")
     child = child[order]
     src = src[order]
@@ -79,7 +101,14 @@ def step(
     keep = np.ones(len(children), dtype=bool)
     for done in exclude:
         keep &= _absent(children, done)
-    return children[keep], frontier[first[keep]]
+    sums = None
+    if weights is not None:
+        w = weights[src]
+        sums = np.add.reduceat(w, starts)[keep]
+        approx = np.add.reduceat(w.astype(np.float64), starts)[keep]
+        if len(approx) and approx.max() >= 2.0**64 * 0.999:
+            raise OverflowError("path counts pass 64 bits")
+    return children[keep], frontier[first[keep]], sums
 
 
 def _union(parts: Sequence[Level], depth: int) -> Level:
@@ -132,6 +161,7 @@ def search(
     graph: Graph,
     expand_free: Expander | None = None,
     resume: Sequence[Level] = (),
+    paths: bool = False,
 ) -> Iterator[Level]:
     """Yield every level, depth 0 first, until a level comes out empty.
 
@@ -139,13 +169,21 @@ def search(
     the last one, and every one the graph needs for deduplication) are taken as
     already yielded. Puzzles with zero-cost moves need ``Graph.GENERAL``: a
     state may be reached at a smaller depth along a longer run of free moves.
+    With ``paths`` every level carries its path counts (roots count 1).
     """
     if expand_free is not None and graph is not Graph.GENERAL:
         raise ValueError("zero-cost moves need Graph.GENERAL (dedup against every level)")
+    if paths and expand_free is not None:
+        raise ValueError("path counts are not defined here for boards with zero-cost moves")
     if resume:
         history = list(resume)
+        if paths and history[-1].paths is None:
+            raise ValueError("resuming a search with path counts needs the last level's counts")
     else:
-        history = [roots_level(roots, expand_free)]
+        root = roots_level(roots, expand_free)
+        if paths:
+            root = Level(0, root.states, root.parents, np.ones(len(root), np.uint64))
+        history = [root]
         yield history[0]
     seen = _merge_all(history) if graph is Graph.GENERAL else None
     while len(history[-1]):
@@ -158,8 +196,10 @@ def search(
             exclude = []
         else:
             exclude = [seen]
-        children, parents = step(current.states, expand, exclude)
-        level = Level(current.depth + 1, children, parents)
+        children, parents, counts = step_counted(
+            current.states, expand, exclude, current.paths if paths else None
+        )
+        level = Level(current.depth + 1, children, parents, counts)
         if expand_free is not None:
             level = _close(level, expand_free, exclude)
         if len(level) == 0:

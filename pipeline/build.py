@@ -32,7 +32,14 @@ import pyarrow as pa
 from pipeline import bfs
 from pipeline.errors import BuildLocked, DiskFull
 from pipeline.puzzles.base import Puzzle
-from pipeline.store import FORMAT_VERSION, MANIFEST, read_level_file, write_json_atomic, write_level
+from pipeline.store import (
+    FORMAT_VERSION,
+    MANIFEST,
+    join_parts,
+    read_level_file,
+    write_json_atomic,
+    write_level,
+)
 
 PROGRESS = "progress.json"
 #: Kept free on the disk beyond the estimate of the next level.
@@ -116,11 +123,7 @@ def _needed_for_resume(graph: bfs.Graph, depths: list[int]) -> list[int]:
 
 def _load_level(staging: Path, files: list[dict[str, Any]], depth: int) -> bfs.Level:
     parts = [read_level_file(staging / f["name"]) for f in files if f["depth"] == depth]
-    return bfs.Level(
-        depth,
-        np.concatenate([p.states for p in parts]),
-        np.concatenate([p.parents for p in parts]),
-    )
+    return join_parts(depth, parts)
 
 
 def _check_disk(where: Path, last_bytes: int, growth: float) -> None:
@@ -138,15 +141,22 @@ def build(
     data: Path,
     *,
     force: bool = False,
+    paths: bool = False,
     on_level: Callable[[LevelDone], None] | None = None,
 ) -> dict[str, Any]:
-    """Build (or resume, or with ``force`` rebuild aside) one table; return its manifest."""
+    """Build (or resume, or with ``force`` rebuild aside) one table; return its manifest.
+
+    With ``paths`` the table gets the path-count column; a built table without
+    it is rebuilt aside (all files of a table keep the same columns).
+    """
     target = data / puzzle.name
     if (target / MANIFEST).exists() and not force:
-        return json.loads((target / MANIFEST).read_text())
+        manifest = json.loads((target / MANIFEST).read_text())
+        if not paths or "paths" in manifest.get("columns", {}):
+            return manifest
     puzzle = puzzle.bind(data)  # a derived table reads the tables it comes from
     with build_lock(data, puzzle.name):
-        return _build_locked(puzzle, data, target, on_level)
+        return _build_locked(puzzle, data, target, on_level, paths)
 
 
 def _build_locked(
@@ -154,6 +164,7 @@ def _build_locked(
     data: Path,
     target: Path,
     on_level: Callable[[LevelDone], None] | None,
+    paths: bool,
 ) -> dict[str, Any]:
     staging = data / ".staging" / puzzle.name
     describe = puzzle.describe()
@@ -164,7 +175,8 @@ def _build_locked(
         if (
             not progress
             or progress.get("puzzle") != describe
-            or (progress.get("format_version") != FORMAT_VERSION)
+            or progress.get("format_version") != FORMAT_VERSION
+            or progress.get("paths", False) != paths
         ):
             progress = None
     if progress is None:
@@ -178,6 +190,7 @@ def _build_locked(
             "levels": [],
             "files": [],
             "seconds": 0.0,
+            "paths": paths,
         }
     # Anything not recorded as finished is a leftover of a killed level.
     kept = {f["name"] for f in progress["files"]} | {PROGRESS}
@@ -200,7 +213,12 @@ def _build_locked(
     clock = time.perf_counter()
     last = clock
     levels = bfs.search(
-        puzzle.roots(), puzzle.expand, puzzle.graph, puzzle.expand_free, resume=resume
+        puzzle.roots(),
+        puzzle.expand,
+        puzzle.graph,
+        puzzle.expand_free,
+        resume=resume,
+        paths=paths,
     )
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending: tuple[bfs.Level, Future[list[dict[str, Any]]]] | None = None
@@ -254,6 +272,11 @@ def _manifest(puzzle: Puzzle, progress: dict[str, Any]) -> dict[str, Any]:
             "state": "uint64: the position, in the encoding above",
             "depth": "uint8: fewest moves from the roots",
             "parent": "uint64: the smallest state one move nearer the roots (null at the roots)",
+            **(
+                {"paths": "decimal(38,0): move sequences from the roots along shortest paths"}
+                if progress.get("paths")
+                else {}
+            ),
         },
         "total": sum(lv["positions"] for lv in levels),
         "max_depth": max_depth,

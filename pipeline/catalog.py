@@ -10,6 +10,7 @@ Macros (part of the public contract):
   board(puzzle, state)       the position as typed, e.g. '1 2 3 4 5 0'
   drawing(puzzle, state)     the board in its real shape (several lines)
   state_of(puzzle, text)     a typed position as its state (error if malformed)
+  cells(puzzle, state)       the cell values as an INTEGER list (cell 0 at index 1)
   path(puzzle, state)        table: the rows from state to its root, by parents
   winnable(puzzle, state)    whether a position can still be won (peg boards whose
                              ``<puzzle>-winnable`` table is built; false if unreachable)
@@ -77,7 +78,7 @@ def statements(data: Path, prefix: str) -> list[str]:
         glob = f"{prefix}/{m['table']}/*.parquet"
         sql.append(
             f"CREATE OR REPLACE VIEW {ident(m['table'])} AS "
-            f"SELECT state, depth, parent FROM read_parquet({sql_str(glob)})"
+            f"SELECT * FROM read_parquet({sql_str(glob)})"
         )
     rows = [
         "("
@@ -120,18 +121,15 @@ def statements(data: Path, prefix: str) -> list[str]:
         "max_depth_positions FROM puzzles ORDER BY name"
     )
     unknown = "error('no table named ' || puzzle || ' in the catalog')"
-    sql.append(
-        "CREATE OR REPLACE MACRO board(puzzle, state) AS "
-        + _dispatch(found, lambda c: c.sql_text("state"), unknown)
-    )
-    sql.append(
-        "CREATE OR REPLACE MACRO drawing(puzzle, state) AS "
-        + _dispatch(found, lambda c: c.sql_draw("state"), unknown)
-    )
-    sql.append(
-        "CREATE OR REPLACE MACRO state_of(puzzle, txt) AS "
-        + _dispatch(found, lambda c: c.sql_parse("txt"), unknown)
-    )
+    macros = {  # name: (argument, the codec's SQL for it)
+        "board": ("state", Cells.sql_text),
+        "cells": ("state", Cells.sql_values),
+        "drawing": ("state", Cells.sql_draw),
+        "state_of": ("txt", Cells.sql_parse),
+    }
+    for name, (arg, sql_of) in macros.items():
+        dispatch = _dispatch(found, lambda c, f=sql_of, a=arg: f(c, a), unknown)
+        sql.append(f"CREATE OR REPLACE MACRO {name}(puzzle, {arg}) AS {dispatch}")
     sql += _winnable(found)
     # Walking parents with a recursive CTE: fine on the small boards. On the
     # 239-million-row boards DuckDB builds a hash table of the whole table at

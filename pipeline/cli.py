@@ -79,6 +79,10 @@ def build(
     force: Annotated[
         bool, typer.Option("--force", help="Rebuild aside and swap in at the end.")
     ] = False,
+    paths: Annotated[
+        bool,
+        typer.Option("--paths", help="Add the path-count column (rebuilds a table without it)."),
+    ] = False,
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
@@ -94,7 +98,7 @@ def build(
         puzzles.get(n)
     db = _db(data)
     with BuildProgress(names) as progress:
-        manifests = db.build(names, force=force, on_level=progress.level)
+        manifests = db.build(names, force=force, paths=paths, on_level=progress.level)
     for m in manifests:
         typer.echo(
             f"{m['table']}: {m['total']:,} positions, max depth {m['max_depth']} "

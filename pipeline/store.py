@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,10 @@ SCHEMA = pa.schema(
         pa.field("parent", pa.uint64(), nullable=True),
     ]
 )
+#: The optional path-count column: exact in every reader, and sums of it stay
+#: exact in SQL (DuckDB sums DECIMAL(38,0) as a 128-bit integer).
+PATHS = pa.field("paths", pa.decimal128(38, 0), nullable=False)
+SCHEMA_WITH_PATHS = SCHEMA.append(PATHS)
 
 
 def level_file_name(depth: int, part: int) -> str:
@@ -70,13 +74,18 @@ def write_level(directory: Path, level: Level, metadata: dict[str, str]) -> list
         lo, hi = part * FILE_ROWS, min(n, (part + 1) * FILE_ROWS)
         states = level.states[lo:hi]
         parents = level.parents[lo:hi]
+        columns = {
+            "state": pa.array(states, pa.uint64()),
+            "depth": pa.array(np.full(hi - lo, level.depth, np.uint8), pa.uint8()),
+            "parent": pa.array(parents, pa.uint64(), mask=parents == NO_PARENT),
+        }
+        schema = SCHEMA
+        if level.paths is not None:
+            columns["paths"] = pa.array(level.paths[lo:hi], pa.uint64()).cast(PATHS.type)
+            schema = SCHEMA_WITH_PATHS
         table = pa.table(
-            {
-                "state": pa.array(states, pa.uint64()),
-                "depth": pa.array(np.full(hi - lo, level.depth, np.uint8), pa.uint8()),
-                "parent": pa.array(parents, pa.uint64(), mask=parents == NO_PARENT),
-            },
-            schema=SCHEMA.with_metadata({**metadata, "puzzledb.depth": str(level.depth)}),
+            columns,
+            schema=schema.with_metadata({**metadata, "puzzledb.depth": str(level.depth)}),
         )
         sink = pa.BufferOutputStream()
         pq.write_table(
@@ -115,15 +124,34 @@ def write_level(directory: Path, level: Level, metadata: dict[str, str]) -> list
 def read_level_file(path: Path) -> Level:
     """A whole level file as arrays (parents of roots become NO_PARENT)."""
     try:
-        t = pq.read_table(path, columns=["state", "depth", "parent"])
+        t = pq.read_table(path)
     except (OSError, pa.ArrowException) as e:
         raise CorruptTable(f"{path} cannot be read ({_first_line(e)})") from None
     depth = int(t.column("depth")[0].as_py()) if t.num_rows else -1
-    return Level(depth, _u64(t.column("state")), _u64(t.column("parent")))
+    paths = None
+    if "paths" in t.column_names:
+        paths = _u64(t.column("paths").cast(pa.uint64()))
+    return Level(depth, _u64(t.column("state")), _u64(t.column("parent")), paths)
 
 
 def _u64(column: pa.ChunkedArray) -> np.ndarray:
-    return column.fill_null(NO_PARENT).to_numpy().astype(np.uint64, copy=False)
+    """A uint64 column as numpy, nulls as NO_PARENT, straight from the Arrow buffers.
+
+    (``fill_null`` would do it too, but importing pyarrow.compute costs a
+    solve command 0.2 s.)
+    """
+    parts = []
+    for chunk in column.chunks:
+        n, off = len(chunk), chunk.offset
+        validity, data = chunk.buffers()[:2]
+        values = np.frombuffer(data, dtype=np.uint64, count=n, offset=8 * off)
+        if chunk.null_count:
+            bits = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")
+            values = np.where(bits[off : off + n].astype(bool), values, NO_PARENT)
+        parts.append(values)
+    if not parts:
+        return np.empty(0, np.uint64)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _first_line(e: BaseException) -> str:
@@ -166,7 +194,7 @@ class Table:
             )
         self.files: list[dict[str, Any]] = self.manifest["files"]
         self._footers: dict[str, tuple[pq.ParquetFile, list[int]]] = {}
-        self._groups: OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._groups: OrderedDict[tuple[str, int, str], np.ndarray] = OrderedDict()
         self._cache = cache_row_groups
 
     @property
@@ -218,25 +246,26 @@ class Table:
             self._footers[name] = (pf, mins)
         return self._footers[name]
 
-    def _row_group(self, entry: dict[str, Any], i: int) -> tuple[np.ndarray, np.ndarray]:
-        key = (entry["name"], i)
+    def _column(self, entry: dict[str, Any], i: int, column: str) -> np.ndarray:
+        """One column of one row group (cached): probes read states, hits parents."""
+        key = (entry["name"], i, column)
         hit = self._groups.get(key)
         if hit is not None:
             self._groups.move_to_end(key)
             return hit
         pf, _ = self._footer(entry)
         try:
-            t = pf.read_row_group(i, columns=["state", "parent"])
+            t = pf.read_row_group(i, columns=[column])
         except (OSError, pa.ArrowException) as e:
             raise CorruptTable(
                 f"{self.path(entry)} cannot be read ({_first_line(e)}): "
                 f"rebuild with `puzzledb build {self.name} --force`"
             ) from None
-        arrays = (_u64(t.column("state")), _u64(t.column("parent")))
-        self._groups[key] = arrays
+        values = _u64(t.column(0))
+        self._groups[key] = values
         if len(self._groups) > self._cache:
             self._groups.popitem(last=False)
-        return arrays
+        return values
 
     def find_at(self, state: int, depth: int) -> Hit | None:
         """The row of ``state`` at ``depth``, reading at most one row group a file."""
@@ -245,24 +274,29 @@ class Table:
                 continue
             _, mins = self._footer(entry)
             i = bisect.bisect_right(mins, state) - 1
-            states, parents = self._row_group(entry, i)
+            states = self._column(entry, i, "state")
             k = int(np.searchsorted(states, np.uint64(state)))
             if k < len(states) and int(states[k]) == state:
-                parent = int(parents[k])
+                parent = int(self._column(entry, i, "parent")[k])
                 return Hit(state, depth, None if parent == int(NO_PARENT) else parent)
         return None
 
-    def find(self, state: int, depths: Iterator[int] | None = None) -> Hit | None:
-        """The row of ``state`` at whatever depth it sits, or None."""
-        for depth in depths if depths is not None else range(self.max_depth + 1):
+    def find(self, state: int, depths: Iterable[int] | None = None) -> Hit | None:
+        """The row of ``state`` at whatever depth it sits (among ``depths``), or None.
+
+        With no depths given, the largest levels are probed first.
+        """
+        if depths is None:
+            depths = [d for d, _ in sorted(self.histogram(), key=lambda dn: -dn[1])]
+        for depth in depths:
             hit = self.find_at(state, depth)
             if hit is not None:
                 return hit
         return None
 
-    def walk(self, state: int) -> list[Hit]:
+    def walk(self, state: int, depths: Iterable[int] | None = None) -> list[Hit]:
         """The rows from ``state`` to its root, following parents."""
-        hit = self.find(state)
+        hit = self.find(state, depths)
         if hit is None:
             return []
         rows = [hit]
@@ -284,14 +318,26 @@ class Table:
         """Every level, depth 0 first, one at a time (for verification)."""
         for lv in self.manifest["levels"]:
             parts = [read_level_file(self.path(f)) for f in self.files_at(lv["depth"])]
-            if len(parts) == 1:
-                yield Level(lv["depth"], parts[0].states, parts[0].parents)
-            else:
-                yield Level(
-                    lv["depth"],
-                    np.concatenate([p.states for p in parts]),
-                    np.concatenate([p.parents for p in parts]),
-                )
+            yield join_parts(lv["depth"], parts)
+
+    @property
+    def has_paths(self) -> bool:
+        return "paths" in self.manifest.get("columns", {})
+
+
+def join_parts(depth: int, parts: list[Level]) -> Level:
+    """The parts of one level (files in state order) as one level."""
+    if len(parts) == 1:
+        return Level(depth, parts[0].states, parts[0].parents, parts[0].paths)
+    paths = None
+    if parts and parts[0].paths is not None:
+        paths = np.concatenate([p.paths for p in parts])  # type: ignore[misc]
+    return Level(
+        depth,
+        np.concatenate([p.states for p in parts]),
+        np.concatenate([p.parents for p in parts]),
+        paths,
+    )
 
 
 def checksum(path: Path) -> str:

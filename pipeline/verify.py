@@ -71,6 +71,32 @@ def _acyclic(level: Level) -> bool:
     return False
 
 
+def _check_paths(
+    puzzle: Puzzle, level: Level, up: Level | None, bad: Callable[[str], None]
+) -> None:
+    """Path counts: 1 at the roots, else the sum over every move from the level above."""
+    d = level.depth
+    if level.paths is None:
+        bad(f"depth {d}: the table has a paths column but this level has none")
+        return
+    if d == 0 or up is None or up.paths is None:
+        expected = np.ones(len(level), np.uint64)
+    else:
+        kids, _, sums = bfs.step_counted(up.states, puzzle.expand, [], up.paths)
+        assert sums is not None
+        pos = np.searchsorted(kids, level.states)
+        pos[pos == len(kids)] = 0
+        found = kids[pos] == level.states
+        expected = np.where(found, sums[pos], 0)
+    wrong = np.flatnonzero(level.paths != expected)
+    if len(wrong):
+        i = int(wrong[0])
+        bad(
+            f"depth {d}: {len(wrong)} path counts wrong, e.g. {puzzle.text(int(level.states[i]))} "
+            f"has {int(level.paths[i])}, the moves give {int(expected[i])}"
+        )
+
+
 def verify(
     puzzle: Puzzle,
     table: Table,
@@ -136,6 +162,8 @@ def verify(
                 f"depth {d}: {int(wrong.sum())} parents are not one legal move up, "
                 f"e.g. {puzzle.text(int(s[i]))} <- {puzzle.text(int(p[i]))}"
             )
+        if table.has_paths:
+            _check_paths(puzzle, level, window.get(d - 1), bad)
         # Closure: no move leads more than one level further.
         if puzzle.graph is Graph.GENERAL:
             seen = np.union1d(seen, s)
@@ -174,5 +202,6 @@ def verify(
         "every parent one legal move up (or a zero-cost move in the level)",
         "every move leads at most one level on (no position missing)",
         f"counts sum to the total ({total})",
+        *(["path counts equal the sums over every move from the level above"] * table.has_paths),
     ]
     return report

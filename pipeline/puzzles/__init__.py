@@ -7,7 +7,9 @@ from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.oshidori import OSHIDORI
 from pipeline.puzzles.pegs import PUZZLES as PEGS
 from pipeline.puzzles.pegs import variant as peg_variant
+from pipeline.puzzles.placements import MAGIC9
 from pipeline.puzzles.tiles import HEX6, rectangle
+from pipeline.puzzles.tours import KNIGHT14
 
 _ALL: list[Puzzle] = [
     OSHIDORI,
@@ -19,6 +21,8 @@ _ALL: list[Puzzle] = [
     rectangle(3, 4),
     rectangle(2, 6),
     rectangle(4, 4),
+    KNIGHT14,
+    MAGIC9,
     *PEGS,
 ]
 

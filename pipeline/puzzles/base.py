@@ -87,6 +87,11 @@ class Cells:
         value = f"((({state}) >> ({self.bits} * {i})) & {self.mask})::INTEGER"
         return f"{self._sql_symbols()}[{value} + 1]"
 
+    def sql_values(self, state: str) -> str:
+        """The cell values as an INTEGER list (cell 0 first; SQL lists count from 1)."""
+        value = f"((({state}) >> ({self.bits} * i)) & {self.mask})::INTEGER"
+        return f"list_transform(range({self.count}), lambda i: {value})"
+
     def sql_text(self, state: str) -> str:
         cells = f"list_transform(range({self.count}), lambda i: {self.sql_cell(state, 'i')})"
         return f"array_to_string({cells}, {sql_str(self.separator)})"
@@ -170,6 +175,13 @@ class Puzzle(ABC):
 
     def check(self, values: list[int]) -> None:
         """Raise BadPosition when the values cannot be a position of this puzzle."""
+        return None
+
+    def depth_parity(self, state: int) -> int | None:
+        """Depth mod 2 when the state alone decides it (bipartite graphs), else None.
+
+        Lets a look-up of a position's depth skip half the levels.
+        """
         return None
 
     def text(self, state: int) -> str:

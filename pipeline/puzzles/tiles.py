@@ -144,6 +144,12 @@ class TilePuzzle(Puzzle):
                     "no sequence of moves reaches it from the goal"
                 )
 
+    def depth_parity(self, state: int) -> int | None:
+        # Every move is one transposition of (tiles + blank): depth and
+        # permutation parity (relative to the goal) always agree.
+        n = self.cells.count
+        return _inversions_parity([(v - 1) % n for v in self.cells.values(state)])
+
 
 def grid_adjacency(rows: int, cols: int) -> list[list[int]]:
     """Orthogonal neighbours of each cell of a rows x cols rectangle, row-major."""

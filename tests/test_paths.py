@@ -1,0 +1,131 @@
+"""Path counts, knight's tours and the magic triangle (issue 5), through queries."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import pipeline
+from pipeline import puzzles
+
+QUERIES = Path(__file__).resolve().parent.parent / "queries"
+
+
+@pytest.fixture(scope="module")
+def pdb(tmp_path_factory: pytest.TempPathFactory) -> pipeline.Database:
+    """Tables built with the paths column."""
+    db = pipeline.open(tmp_path_factory.mktemp("paths"))
+    db.build(["2x3", "2x4", "3x3", "2x5", "knight14", "magic9"], paths=True)
+    return db
+
+
+def brute_force_paths(name: str) -> dict[str, int]:
+    """Shortest-path counts from the goal by a plain Python BFS over typed boards."""
+    p = puzzles.get(name)
+    start = tuple(p.cells.values(p.roots()[0]))
+    depth = {start: 0}
+    count = {start: 1}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for board in frontier:
+            b = board.index(0)
+            for j in p.adjacency[b]:
+                child = list(board)
+                child[b], child[j] = child[j], 0
+                c = tuple(child)
+                if c not in depth:
+                    depth[c] = depth[board] + 1
+                    count[c] = 0
+                    nxt.append(c)
+                if depth[c] == depth[board] + 1:
+                    count[c] += count[board]
+        frontier = nxt
+    return {" ".join(map(str, k)): v for k, v in count.items()}
+
+
+def test_paths_equal_a_brute_force_count_on_2x3(pdb: pipeline.Database) -> None:
+    got = dict(pdb.sql("SELECT board('2x3', state), paths::UBIGINT FROM \"2x3\"").fetchall())
+    expected = brute_force_paths("2x3")
+    assert len(got) == len(expected) == 360
+    assert got == expected
+    assert max(expected.values()) > 1  # a figure that could be wrong
+
+
+def test_longest_positions_have_their_published_numbers_of_solutions(
+    pdb: pipeline.Database,
+) -> None:
+    def longest(name: str, depth: int) -> dict[str, int]:
+        rows = pdb.sql(
+            f"SELECT board('{name}', state), paths FROM \"{name}\" WHERE depth = {depth}"
+        ).fetchall()
+        return {b: int(n) for b, n in rows}
+
+    assert longest("2x4", 36) == {"0 7 2 1 4 3 6 5": 24}
+    assert longest("3x3", 31) == {"8 6 7 2 5 4 3 0 1": 40, "6 4 7 8 5 0 3 2 1": 40}
+    assert longest("2x5", 55) == {"0 9 3 7 1 5 4 8 2 6": 52, "0 5 3 2 1 9 4 8 7 6": 8}
+
+
+def test_paths_column_is_exact_decimal_in_every_reader(pdb: pipeline.Database) -> None:
+    import polars as pl
+    import pyarrow.dataset as ds
+
+    folder = pdb.data / "2x5"
+    assert pdb.sql('SELECT typeof(paths) FROM "2x5" LIMIT 1').fetchone()[0] == "DECIMAL(38,0)"
+    total = pdb.sql('SELECT sum(paths) FROM "2x5"').fetchone()[0]
+    lf = pl.scan_parquet(str(folder / "*.parquet")).select(pl.col("paths").sum()).collect()
+    assert int(lf.item()) == int(total)
+    assert str(ds.dataset(folder).schema.field("paths").type) == "decimal128(38, 0)"
+
+
+def test_verify_checks_path_counts(pdb: pipeline.Database) -> None:
+    for name in ("2x5", "knight14", "magic9"):
+        report = pdb.verify(name)
+        assert report.ok, report.problems
+        assert "path counts equal the sums over every move from the level above" in report.checks
+
+
+def test_knight14_adjacency_is_the_published_one() -> None:
+    published = {
+        0: {5, 6}, 1: {2, 7}, 2: {1, 9}, 3: {7, 8, 10}, 4: {6, 9, 11}, 5: {0, 10},
+        6: {0, 4, 10, 12}, 7: {1, 3, 9, 13}, 8: {3, 13}, 9: {2, 4, 7}, 10: {3, 5, 6},
+        11: {4, 12}, 12: {6, 11}, 13: {7, 8},
+    }  # fmt: skip
+    adjacency = puzzles.get("knight14").adjacency
+    assert {i: set(a) for i, a in enumerate(adjacency)} == published
+
+
+def test_knight14_has_one_closed_tour_both_ways(pdb: pipeline.Database) -> None:
+    tours = [r[0] for r in pdb.sql((QUERIES / "knight_tours.sql").read_text()).fetchall()]
+    tour = "0 6 12 11 4 9 2 1 7 13 8 3 10 5 0"
+    assert sorted(tours) == sorted([tour, " ".join(reversed(tour.split()))])
+    directed = pdb.sql(
+        "SELECT sum(paths) FROM knight14 WHERE depth = 13 "
+        "AND list_position(cells('knight14', state), 2) - 1 IN (5, 6)"
+    ).fetchone()[0]
+    assert directed == 2
+
+
+def test_magic9_solutions(pdb: pipeline.Database) -> None:
+    rows = pdb.sql((QUERIES / "magic_solutions.sql").read_text()).fetchall()
+    by_sum = Counter(s for s, _ in rows)
+    assert dict(by_sum) == {17: 2, 19: 4, 20: 6, 21: 4, 23: 2}
+    assert sorted(p for s, p in rows if s == 20) == [
+        "1 6 8 5 2 4 9 3 7",
+        "2 4 9 5 1 6 8 3 7",
+        "2 6 7 5 3 4 8 1 9",
+        "3 4 8 5 2 6 7 1 9",
+        "4 2 9 5 1 8 6 3 7",
+        "4 3 8 5 2 7 6 1 9",
+    ]
+
+
+def test_a_table_without_paths_is_rebuilt_with_them(tmp_path: Path) -> None:
+    db = pipeline.open(tmp_path)
+    db.build(["2x3"])
+    assert "paths" not in db.table("2x3").manifest["columns"]
+    db.build(["2x3"], paths=True)
+    assert db.table("2x3").has_paths
+    assert db.sql('SELECT max(paths) FROM "2x3"').fetchone()[0] > 1
