@@ -40,9 +40,9 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pipeline.benchmarks
 
-# Peg boards: english33 levels 0..12 with the current engine (see pipeline/bench_pegs.py).
+# Peg boards: english33 levels 0..12 with the current engine (see pipeline/benchmarks/pegs.py).
 bench-pegs: $(STAMP)
-	$(BIN)/python -m pipeline.bench_pegs
+	$(BIN)/python -m pipeline.benchmarks.pegs
 
 # Long checks outside CI: english33 (see tests/test_pegs_full.py).
 test-full: $(STAMP)

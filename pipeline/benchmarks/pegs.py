@@ -1,6 +1,6 @@
 """Benchmark of the peg boards: english33 level by level, median of 3, printed as a table.
 
-    python -m pipeline.bench_pegs [--depth N] [--full]
+    python -m pipeline.benchmarks.pegs [--depth N] [--full]
 
 By default the English board is enumerated to depth N (12: 7.0 million
 positions) because the current engine holds a whole level's expansion in
