@@ -26,9 +26,15 @@ from tests.test_pegs import python_english_levels
 pytestmark = pytest.mark.skipif(not os.environ.get("PUZZLEDB_FULL"), reason="make test-full")
 
 #: Positions after 0..31 jumps from the start, by tests/english33_count.py.
-ENGLISH33_LEVELS: list[int] = []
-#: Of them, the positions that can still end with one peg in the centre.
-ENGLISH33_WINNABLE: int | None = None
+ENGLISH33_LEVELS = [
+    *(1, 4, 12, 60, 296, 1338, 5648, 21842, 77559, 249690, 717788, 1834379),
+    *(4138302, 8171208, 14020166, 20773236, 26482824, 28994876, 27286330, 22106348),
+    *(15425572, 9274496, 4792664, 2120101, 800152, 255544, 68236, 14727, 2529, 334, 32, 5),
+]
+#: Of them, the positions that can still end with one peg in the centre: by the
+#: duality in tests/english33_count.py, and the same from WinnablePuzzle with the
+#: engine reading those levels (1,841,556 at the widest, depths 15 and 16).
+ENGLISH33_WINNABLE = 13_428_122
 #: How deep the engine is run here (levels 0..12 peak at about 0.8 GB).
 ENGINE_DEPTH = int(os.environ.get("PUZZLEDB_ENGLISH33_DEPTH", "12"))
 
