@@ -185,9 +185,8 @@ def solve(
     )
     typer.echo(f"{puzzle}: {sol.moves} {what}")
     if sol.notation:
-        typer.echo(
-            f"line from the start: {sol.notation}" if sol.origin == "start" else sol.notation
-        )
+        where = "from the start" if sol.origin == "start" else "to the goal"
+        typer.echo(f"line {where}: {sol.notation}")
     for i, s in enumerate(sol.states):
         if oneline:
             typer.echo(f"{i:>3}  {sol.path[i]}")
