@@ -131,6 +131,7 @@ def statements(data: Path, prefix: str) -> list[str]:
         dispatch = _dispatch(found, lambda c, f=sql_of, a=arg: f(c, a), unknown)
         sql.append(f"CREATE OR REPLACE MACRO {name}(puzzle, {arg}) AS {dispatch}")
     sql += _winnable(found)
+    sql.append(_can_jump(found))
     # Walking parents with a recursive CTE: fine on the small boards. On the
     # 239-million-row boards DuckDB builds a hash table of the whole table at
     # every step; use the CLI / API walk there (see README).
@@ -145,6 +146,27 @@ def statements(data: Path, prefix: str) -> list[str]:
         " FROM walk ORDER BY step"
     )
     return sql
+
+
+def _can_jump(found: list[dict[str, Any]]) -> str:
+    """``can_jump(puzzle, state)``: whether a peg position has a legal jump.
+
+    Built from the jump lines each peg table's manifest records; a position
+    without one ends a game (won or a dead end).
+    """
+    arms = []
+    for m in found:
+        jumps = m["puzzle"].get("jumps")
+        if not jumps:
+            continue
+        tests = []
+        for a, b, c in jumps:
+            flip, need = (1 << a) | (1 << b) | (1 << c), (1 << a) | (1 << b)
+            tests.append(f"(state & {flip}::UBIGINT) = {need}::UBIGINT")
+        arms.append(f"WHEN {sql_str(m['table'])} THEN ({' OR '.join(tests)})")
+    none = "error('no jump table for ' || puzzle || ' in the catalog')"
+    body = f"CASE puzzle {' '.join(arms)} ELSE {none} END" if arms else none
+    return f"CREATE OR REPLACE MACRO can_jump(puzzle, state) AS {body}"
 
 
 def _winnable(found: list[dict[str, Any]]) -> list[str]:

@@ -129,3 +129,47 @@ def test_a_table_without_paths_is_rebuilt_with_them(tmp_path: Path) -> None:
     db.build(["2x3"], paths=True)
     assert db.table("2x3").has_paths
     assert db.sql('SELECT max(paths) FROM "2x3"').fetchone()[0] > 1
+
+
+# The triangle's jumps as PUZZLES.md prints them: from: (over, to) ...
+TRIANGLE_JUMPS = """0:(1,3)(2,5) 1:(3,6)(4,8) 2:(4,7)(5,9) 3:(1,0)(4,5)(6,10)(7,12) 4:(7,11)(8,13)
+5:(2,0)(4,3)(8,12)(9,14) 6:(3,1)(7,8) 7:(4,2)(8,9) 8:(4,1)(7,6) 9:(5,2)(8,7)
+10:(6,3)(11,12) 11:(7,4)(12,13) 12:(7,3)(8,5)(11,10)(13,14) 13:(8,4)(12,11)
+14:(9,5)(13,12)"""
+
+
+def brute_force_games(start_empty: int, goal_hole: int) -> tuple[int, int]:
+    """(wins, dead-end games) of the triangle by a memoised depth-first count."""
+    import re
+    from functools import cache
+
+    jumps = []
+    for frm, pairs in re.findall(r"(\d+):((?:\(\d+,\d+\))+)", TRIANGLE_JUMPS):
+        for over, to in re.findall(r"\((\d+),(\d+)\)", pairs):
+            jumps.append((int(frm), int(over), int(to)))
+
+    @cache
+    def games(pegs: int) -> tuple[int, int]:
+        wins = dead = 0
+        for a, b, c in jumps:
+            if pegs >> a & 1 and pegs >> b & 1 and not pegs >> c & 1:
+                w, d = games(pegs ^ (1 << a) ^ (1 << b) ^ (1 << c))
+                wins += w
+                dead += d
+        if wins == dead == 0:  # no legal jump: the game ends here
+            return (1 if pegs == 1 << goal_hole else 0), 1
+        return wins, dead
+
+    return games(((1 << 15) - 1) ^ (1 << start_empty))
+
+
+def test_triangle15_game_counts(tmp_path: Path) -> None:
+    db = pipeline.open(tmp_path)
+    db.build(["triangle15"], paths=True)
+    query = (QUERIES / "peg_games.sql").read_text()
+    wins, dead, positions = db.sql(
+        query, {"puzzle": "triangle15", "goal": "............x.."}
+    ).fetchone()
+    assert (int(wins), int(dead)) == brute_force_games(12, 12) == (51_452, 1_149_568)
+    assert positions == 142
+    assert db.verify("triangle15").ok

@@ -218,7 +218,12 @@ class PegPuzzle(Puzzle):
         return np.concatenate(srcs), np.concatenate(kids)
 
     def describe(self) -> dict[str, object]:
-        return {**super().describe(), "board": self.board.name, "goal": self.text(self.goal)}
+        return {
+            **super().describe(),
+            "board": self.board.name,
+            "goal": self.text(self.goal),
+            "jumps": [list(j) for j in self.board.jumps],
+        }
 
     def notation(self, states: Sequence[int]) -> str:
         """The jumps from the first state to the last, as ``(from,to)(from,to,to)...``."""
