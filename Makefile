@@ -5,13 +5,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full lint format bench clean distclean help
+.PHONY: build-db build-db-full test test-full lint format bench bench-korf clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/"
 	@echo "make test       run the test suite (builds its own tables in temp folders)"
 	@echo "make lint       ruff check and format check"
 	@echo "make bench      benchmarks, median of 3 runs, printed as a table"
+	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
 
 # The virtual environment, created and installed on first use and whenever
@@ -45,3 +46,9 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV) *.egg-info
+
+# Korf's 100 random 15-puzzle instances, solved optimally with the 4x4 pattern
+# databases (built into $(DATA)/ on first use, about 3 minutes).
+KORF ?= ../shared/korf100.txt
+bench-korf: $(STAMP)
+	$(BIN)/python -m pipeline.solvers.korf $(KORF) --data $(DATA)

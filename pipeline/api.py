@@ -131,6 +131,22 @@ class Database:
         states = [r.state for r in rows]
         return Solution(puzzle, p.origin, states, [p.text(s) for s in states])
 
+    def solve_by(
+        self,
+        puzzle: str,
+        position: str,
+        method: str = "auto",
+        on_level: Callable[[str, LevelDone], None] | None = None,
+    ) -> Any:
+        """Solve by a method: the table, pattern databases or the loop (pipeline.solvers.choose).
+
+        ``auto`` walks the table when it is built, else searches with pattern
+        databases on 4x4 (building them on first use, reported to ``on_level``).
+        """
+        from pipeline.solvers import choose
+
+        return choose.solve(self, puzzle, position, method, on_level)
+
     def depth(self, puzzle: str, position: str | int) -> int:
         """Fewest moves between the position and the roots of its table."""
         return self.solve(puzzle, position).moves

@@ -27,3 +27,11 @@ class BuildLocked(PuzzleDBError):
 
 class DiskFull(PuzzleDBError):
     """Not enough free disk for the next level; finished levels are kept."""
+
+
+class Unsolvable(BadPosition):
+    """A position no sequence of moves brings to the goal (the other parity)."""
+
+
+class BadMethod(PuzzleDBError):
+    """A solving method that does not apply to the puzzle, or does not exist."""
