@@ -52,3 +52,8 @@ distclean: clean
 KORF ?= ../shared/korf100.txt
 bench-korf: $(STAMP)
 	$(BIN)/python -m pipeline.solvers.korf $(KORF) --data $(DATA)
+
+# The pattern-database solver against the full 3x4 and 2x6 databases (built in
+# $(DATA)/ if missing: 239,500,800 positions each).
+test-full: $(STAMP)
+	PUZZLEDB_TEST_FULL=1 PUZZLEDB_DATA=$(DATA) $(BIN)/python -m pytest tests/test_pdb_full.py

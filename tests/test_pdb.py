@@ -43,7 +43,7 @@ def cli(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
 
 def full_table(db: pipeline.Database, name: str) -> tuple[np.ndarray, np.ndarray]:
     """(cells as an (N, n) array of tiles, depth) of every position of a full table."""
-    t = db.query(f'SELECT state, depth FROM "{name}"')
+    t = pipeline.open(db.data).query(f'SELECT state, depth FROM "{name}"')  # own connection
     states = t["state"].to_numpy().astype(np.uint64)
     n = puzzles.get(name).cells.count
     shifts = np.arange(n, dtype=np.uint64) * np.uint64(4)
@@ -105,6 +105,7 @@ def test_ida_lengths_equal_the_full_database(
 ) -> None:
     solver = pdb.solver(pipeline.open(pdb_data), board)
     p = puzzles.get(board)
+    db = pipeline.open(db.data)  # a connection of its own
     rows = db.sql(
         f'SELECT state, depth FROM "{board}" USING SAMPLE 40 ROWS (reservoir, 7)'
     ).fetchall()
