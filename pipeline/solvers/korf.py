@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -47,11 +48,23 @@ def read_instances(path: Path) -> list[tuple[int, list[int]]]:
     return out
 
 
+def _timed(solver: object, cells: list[int], repeat: int) -> tuple[int, int, float]:
+    """(length, nodes, median seconds of ``repeat`` runs)."""
+    runs = [solver.solve(cells) for _ in range(repeat)]  # type: ignore[attr-defined]
+    return runs[0].moves, runs[0].nodes, statistics.median(r.seconds for r in runs)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("file", nargs="?", type=Path, default=DEFAULT_FILE)
     ap.add_argument("--data", type=Path, default=Path(os.environ.get("PUZZLEDB_DATA", "data")))
     ap.add_argument("--first", type=int, default=None, help="only the first N instances")
+    ap.add_argument("--repeat", type=int, default=1, help="median of N runs per instance")
+    ap.add_argument(
+        "--baseline",
+        action="store_true",
+        help="also solve without the reflection (plain additive sum) and print the ratios",
+    )
     args = ap.parse_args(argv)
 
     import pipeline
@@ -64,25 +77,38 @@ def main(argv: list[str] | None = None) -> int:
     with BuildProgress([]) as progress:
         solver = pdb.solver(db, "4x4", progress.level)
     load = time.perf_counter() - clock
+    plain = pdb.solver(db, "4x4", reflect=False) if args.baseline else None
     solver.solve(from_korf([1, 0, *range(2, SIZE)]))  # compile outside the timings
     print(f"pattern databases ready in {load:.1f} s (4x4: {', '.join(pdb.PARTITIONS['4x4'])})")
-    print(f"{'id':>4} {'length':>6} {'h0':>4} {'nodes':>14} {'seconds':>9}")
-    total_len = total_nodes = 0
-    total_s = 0.0
+    head = f"{'id':>4} {'length':>6} {'h0':>4} {'nodes':>14} {'seconds':>9}"
+    if plain:
+        head += f" {'plain nodes':>14} {'plain s':>9} {'ratio':>6}"
+    print(head)
+    total_len = total_nodes = plain_nodes = 0
+    total_s = plain_s = 0.0
     for ident, korf in instances:
         cells = from_korf(korf)
-        r = solver.solve(cells)
-        total_len += r.moves
-        total_nodes += r.nodes
-        total_s += r.seconds
-        h0 = solver.heuristic(cells)
-        print(f"{ident:>4} {r.moves:>6} {h0:>4} {r.nodes:>14,} {r.seconds:>9.3f}", flush=True)
+        length, nodes, secs = _timed(solver, cells, args.repeat)
+        total_len += length
+        total_nodes += nodes
+        total_s += secs
+        line = f"{ident:>4} {length:>6} {solver.heuristic(cells):>4} {nodes:>14,} {secs:>9.3f}"
+        if plain:
+            plen, pn, ps = _timed(plain, cells, args.repeat)
+            assert plen == length, f"instance {ident}: {plen} != {length}"
+            plain_nodes += pn
+            plain_s += ps
+            line += f" {pn:>14,} {ps:>9.3f} {ps / max(secs, 1e-9):>6.2f}"
+        print(line, flush=True)
     n = len(instances)
-    print(f"{'all':>4} {total_len:>6} {'':>4} {total_nodes:>14,} {total_s:>9.2f}")
+    line = f"{'all':>4} {total_len:>6} {'':>4} {total_nodes:>14,} {total_s:>9.2f}"
+    if plain:
+        line += f" {plain_nodes:>14,} {plain_s:>9.2f} {plain_s / max(total_s, 1e-9):>6.2f}"
+    print(line)
     print(
         f"{n} instances: mean length {total_len / max(n, 1):.2f}, "
         f"{total_nodes / max(total_s, 1e-9) / 1e6:.1f} M nodes/s, "
-        f"load average {os.getloadavg()[0]:.2f}"
+        f"median of {args.repeat} run(s) each, load average {os.getloadavg()[0]:.2f}"
     )
     return 0
 

@@ -83,7 +83,7 @@ class Result:
 class Solver:
     """IDA* with the additive pattern databases of one board (rows x cols)."""
 
-    def __init__(self, board: str, arrays: Sequence[np.ndarray]) -> None:
+    def __init__(self, board: str, arrays: Sequence[np.ndarray], *, reflect: bool = True) -> None:
         rows, cols = (int(x) for x in board.split("x"))
         n = rows * cols
         pats = patterns(board)
@@ -118,7 +118,7 @@ class Solver:
             refl=refl,
             off=off,
             pdb=np.concatenate([np.ascontiguousarray(a, np.uint8) for a in arrays]),
-            use_refl=square,
+            use_refl=square and reflect,
         )
 
     def heuristic(self, cells: Sequence[int]) -> int:
@@ -158,10 +158,19 @@ def _replay(board: np.ndarray, blanks: np.ndarray) -> list[int]:
     return tiles
 
 
-def solver(db: Any, board: str, on_level: Callable[[str, Any], None] | None = None) -> Solver:
-    """The solver of ``board`` over the data folder of ``db``, building its PDBs if needed."""
+def solver(
+    db: Any,
+    board: str,
+    on_level: Callable[[str, Any], None] | None = None,
+    *,
+    reflect: bool = True,
+) -> Solver:
+    """The solver of ``board`` over the data folder of ``db``, building its PDBs if needed.
+
+    ``reflect=False`` drops the reflection (the plain additive sum): a baseline.
+    """
     pats = patterns(board)
     missing = [p.name for p in pats if p.name not in db.built()]
     if missing:
         db.build(missing, on_level=on_level)
-    return Solver(board, [load_compact(db.table(p.name), p) for p in pats])
+    return Solver(board, [load_compact(db.table(p.name), p) for p in pats], reflect=reflect)
