@@ -79,7 +79,7 @@ class Database:
         """Build (or resume) each table, then rewrite the catalog."""
         from pipeline import build, catalog
 
-        chosen = [puzzles.get(n) for n in names]
+        chosen = [puzzles.get(n) for n in puzzles.expand_names(list(names))]
         done = []
         for p in chosen:
             report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None

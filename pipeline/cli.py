@@ -167,7 +167,7 @@ def solve(
         ),
     ] = "auto",
     moves: Annotated[
-        bool, typer.Option("--moves", help="With --method optimal/loop: the tiles slid.")
+        bool, typer.Option("--moves", help="Print the tiles slid (methods other than table).")
     ] = False,
     data: DataOpt = Path("data"),
     as_json: JsonOpt = False,
