@@ -218,3 +218,14 @@ def test_partitions_cover_each_board() -> None:
         r, c = (int(x) for x in board.split("x"))
         tiles = sorted(t for ts in parts.values() for t in ts)
         assert tiles == list(range(1, r * c)), board
+
+
+def test_auto_method_choice(db: pipeline.Database, tmp_path: Path) -> None:
+    from pipeline.solvers.choose import walks_table
+
+    assert walks_table(db, "3x3", "auto")  # built: the table
+    assert not walks_table(db, "4x4", "auto")  # never built here: pattern databases
+    assert not walks_table(db, "3x3", "optimal") and not walks_table(db, "3x3", "loop")
+    assert walks_table(pipeline.open(tmp_path), "3x4", "auto")  # not built: NotBuilt names it
+    sol = db.solve_by("3x3", "8 6 7 2 5 4 3 0 1")
+    assert sol.method == "table" and sol.moves == 31 and len(sol.tiles) == 31
