@@ -148,8 +148,13 @@ class Database:
         return choose.solve(self, puzzle, position, method, on_level)
 
     def depth(self, puzzle: str, position: str | int) -> int:
-        """Fewest moves between the position and the roots of its table."""
-        return self.solve(puzzle, position).moves
+        """Fewest moves between the position and the roots of its table.
+
+        The depth column, not the length of the walk: in a table with
+        zero-cost moves (a pattern database) a walk also takes free moves.
+        """
+        hit = self.table(puzzle).find(self.state(puzzle, position))
+        return hit.depth if hit is not None else self.solve(puzzle, position).moves
 
     def histogram(self, puzzle: str) -> list[tuple[int, int]]:
         """(depth, positions) for every depth, counted from the Parquet files."""

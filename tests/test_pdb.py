@@ -74,6 +74,9 @@ def test_pattern_depth_counts_only_pattern_moves(pdb_data: Path) -> None:
     # Tile 3 one cell right of home (cell 3), blank in its home cell 2: one move.
     state = puzzles.get("2x5-pdb-5").parse("0 1 3 5 6 2")
     assert db.table("2x5-pdb-5").find(state).depth == 1
+    assert db.depth("2x5-pdb-5", "0 1 3 5 6 2") == 1
+    shown = cli("show", "2x5-pdb-5", "0 1 3 5 6 2", data=pdb_data).stdout
+    assert shown == "1:0 2:1 3:3 6:5 7:6 blank:2\ndepth 1\n"
     # Its walk to the root: the paid move, then free moves of the blank to cell 9.
     walk = [puzzles.get("2x5-pdb-5").text(h.state) for h in db.table("2x5-pdb-5").walk(state)]
     assert walk[:2] == ["0 1 3 5 6 2", "0 1 2 5 6 3"] and walk[-1] == "0 1 2 5 6 9"
