@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full lint format bench bench-pegs clean distclean help
+.PHONY: build-db build-db-full test test-full lint format bench bench-pegs bench-korf clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/"
@@ -13,7 +13,8 @@ help:
 	@echo "make lint       ruff check and format check"
 	@echo "make bench      benchmarks, median of 3 runs, printed as a table"
 	@echo "make bench-pegs the English peg board's first levels, median of 3"
-	@echo "make test-full  long checks outside CI (english33)"
+	@echo "make test-full  long checks outside CI (english33, PDB solver vs full 3x4/2x6)"
+	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
 
 # The virtual environment, created and installed on first use and whenever
@@ -44,9 +45,6 @@ bench: $(STAMP)
 bench-pegs: $(STAMP)
 	$(BIN)/python -m pipeline.benchmarks.pegs
 
-# Long checks outside CI: english33 (see tests/test_pegs_full.py).
-test-full: $(STAMP)
-	PUZZLEDB_FULL=1 $(BIN)/python -m pytest tests/test_pegs_full.py
 
 clean:
 	rm -rf $(DATA)/*/ $(DATA)/.staging $(DATA)/puzzles.duckdb $(DATA)/puzzles.duckdb.tmp
@@ -55,3 +53,16 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV) *.egg-info
+
+# Korf's 100 random 15-puzzle instances, solved optimally with the 4x4 pattern
+# databases (built into $(DATA)/ on first use, about 3 minutes).
+KORF ?= ../shared/korf100.txt
+KORF_FLAGS ?=   # e.g. --repeat 3 --baseline
+bench-korf: $(STAMP)
+	$(BIN)/python -m pipeline.solvers.korf $(KORF) --data $(DATA) $(KORF_FLAGS)
+
+# Long checks outside CI (tests/test_*_full.py): english33, the pattern-database
+# solver against the full 3x4 and 2x6 databases (built in $(DATA)/ if missing).
+test-full: $(STAMP)
+	PUZZLEDB_FULL=1 PUZZLEDB_TEST_FULL=1 PUZZLEDB_DATA=$(DATA) \
+		$(BIN)/python -m pytest tests/test_pegs_full.py tests/test_pdb_full.py

@@ -88,7 +88,7 @@ class Database:
         """
         from pipeline import build, catalog
 
-        chosen = _with_requirements([puzzles.get(n) for n in names])
+        chosen = _with_requirements([puzzles.get(n) for n in puzzles.expand_names(list(names))])
         done = []
         for p in chosen:
             report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None
@@ -185,15 +185,36 @@ class Database:
         cost = abs(rows[0].depth - rows[-1].depth)
         return Solution(p.name, origin, states, path, p.notation(line), cost)
 
+    def solve_by(
+        self,
+        puzzle: str,
+        position: str,
+        method: str = "auto",
+        on_level: Callable[[str, LevelDone], None] | None = None,
+    ) -> Any:
+        """Solve by a method: the table, pattern databases or the loop (pipeline.solvers.choose).
+
+        ``auto`` walks the table when it is built, else searches with pattern
+        databases on 4x4 (building them on first use, reported to ``on_level``).
+        """
+        from pipeline.solvers import choose
+
+        return choose.solve(self, puzzle, position, method, on_level)
+
     def depth(self, puzzle: str, position: str | int) -> int:
-        """Fewest moves between the position and the roots of its table."""
+        """Fewest moves between the position and the roots of its table.
+
+        The depth column, not the length of a walk: in a table with zero-cost
+        moves (a pattern database) a walk also takes free moves, and a peg
+        board is solved through its winnable table but measured in its own.
+        """
         p = puzzles.get(puzzle)
-        if p.solved_by is not None:  # solved through another table: look in its own
-            state = self.state(puzzle, position)
-            hits = [h for h in map(self.table(puzzle).find, p.variants(state)) if h]
-            if not hits:
-                raise BadPosition(f"{p.text(state)} is not reachable from the start of {puzzle}")
+        state = self.state(puzzle, position)
+        hits = [h for h in map(self.table(puzzle).find, p.variants(state)) if h]
+        if hits:
             return min(h.depth for h in hits)
+        if p.solved_by is not None:
+            raise BadPosition(f"{p.text(state)} is not reachable from the start of {puzzle}")
         return self.solve(puzzle, position).moves
 
     def histogram(self, puzzle: str) -> list[tuple[int, int]]:

@@ -122,9 +122,23 @@ def _union(parts: Sequence[Level], depth: int) -> Level:
 
 
 def _merge_sorted(a: States, b: States) -> States:
-    """Union of two disjoint sorted arrays, sorted."""
-    out = np.concatenate((a, b))
-    out.sort(kind="stable")
+    """Union of two disjoint sorted arrays, sorted.
+
+    A linear merge (the place of each ``b`` in the result is its rank in ``a``
+    plus its own index), not a sort: ``seen`` of a general graph grows to tens
+    of millions of states and is merged once a level and once a free round.
+    """
+    if len(b) == 0:
+        return a
+    if len(a) == 0:
+        return b
+    pos = np.searchsorted(a, b)
+    pos += np.arange(len(b), dtype=pos.dtype)
+    out = np.empty(len(a) + len(b), dtype=np.uint64)
+    rest = np.ones(len(out), dtype=bool)
+    rest[pos] = False
+    out[pos] = b
+    out[rest] = a
     return out
 
 

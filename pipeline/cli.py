@@ -89,7 +89,7 @@ def build(
     from pipeline import puzzles
     from pipeline.progress import BuildProgress
 
-    names = list(puzzle or [])
+    names = puzzles.expand_names(list(puzzle or []))
     if default:
         names += [p.name for p in puzzles.defaults() if p.name not in names]
     if not names:
@@ -163,6 +163,17 @@ def solve(
     puzzle: PuzzleArg,
     position: PositionArg,
     oneline: Annotated[bool, typer.Option("--oneline", help="One line per position.")] = False,
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="auto (the table if built, else optimal on 4x4), table, optimal "
+            "(IDA* with pattern databases, built on first use), loop (4x4 only).",
+        ),
+    ] = "auto",
+    moves: Annotated[
+        bool, typer.Option("--moves", help="Print the tiles slid (methods other than table).")
+    ] = False,
     data: DataOpt = Path("data"),
     as_json: JsonOpt = False,
 ) -> None:
@@ -172,7 +183,12 @@ def solve(
     solution. Oshidori is enumerated from the start: the path, read backwards,
     is a shortest way from the start to the position.
     """
+    from pipeline.solvers.choose import walks_table
+
     db = _db(data)
+    if not walks_table(db, puzzle, method):
+        _solve_by(db, puzzle, position, method, moves, as_json)
+        return
     sol = db.solve(puzzle, position)
     if as_json:
         _emit(sol.as_dict())
@@ -193,6 +209,26 @@ def solve(
         else:
             typer.echo(f"-- {i}")
             typer.echo(p.draw(s))
+
+
+def _solve_by(db: Any, puzzle: str, position: str, method: str, moves: bool, js: bool) -> None:
+    """Solve by a method (the move count; the tiles slid with ``moves``)."""
+    from pipeline.progress import BuildProgress
+
+    with BuildProgress([]) as progress:
+        sol = db.solve_by(puzzle, position, method, on_level=progress.level)
+    if js:
+        _emit(sol.as_dict())
+        return
+    how = {
+        "table": "optimal, from the table",
+        "optimal": "optimal, pattern databases",
+        "loop": "the loop method, not optimal",
+    }[sol.method]
+    effort = f", {sol.nodes:,} nodes, {sol.seconds:.2f} s" if sol.nodes is not None else ""
+    typer.echo(f"{puzzle}: {sol.moves} moves to the goal ({how}{effort})")
+    if moves:
+        typer.echo("tiles slid: " + " ".join(map(str, sol.tiles)))
 
 
 def db_puzzle(name: str) -> Any:

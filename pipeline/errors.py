@@ -31,3 +31,11 @@ class DiskFull(PuzzleDBError):
 
 class PositionLost(BadPosition):
     """A reachable position from which no line reaches the goal (peg solitaire)."""
+
+
+class Unsolvable(BadPosition):
+    """A position no sequence of moves brings to the goal (the other parity)."""
+
+
+class BadMethod(PuzzleDBError):
+    """A solving method that does not apply to the puzzle, or does not exist."""

@@ -166,7 +166,12 @@ def verify(
             _check_paths(puzzle, level, window.get(d - 1), bad)
         # Closure: no move leads more than one level further.
         if puzzle.graph is Graph.GENERAL:
-            seen = np.union1d(seen, s)
+            # union1d, as a linear merge: numpy 2's hashed unique took 65 of 80 s
+            # on a 4M-row pattern database
+            if len(s) < 2 or bool(np.all(s[1:] > s[:-1])):
+                seen = bfs._merge_sorted(seen, s[bfs._absent(s, seen)])
+            else:  # an unsorted level (reported above): the slow, robust way
+                seen = np.union1d(seen, s)
             allowed = [seen] + ([nxt.states] if nxt is not None else [])
         else:
             near = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pipeline.errors import UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.oshidori import OSHIDORI
+from pipeline.puzzles.pdb import group_names, pattern_puzzles
 from pipeline.puzzles.pegs import PUZZLES as PEGS
 from pipeline.puzzles.pegs import variant as peg_variant
 from pipeline.puzzles.placements import MAGIC9
@@ -24,6 +25,7 @@ _ALL: list[Puzzle] = [
     KNIGHT14,
     MAGIC9,
     *PEGS,
+    *pattern_puzzles(),  # derived tables: pattern databases (pipeline/puzzles/pdb.py)
 ]
 
 REGISTRY: dict[str, Puzzle] = {p.name: p for p in _ALL}
@@ -44,3 +46,17 @@ def get(name: str) -> Puzzle:
 def defaults() -> list[Puzzle]:
     """The puzzles ``make build-db`` builds."""
     return [p for p in _ALL if p.default]
+
+
+#: Names that stand for several tables (``4x4-pdb``: every pattern database of 4x4).
+GROUPS: dict[str, list[str]] = group_names()
+
+
+def expand_names(names: list[str]) -> list[str]:
+    """Replace each group name by its tables, keeping order and dropping repeats."""
+    out: list[str] = []
+    for n in names:
+        for m in GROUPS.get(n, [n]):
+            if m not in out:
+                out.append(m)
+    return out

@@ -1,0 +1,176 @@
+"""Optimal solutions of rectangular sliding puzzles from additive pattern databases.
+
+The pattern databases are ordinary tables (``<board>-pdb-<label>``, built by
+the engine, see pipeline/puzzles/pdb.py). For the search each is also kept as
+a compact array, ``<data>/<table>/_pdb.npy``: uint8, indexed by
+``sum(cell of pattern tile i * cells**i)``, holding the minimum depth over the
+blank's cells (255 where no position has those cells). It is derived from the
+Parquet files on first use (a few seconds) and rewritten whenever it is older
+than the table's manifest; its name starts with ``_`` so that readers of the
+folder as a dataset skip it, as they skip the manifest.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipeline.errors import BadPosition
+from pipeline.puzzles.pdb import PARTITIONS, PatternPuzzle
+from pipeline.puzzles.tiles import grid_adjacency
+from pipeline.solvers import ida
+
+COMPACT = "_pdb.npy"
+#: No sliding puzzle here needs more moves (4x4: 80; 2x6: 80).
+MAX_MOVES = 255
+
+
+def boards() -> list[str]:
+    """Boards with a pattern-database partition (``rows x cols``)."""
+    return list(PARTITIONS)
+
+
+def patterns(board: str) -> list[PatternPuzzle]:
+    """The pattern puzzles of a board's partition, in a fixed order."""
+    rows, cols = (int(x) for x in board.split("x"))
+    return [PatternPuzzle(rows, cols, lab, t) for lab, t in PARTITIONS[board].items()]
+
+
+def compact_from_levels(p: PatternPuzzle, levels: Any) -> np.ndarray:
+    """The compact array of a pattern database from its levels (depth 0 first)."""
+    arr = np.full(p.array_size, 255, dtype=np.uint8)
+    for level in levels:
+        idx = p.index(level.states)
+        arr[idx] = np.minimum(arr[idx], np.uint8(level.depth))
+    return arr
+
+
+def load_compact(table: Any, p: PatternPuzzle) -> np.ndarray:
+    """The compact array of a built table, derived and saved when missing or stale."""
+    path = Path(table.directory) / COMPACT
+    manifest = Path(table.directory) / "_manifest.json"
+    if path.exists() and path.stat().st_mtime >= manifest.stat().st_mtime:
+        arr = np.load(path)
+        if arr.shape == (p.array_size,) and arr.dtype == np.uint8:
+            return arr
+    arr = compact_from_levels(p, table.levels())
+    tmp = path.with_name(f"{COMPACT}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        np.save(f, arr)
+    os.replace(tmp, path)
+    return arr
+
+
+@dataclass(frozen=True)
+class Result:
+    """An optimal solution: the tile slid at each move, the nodes generated, time."""
+
+    tiles: list[int]
+    nodes: int
+    seconds: float
+
+    @property
+    def moves(self) -> int:
+        return len(self.tiles)
+
+
+class Solver:
+    """IDA* with the additive pattern databases of one board (rows x cols)."""
+
+    def __init__(self, board: str, arrays: Sequence[np.ndarray], *, reflect: bool = True) -> None:
+        rows, cols = (int(x) for x in board.split("x"))
+        n = rows * cols
+        pats = patterns(board)
+        if len(arrays) != len(pats):
+            raise ValueError(f"{board} has {len(pats)} pattern databases")
+        self.board, self.rows, self.cols, self.n = board, rows, cols, n
+        adj = grid_adjacency(rows, cols)
+        nbr = np.full((n, 4), -1, np.int64)
+        for c, a in enumerate(adj):
+            nbr[c, : len(a)] = a
+        grp = np.zeros(n, np.int64)
+        w = np.zeros(n, np.int64)
+        for g, p in enumerate(pats):
+            for i, t in enumerate(p.tiles):
+                grp[t], w[t] = g, n**i
+        covered = sorted(t for p in pats for t in p.tiles)
+        if covered != list(range(1, n)):
+            raise ValueError(f"the {board} partition must cover tiles 1..{n - 1} once each")
+        square = rows == cols
+        refl = np.array(
+            [(c % cols) * cols + c // cols if square else c for c in range(n)], np.int64
+        )
+        rt = np.array([0] + [int(refl[t - 1]) + 1 for t in range(1, n)], np.int64)
+        off = np.cumsum([0] + [a.size for a in arrays[:-1]]).astype(np.int64)
+        self.tables = ida.Tables(
+            nbr=nbr,
+            nnbr=np.array([len(a) for a in adj], np.int64),
+            grp=grp,
+            w=w,
+            rgrp=grp[rt],
+            rw=w[rt],
+            refl=refl,
+            off=off,
+            pdb=np.concatenate([np.ascontiguousarray(a, np.uint8) for a in arrays]),
+            use_refl=square and reflect,
+        )
+
+    def heuristic(self, cells: Sequence[int]) -> int:
+        """The lower bound the search starts from (max of the sum and its reflection)."""
+        t = self.tables
+        board = np.asarray(cells, np.int64)
+        return int(ida.heuristic(board, t.grp, t.w, t.rgrp, t.rw, t.refl, t.off, t.pdb, t.use_refl))
+
+    def solve(self, cells: Sequence[int]) -> Result:
+        """An optimal solution of a solvable position (cells row-major, 0 = blank)."""
+        if len(cells) != self.n:
+            raise BadPosition(f"expected {self.n} cells, got {len(cells)}")
+        t = self.tables
+        board = np.asarray(cells, np.int64)
+        clock = time.perf_counter()
+        length, nodes, blanks = ida.ida(
+            board, t.nbr, t.nnbr, t.grp, t.w, t.rgrp, t.rw, t.refl, t.off, t.pdb, t.use_refl,
+            MAX_MOVES,
+        )  # fmt: skip
+        seconds = time.perf_counter() - clock
+        if length < 0:
+            raise BadPosition(f"no solution within {MAX_MOVES} moves (wrong parity?)")
+        tiles = _replay(board, blanks)
+        return Result(tiles, int(nodes), seconds)
+
+
+def _replay(board: np.ndarray, blanks: np.ndarray) -> list[int]:
+    """The tile slid at each move, given the blank's cell after each move."""
+    b = board.copy()
+    z = int(np.flatnonzero(b == 0)[0])
+    tiles = []
+    for j in blanks:
+        j = int(j)
+        tiles.append(int(b[j]))
+        b[z], b[j] = b[j], 0
+        z = j
+    return tiles
+
+
+def solver(
+    db: Any,
+    board: str,
+    on_level: Callable[[str, Any], None] | None = None,
+    *,
+    reflect: bool = True,
+) -> Solver:
+    """The solver of ``board`` over the data folder of ``db``, building its PDBs if needed.
+
+    ``reflect=False`` drops the reflection (the plain additive sum): a baseline.
+    """
+    pats = patterns(board)
+    missing = [p.name for p in pats if p.name not in db.built()]
+    if missing:
+        db.build(missing, on_level=on_level)
+    return Solver(board, [load_compact(db.table(p.name), p) for p in pats], reflect=reflect)
