@@ -75,15 +75,19 @@ class Database:
         *,
         force: bool = False,
         on_level: Callable[[str, LevelDone], None] | None = None,
+        memory: int | str | None = None,
     ) -> list[dict[str, Any]]:
-        """Build (or resume) each table, then rewrite the catalog."""
+        """Build (or resume) each table, then rewrite the catalog.
+
+        ``memory`` is the budget of the build process (default 3GB, e.g. "1GB").
+        """
         from pipeline import build, catalog
 
         chosen = [puzzles.get(n) for n in names]
         done = []
         for p in chosen:
             report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None
-            done.append(build.build(p, self.data, force=force, on_level=report))
+            done.append(build.build(p, self.data, force=force, on_level=report, memory=memory))
             self._tables.pop(p.name, None)
         catalog.write(self.data)
         self._con = None

@@ -78,6 +78,13 @@ def build(
     force: Annotated[
         bool, typer.Option("--force", help="Rebuild aside and swap in at the end.")
     ] = False,
+    memory: Annotated[
+        str,
+        typer.Option(
+            "--memory",
+            help="Memory budget of the build (e.g. 3GB, 1GB); larger levels go in buckets.",
+        ),
+    ] = "3GB",
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
@@ -93,7 +100,7 @@ def build(
         puzzles.get(n)
     db = _db(data)
     with BuildProgress(names) as progress:
-        manifests = db.build(names, force=force, on_level=progress.level)
+        manifests = db.build(names, force=force, on_level=progress.level, memory=memory)
     for m in manifests:
         typer.echo(
             f"{m['table']}: {m['total']:,} positions, max depth {m['max_depth']} "
