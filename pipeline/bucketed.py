@@ -80,6 +80,8 @@ class Stored:
     states: States | None = None
 
     def __len__(self) -> int:
+        if self.states is not None:
+            return len(self.states)
         return sum(f["rows"] for f in self.files)
 
     def all(self) -> States:

@@ -157,7 +157,7 @@ def build(
         return json.loads((target / MANIFEST).read_text())
     with build_lock(data, puzzle.name):
         if puzzle.expand_free is not None:
-            return _build_locked(puzzle, data, target, on_level)
+            return _build_locked(puzzle, data, target, on_level, memory)
         return _build_budgeted(puzzle, data, target, on_level, memory, work)
 
 
@@ -369,7 +369,12 @@ def _build_locked(
     data: Path,
     target: Path,
     on_level: Callable[[LevelDone], None] | None,
+    memory: int | str | None = None,
 ) -> dict[str, Any]:
+    """The in-memory build (whole levels through bfs.search): puzzles with zero-cost moves."""
+    from pipeline import bucketed
+
+    budget = bucketed.parse_memory(memory if memory is not None else bucketed.DEFAULT_MEMORY)
     staging = data / ".staging" / puzzle.name
     describe = puzzle.describe()
     progress: dict[str, Any] | None = None
@@ -439,6 +444,15 @@ def _build_locked(
 
         last_bytes, growth = 0, 1.0
         for level in levels:
+            # Zero-cost moves (0-1 BFS) are not split into buckets yet: stop cleanly
+            # before a level whose expansion would not fit (finished levels are kept).
+            need = len(level) * bucketed.PAIR_BYTES * 4
+            if need > budget:
+                raise bucketed.BadMemory(
+                    f"{puzzle.name}: depth {level.depth + 1} would need about {need >> 20} MiB "
+                    f"and levels with zero-cost moves are not split into buckets yet: "
+                    f"raise --memory above {budget >> 20} MiB"
+                )
             if pending is not None:
                 settle()
                 prev = pending[0]
