@@ -140,10 +140,13 @@ class Database:
         return self.solve(puzzle, position).moves
 
     def histogram(self, puzzle: str) -> list[tuple[int, int]]:
-        """(depth, positions) for every depth, counted from the Parquet files."""
-        self.table(puzzle)
-        rows = self._run("histogram", puzzle=puzzle)
-        return [(int(d), int(n)) for d, n in rows]
+        """(depth, positions) for every depth.
+
+        From the manifest: its counts are those of the rows written (verify
+        checks them against the files), so a 239-million-row table answers at
+        once; queries/histogram.sql counts the Parquet rows themselves.
+        """
+        return self.table(puzzle).histogram()
 
     def longest(self, puzzle: str) -> list[str]:
         """The positions farthest from the roots, as typed text, in state order."""
@@ -160,9 +163,10 @@ class Database:
 
         report = verify(puzzles.get(puzzle), self.table(puzzle), on_level)
         if report.ok:
-            dupes = self.sql(
-                f"SELECT count(*) - count(DISTINCT state) FROM {_ident(puzzle)}"
-            ).fetchone()[0]
+            from pipeline.verify import duplicates
+
+            # Streamed by ranges of states, so a 239-million-row table need not fit in memory.
+            dupes = duplicates(self.table(puzzle))
             if dupes:
                 report.problems.append(f"{dupes} states appear at more than one depth")
             else:

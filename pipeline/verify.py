@@ -15,6 +15,7 @@ Streamed level by level (a few levels in memory at a time):
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -176,3 +177,34 @@ def verify(
         f"counts sum to the total ({total})",
     ]
     return report
+
+
+def duplicates(table: Table, rows: int = 1 << 25) -> int:
+    """States found at more than one depth, counted range by range of states.
+
+    Streamed: the state space is cut at row-group minima into ranges of about
+    ``rows`` rows; each range's states are read from every level (only the row
+    groups that overlap it), sorted and compared with their neighbours. Memory
+    stays near ``rows`` states whatever the size of the table.
+    """
+    import pyarrow.parquet as pq
+
+    from pipeline.store import ROW_GROUP_ROWS, read_states_between
+
+    mins: list[int] = []
+    for entry in table.files:
+        if not entry["rows"]:
+            continue
+        md = pq.ParquetFile(table.path(entry)).metadata
+        col = md.schema.names.index("state")
+        mins += [int(md.row_group(i).column(col).statistics.min) for i in range(md.num_row_groups)]
+    mins.sort()
+    per = max(1, rows // ROW_GROUP_ROWS)
+    cuts = sorted(set(mins[per::per]))
+    edges = [0, *cuts, 1 << 64]
+    dupes = 0
+    for lo, hi in itertools.pairwise(edges):
+        states = read_states_between(table.directory, table.files, lo, hi).copy()
+        states.sort()
+        dupes += int(np.count_nonzero(states[1:] == states[:-1]))
+    return dupes

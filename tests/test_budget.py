@@ -18,6 +18,8 @@ import pytest
 
 from pipeline import bfs, bucketed, build, puzzles
 from pipeline.bucketed import Stored
+from pipeline.store import Table
+from pipeline.verify import duplicates
 
 #: Bytes for the level step: small enough that 2x5's big levels need dozens of buckets.
 SMALL = 1_000_000
@@ -153,3 +155,20 @@ def test_a_budget_too_small_to_work_in_is_one_clear_line(tmp_path: Path) -> None
     )
     assert r.returncode == 1
     assert r.stderr.count("\n") == 1 and "memory budget" in r.stderr
+
+
+def test_duplicates_are_counted_range_by_range(data: Path) -> None:
+    table = Table(data / "2x5")
+    assert duplicates(table, rows=1) == 0  # one range per row group: many ranges
+    copy = next(f for f in table.files if f["depth"] == 20)
+    table.files.append(dict(copy))  # the same level twice: each of its states repeats
+    assert duplicates(table, rows=1) == copy["rows"] > 0
+
+
+def test_histogram_from_the_manifest_matches_the_rows(data: Path) -> None:
+    import pipeline
+
+    db = pipeline.open(data)
+    counted = [(int(d), int(n)) for d, n in db._run("histogram", puzzle="2x5")]
+    assert db.histogram("2x5") == counted
+    assert counted[-1] == (55, 2)
