@@ -210,6 +210,8 @@ def _bucketed(
         for chunk in current.chunks(chunk_rows):
             src, child = expand(chunk)
             bucket = np.searchsorted(cuts, child, side="right")
+            if k <= 1 << 16:  # numpy's stable sort of 16-bit keys is a radix sort
+                bucket = bucket.astype(np.uint16)
             order = np.argsort(bucket, kind="stable")
             pairs = np.empty((len(child), 2), np.uint64)
             pairs[:, 0] = child[order]
