@@ -172,3 +172,26 @@ def test_histogram_from_the_manifest_matches_the_rows(data: Path) -> None:
     counted = [(int(d), int(n)) for d, n in db._run("histogram", puzzle="2x5")]
     assert db.histogram("2x5") == counted
     assert counted[-1] == (55, 2)
+
+
+def test_level_writer_cuts_the_parts_write_level_cuts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Runs of any sizes (buckets) give the same parts, byte for byte, as one whole level.
+    from pipeline import store
+
+    monkeypatch.setattr(store, "FILE_ROWS", 1000)
+    rng = np.random.default_rng(7)
+    states = np.unique(rng.integers(0, 1 << 40, 4321, dtype=np.uint64))
+    parents = rng.integers(0, 1 << 40, len(states), dtype=np.uint64)
+    meta = {"puzzledb.table": "t"}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    whole = store.write_level(tmp_path / "a", bfs.Level(3, states, parents), meta)
+    writer = store.LevelWriter(tmp_path / "b", 3, meta)
+    cuts = np.sort(rng.choice(len(states), 30, replace=False))
+    for lo, hi in itertools.pairwise([0, *cuts.tolist(), len(states)]):
+        writer.add(states[lo:hi], parents[lo:hi])
+    runs = writer.close()
+    assert len(whole) == 5
+    assert [e["sha256"] for e in runs] == [e["sha256"] for e in whole]
