@@ -195,3 +195,26 @@ def test_level_writer_cuts_the_parts_write_level_cuts(
     runs = writer.close()
     assert len(whole) == 5
     assert [e["sha256"] for e in runs] == [e["sha256"] for e in whole]
+
+
+def test_zero_cost_moves_build_in_memory_or_stop_clearly(tmp_path: Path) -> None:
+    # Not bucketed yet: within the budget the in-memory 0-1 search builds the table;
+    # above it, the build stops with one clear message before the level.
+    from pipeline.puzzles.base import Cells, Puzzle
+    from tests.test_engine import table_expander
+
+    class Free(Puzzle):
+        name, title, origin, encoding = "free", "made up", "start", "a number"
+        graph = bfs.Graph.GENERAL
+        cells = Cells(1, 4, tuple("0123456789abcdef"), "{0}")
+        root_texts = ("0",)
+        expand_free = staticmethod(table_expander({0: [5], 5: [6], 6: [3], 1: [4]}))
+
+        def expand(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return table_expander({0: [1], 1: [2], 2: [3], 6: [7]})(states)
+
+    m = build.build(Free(), tmp_path / "a")
+    assert [lv["positions"] for lv in m["levels"]] == [4, 3, 1]
+    with pytest.raises(bucketed.BadMemory, match="zero-cost moves are not split"):
+        build.build(Free(), tmp_path / "b", memory=100)
+    assert not (tmp_path / "b" / "free").exists()  # no half table
