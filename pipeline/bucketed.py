@@ -39,6 +39,8 @@ PAIR_BYTES = 56
 STATE_BYTES = 8
 #: Bytes a spilled pair takes on disk.
 SPILL_PAIR_BYTES = 16
+#: Up to this many buckets, each re-expands the frontier instead of spilling.
+REEXPAND = 4
 #: States expanded for the sample that sets the bucket boundaries.
 SAMPLE = 1 << 16
 DEFAULT_MEMORY = "3GB"
@@ -201,10 +203,34 @@ def _bucketed(
     cuts = np.unique(uniq[(np.arange(1, k) * len(uniq)) // k]) if len(uniq) else uniq
     k = len(cuts) + 1
     stats.buckets = k
-    shutil.rmtree(spill, ignore_errors=True)
-    spill.mkdir(parents=True)
     branching = max(1.0, len(sample_children) / max(1, min(len(current), SAMPLE)))
     chunk_rows = max(1024, int(max(work - kept, work // 4) / (branching * PAIR_BYTES)))
+    stats.expand += time.perf_counter() - clock
+    if k <= REEXPAND:
+        # Few buckets: expanding the frontier again for each is cheaper than a spill.
+        edges = [0, *(int(c) for c in cuts), 1 << 64]
+        rows = max(1024, min(chunk_rows // k, 1 << 21))
+        for b in range(k):
+            clock = time.perf_counter()
+            lo, hi = np.uint64(edges[b]), edges[b + 1]
+            kids, pars = [], []
+            for chunk in current.chunks(rows):
+                src, child = expand(chunk)
+                inside = child >= lo
+                if hi <= int(bfs.NO_PARENT):
+                    inside &= child < np.uint64(hi)
+                kids.append(child[inside])
+                pars.append(chunk[src[inside]])
+                stats.pairs += int(inside.sum())
+                del src, child, inside
+            child = np.concatenate(kids) if kids else np.empty(0, np.uint64)
+            parent = np.concatenate(pars) if pars else np.empty(0, np.uint64)
+            del kids, pars
+            stats.expand += time.perf_counter() - clock
+            _dedup(child, parent, exclude, edges[b], edges[b + 1], sink, stats)
+        return stats
+    shutil.rmtree(spill, ignore_errors=True)
+    spill.mkdir(parents=True)
     with contextlib.ExitStack() as stack:
         files = [stack.enter_context(open(spill / f"b{b:05d}.bin", "wb")) for b in range(k)]
         for chunk in current.chunks(chunk_rows):
@@ -233,26 +259,40 @@ def _bucketed(
         path = spill / f"b{b:05d}.bin"
         pairs = np.fromfile(path, dtype=np.uint64).reshape(-1, 2)
         path.unlink()
-        if not len(pairs):
-            continue
         child = np.ascontiguousarray(pairs[:, 0])
         parent = np.ascontiguousarray(pairs[:, 1])
         del pairs
-        order = np.argsort(child, kind="stable")
-        child = child[order]
-        parent = parent[order]
-        del order
-        starts = np.flatnonzero(np.concatenate(([True], child[1:] != child[:-1])))
-        children = child[starts]
-        del child
-        best = np.minimum.reduceat(parent, starts)
-        del parent, starts
-        keep = np.ones(len(children), dtype=bool)
-        lo, hi = edges[b], edges[b + 1]
-        for done in exclude:
-            keep &= bfs._absent(children, done.between(lo, hi))
-        children, best = children[keep], best[keep]
-        stats.dedup += time.perf_counter() - clock
-        sink(children, best)
+        _dedup(child, parent, exclude, edges[b], edges[b + 1], sink, stats, clock)
     shutil.rmtree(spill, ignore_errors=True)
     return stats
+
+
+def _dedup(
+    child: States,
+    parent: States,
+    exclude: Sequence[Stored],
+    lo: int,
+    hi: int,
+    sink: Callable[[States, States], None],
+    stats: StepStats,
+    clock: float | None = None,
+) -> None:
+    """One bucket's pairs: sorted unique children, smallest parent, minus ``exclude``."""
+    clock = time.perf_counter() if clock is None else clock
+    if not len(child):
+        return
+    order = np.argsort(child, kind="stable")
+    child = child[order]
+    parent = parent[order]
+    del order
+    starts = np.flatnonzero(np.concatenate(([True], child[1:] != child[:-1])))
+    children = child[starts]
+    del child
+    best = np.minimum.reduceat(parent, starts)
+    del parent, starts
+    keep = np.ones(len(children), dtype=bool)
+    for done in exclude:
+        keep &= bfs._absent(children, done.between(lo, hi))
+    children, best = children[keep], best[keep]
+    stats.dedup += time.perf_counter() - clock
+    sink(children, best)

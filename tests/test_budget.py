@@ -59,8 +59,9 @@ def test_small_budget_gives_every_row_of_the_in_memory_build(data: Path, tmp_pat
     assert not (tmp_path / ".staging" / "2x5").exists()  # spill files gone
 
 
+@pytest.mark.parametrize("buckets", [3, 9])  # re-expanded, spilled
 @pytest.mark.parametrize("name", ["oshidori", "3x3"])
-def test_buckets_for_every_graph_kind(name: str) -> None:
+def test_buckets_for_every_graph_kind(name: str, buckets: int) -> None:
     # Reversible (oshidori) and bipartite (3x3) as declared, and each as a general graph
     # (checked against every level): bucketed steps give the in-memory search's levels.
     p = puzzles.get(name)
@@ -84,9 +85,9 @@ def test_buckets_for_every_graph_kind(name: str) -> None:
                 exclude,
                 p.expand,
                 1 << 30,
-                Path(os.environ.get("TMPDIR", "/tmp")) / f"spill-{os.getpid()}-{name}",
+                Path(os.environ.get("TMPDIR", "/tmp")) / f"spill-{os.getpid()}-{name}-{buckets}",
                 lambda s, q, runs=runs: runs.append((s, q)),
-                buckets=5,
+                buckets=buckets,
             )
             assert stats.buckets > 1 or len(done[-1]) < 20
             states = np.concatenate([r[0] for r in runs]) if runs else np.empty(0, np.uint64)
