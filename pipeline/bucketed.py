@@ -178,9 +178,18 @@ def next_level(
         clock = time.perf_counter()
         states = current.all()
         done = [e.all() for e in exclude]
-        children, parents = bfs.step(states, expand, done)
+        spent = [0.0]
+
+        def timed(chunk: States) -> tuple[np.ndarray, States]:
+            start = time.perf_counter()
+            out = expand(chunk)
+            spent[0] += time.perf_counter() - start
+            return out
+
+        children, parents = bfs.step(states, timed, done)
         stats.pairs = int(n * branching)
-        stats.dedup += time.perf_counter() - clock
+        stats.expand += spent[0]
+        stats.dedup += time.perf_counter() - clock - spent[0]
         sink(children, parents)
         return stats
     return _bucketed(current, exclude, expand, work, spill, sink, kept, k, sample_children, stats)

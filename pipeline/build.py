@@ -358,10 +358,12 @@ def _build_budgeted(
 
 
 def store_part_bytes() -> int:
-    """Memory of one part in flight to the writer (states, parents, Arrow copy)."""
+    """Memory of one part in flight to the writer: the buffered runs it is cut from,
+    the Arrow copy of the parents with their null mask, the compressed output
+    (measured: 24 bytes a row let a 1GB build of 3x4 peak at 1.19 GiB)."""
     from pipeline.store import FILE_ROWS
 
-    return FILE_ROWS * 24
+    return FILE_ROWS * 40
 
 
 def _build_locked(
