@@ -5,15 +5,17 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full lint format bench bench-pegs bench-korf clean distclean help
+.PHONY: build-db build-db-full test test-full lint format bench bench-full bench-pegs bench-korf clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/"
 	@echo "make test       run the test suite (builds its own tables in temp folders)"
 	@echo "make lint       ruff check and format check"
 	@echo "make bench      benchmarks, median of 3 runs, printed as a table"
+	@echo "make build-db-full  also the 239,500,800-position boards 3x4 and 2x6 (MEMORY=3GB)"
+	@echo "make test-full  long checks outside CI: full boards, english33, PDB solver"
+	@echo "make bench-full build 3x4 and 2x6 three times each, print a table (RUNS=3)"
 	@echo "make bench-pegs the English peg board's first levels, median of 3"
-	@echo "make test-full  long checks outside CI (english33, PDB solver vs full 3x4/2x6)"
 	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
 
@@ -26,6 +28,21 @@ $(STAMP): pyproject.toml
 
 build-db: $(STAMP)
 	$(BIN)/puzzledb build --default --data $(DATA)
+
+# The full 3x4 and 2x6 boards: minutes each, about 1.3 GB of disk each.
+MEMORY ?= 3GB
+RUNS   ?= 3
+build-db-full: build-db
+	$(BIN)/puzzledb build 3x4 2x6 --memory $(MEMORY) --data $(DATA)
+
+# Long checks outside CI: the full 3x4 and 2x6 figures (tests_full/), the
+# English peg board and the pattern-database solver against the full tables.
+test-full: build-db-full
+	PUZZLEDB_FULL=1 PUZZLEDB_TEST_FULL=1 PUZZLEDB_ENGLISH33_FULL=1 PUZZLEDB_DATA=$(DATA) \
+		$(BIN)/python -m pytest tests_full tests/test_pegs_full.py tests/test_pdb_full.py
+
+bench-full: $(STAMP)
+	$(BIN)/python -m pipeline.bench_full --runs $(RUNS) --memory $(MEMORY)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
@@ -60,9 +77,3 @@ KORF ?= ../shared/korf100.txt
 KORF_FLAGS ?=   # e.g. --repeat 3 --baseline
 bench-korf: $(STAMP)
 	$(BIN)/python -m pipeline.solvers.korf $(KORF) --data $(DATA) $(KORF_FLAGS)
-
-# Long checks outside CI (tests/test_*_full.py): english33, the pattern-database
-# solver against the full 3x4 and 2x6 databases (built in $(DATA)/ if missing).
-test-full: $(STAMP)
-	PUZZLEDB_FULL=1 PUZZLEDB_TEST_FULL=1 PUZZLEDB_DATA=$(DATA) \
-		$(BIN)/python -m pytest tests/test_pegs_full.py tests/test_pdb_full.py

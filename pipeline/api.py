@@ -81,10 +81,12 @@ class Database:
         force: bool = False,
         paths: bool = False,
         on_level: Callable[[str, LevelDone], None] | None = None,
+        memory: int | str | None = None,
     ) -> list[dict[str, Any]]:
         """Build (or resume) each table, then rewrite the catalog.
 
         ``paths`` adds the path-count column (see README: it costs time and disk).
+        ``memory`` is the budget of the build process (default 3GB, e.g. "1GB").
         """
         from pipeline import build, catalog
 
@@ -92,7 +94,9 @@ class Database:
         done = []
         for p in chosen:
             report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None
-            done.append(build.build(p, self.data, force=force, paths=paths, on_level=report))
+            done.append(
+                build.build(p, self.data, force=force, paths=paths, on_level=report, memory=memory)
+            )
             self._tables.pop(p.name, None)
         catalog.write(self.data)
         self._con = None
@@ -218,10 +222,13 @@ class Database:
         return self.solve(puzzle, position).moves
 
     def histogram(self, puzzle: str) -> list[tuple[int, int]]:
-        """(depth, positions) for every depth, counted from the Parquet files."""
-        self.table(puzzle)
-        rows = self._run("histogram", puzzle=puzzle)
-        return [(int(d), int(n)) for d, n in rows]
+        """(depth, positions) for every depth.
+
+        From the manifest: its counts are those of the rows written (verify
+        checks them against the files), so a 239-million-row table answers at
+        once; queries/histogram.sql counts the Parquet rows themselves.
+        """
+        return self.table(puzzle).histogram()
 
     def longest(self, puzzle: str) -> list[str]:
         """The positions farthest from the roots, as typed text, in state order."""
@@ -238,9 +245,10 @@ class Database:
 
         report = verify(puzzles.get(puzzle).bind(self.data), self.table(puzzle), on_level)
         if report.ok:
-            dupes = self.sql(
-                f"SELECT count(*) - count(DISTINCT state) FROM {_ident(puzzle)}"
-            ).fetchone()[0]
+            from pipeline.verify import duplicates
+
+            # Streamed by ranges of states, so a 239-million-row table need not fit in memory.
+            dupes = duplicates(self.table(puzzle))
             if dupes:
                 report.problems.append(f"{dupes} states appear at more than one depth")
             else:

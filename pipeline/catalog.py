@@ -132,16 +132,18 @@ def statements(data: Path, prefix: str) -> list[str]:
         sql.append(f"CREATE OR REPLACE MACRO {name}(puzzle, {arg}) AS {dispatch}")
     sql += _winnable(found)
     sql.append(_can_jump(found))
-    # Walking parents with a recursive CTE: fine on the small boards. On the
-    # 239-million-row boards DuckDB builds a hash table of the whole table at
-    # every step; use the CLI / API walk there (see README).
+    # Walking parents with a recursive CTE. The file scan is on the left of the
+    # join: with `SET disabled_optimizers = 'join_order,build_side_probe_side'`
+    # DuckDB then builds its hash table on the walk (one row) and prunes row
+    # groups of the scan by the state, which makes the macro usable on the
+    # 239-million-row boards (see README); without it, use the CLI / API walk.
     sql.append(
         "CREATE OR REPLACE MACRO path(puzzle, start) AS TABLE "
         "WITH RECURSIVE walk(step, state, depth, parent) AS ("
         " SELECT 0, state, depth, parent FROM query_table(puzzle) WHERE state = start"
         " UNION ALL"
         " SELECT walk.step + 1, t.state, t.depth, t.parent"
-        " FROM walk JOIN query_table(puzzle) t ON t.state = walk.parent)"
+        " FROM query_table(puzzle) t JOIN walk ON t.state = walk.parent)"
         " SELECT step, state, depth, parent, board(puzzle, state) AS position"
         " FROM walk ORDER BY step"
     )

@@ -83,6 +83,13 @@ def build(
         bool,
         typer.Option("--paths", help="Add the path-count column (rebuilds a table without it)."),
     ] = False,
+    memory: Annotated[
+        str,
+        typer.Option(
+            "--memory",
+            help="Memory budget of the build (e.g. 3GB, 1GB); larger levels go in buckets.",
+        ),
+    ] = "3GB",
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
@@ -98,7 +105,9 @@ def build(
         puzzles.get(n)
     db = _db(data)
     with BuildProgress(names) as progress:
-        manifests = db.build(names, force=force, paths=paths, on_level=progress.level)
+        manifests = db.build(
+            names, force=force, paths=paths, on_level=progress.level, memory=memory
+        )
     for m in manifests:
         typer.echo(
             f"{m['table']}: {m['total']:,} positions, max depth {m['max_depth']} "

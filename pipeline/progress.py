@@ -44,6 +44,7 @@ class BuildProgress:
 
     def level(self, name: str, done: LevelDone) -> None:
         if self._progress is None:
+            print(line(name, done), file=sys.stderr, flush=True)
             return
         if name not in self._tasks:
             total = puzzles.get(name).expected_total
@@ -66,3 +67,20 @@ class BuildProgress:
     ) -> None:
         if self._progress is not None:
             self._progress.__exit__(exc_type, exc, tb)
+
+
+def line(name: str, done: LevelDone) -> str:
+    """One log line a level: positions, rate, buckets and (total known) time left."""
+    rate = done.total / done.seconds if done.seconds > 0 else 0.0
+    level_rate = done.positions / done.level_seconds if done.level_seconds > 0 else 0.0
+    text = (
+        f"{name} depth {done.depth}: {done.positions:,} positions "
+        f"({level_rate / 1e6:.2f} M/s"
+        + (f", {done.buckets} buckets" if done.buckets > 1 else "")
+        + f"), {done.total:,} done, {rate / 1e6:.2f} M/s overall"
+    )
+    expected = puzzles.get(name).expected_total
+    if expected and rate > 0:
+        left = max(0, expected - done.total) / rate
+        text += f", {100 * done.total / expected:.1f}%, about {left:.0f} s left"
+    return text

@@ -14,6 +14,7 @@ import bisect
 import hashlib
 import json
 import os
+import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -67,58 +68,193 @@ def write_json_atomic(path: Path, doc: dict[str, Any]) -> None:
 
 def write_level(directory: Path, level: Level, metadata: dict[str, str]) -> list[dict[str, Any]]:
     """Write one level as one or more Parquet files; return their manifest entries."""
-    entries = []
     n = len(level)
     parts = max(1, -(-n // FILE_ROWS))
-    for part in range(parts):
-        lo, hi = part * FILE_ROWS, min(n, (part + 1) * FILE_ROWS)
-        states = level.states[lo:hi]
-        parents = level.parents[lo:hi]
-        columns = {
-            "state": pa.array(states, pa.uint64()),
-            "depth": pa.array(np.full(hi - lo, level.depth, np.uint8), pa.uint8()),
-            "parent": pa.array(parents, pa.uint64(), mask=parents == NO_PARENT),
-        }
-        schema = SCHEMA
-        if level.paths is not None:
-            columns["paths"] = pa.array(level.paths[lo:hi], pa.uint64()).cast(PATHS.type)
-            schema = SCHEMA_WITH_PATHS
-        table = pa.table(
-            columns,
-            schema=schema.with_metadata({**metadata, "puzzledb.depth": str(level.depth)}),
+    return [
+        write_part(
+            directory,
+            level.depth,
+            part,
+            level.states[part * FILE_ROWS : min(n, (part + 1) * FILE_ROWS)],
+            level.parents[part * FILE_ROWS : min(n, (part + 1) * FILE_ROWS)],
+            metadata,
+            None if level.paths is None else level.paths[part * FILE_ROWS : (part + 1) * FILE_ROWS],
         )
-        sink = pa.BufferOutputStream()
-        pq.write_table(
-            table,
-            sink,
-            row_group_size=ROW_GROUP_ROWS,
-            compression="zstd",
-            compression_level=ZSTD_LEVEL,
-            use_dictionary=False,
-            write_statistics=True,
-            data_page_version="1.0",
-        )
-        data = sink.getvalue()
-        name = level_file_name(level.depth, part)
-        path = directory / name
-        tmp = path.with_name(name + ".tmp")
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        entries.append(
-            {
-                "name": name,
-                "depth": level.depth,
-                "rows": hi - lo,
-                "bytes": data.size,
-                "sha256": hashlib.sha256(data).hexdigest(),
-                "min_state": int(states[0]) if hi > lo else None,
-                "max_state": int(states[-1]) if hi > lo else None,
-            }
-        )
-    return entries
+        for part in range(parts)
+    ]
+
+
+def write_part(
+    directory: Path,
+    depth: int,
+    part: int,
+    states: np.ndarray,
+    parents: np.ndarray,
+    metadata: dict[str, str],
+    paths: np.ndarray | None = None,
+) -> dict[str, Any]:
+    """Write part ``part`` of a level (sorted states, their parents); return its entry.
+
+    The bytes depend only on the arguments, so a level cut into the same parts
+    gives the same files however it was computed. ``paths`` adds the optional
+    path-count column.
+    """
+    n = len(states)
+    columns = {
+        "state": pa.array(states, pa.uint64()),
+        "depth": pa.array(np.full(n, depth, np.uint8), pa.uint8()),
+        "parent": pa.array(parents, pa.uint64(), mask=parents == NO_PARENT),
+    }
+    schema = SCHEMA
+    if paths is not None:
+        columns["paths"] = pa.array(paths, pa.uint64()).cast(PATHS.type)
+        schema = SCHEMA_WITH_PATHS
+    table = pa.table(
+        columns, schema=schema.with_metadata({**metadata, "puzzledb.depth": str(depth)})
+    )
+    sink = pa.BufferOutputStream()
+    pq.write_table(
+        table,
+        sink,
+        row_group_size=ROW_GROUP_ROWS,
+        compression="zstd",
+        compression_level=ZSTD_LEVEL,
+        use_dictionary=False,
+        write_statistics=True,
+        data_page_version="1.0",
+    )
+    del table
+    data = sink.getvalue()
+    name = level_file_name(depth, part)
+    path = directory / name
+    tmp = path.with_name(name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return {
+        "name": name,
+        "depth": depth,
+        "rows": n,
+        "bytes": data.size,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "min_state": int(states[0]) if n else None,
+        "max_state": int(states[-1]) if n else None,
+    }
+
+
+class LevelWriter:
+    """Writes one level handed over in sorted runs, cut into the parts write_level makes.
+
+    Runs arrive in increasing state order (one per bucket); full parts of
+    ``FILE_ROWS`` rows go to ``submit`` (a background thread) as soon as they
+    fill, so the files are the same bytes whatever the runs were. At most
+    ``pending`` parts wait for the writer at a time, which bounds the memory.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        depth: int,
+        metadata: dict[str, str],
+        submit: Any = None,
+        pending: int = 2,
+    ) -> None:
+        self.directory = directory
+        self.depth = depth
+        self.metadata = metadata
+        self._submit = submit
+        self._pending = pending
+        self._futures: list[Any] = []
+        self._entries: list[dict[str, Any]] = []
+        self._buf_s: list[np.ndarray] = []
+        self._buf_p: list[np.ndarray] = []
+        self._buffered = 0
+        self._part = 0
+        self.rows = 0
+        self.seconds = 0.0  # time spent waiting for the writer (what it cost the caller)
+
+    def add(self, states: np.ndarray, parents: np.ndarray) -> None:
+        if not len(states):
+            return
+        self._buf_s.append(states)
+        self._buf_p.append(parents)
+        self._buffered += len(states)
+        self.rows += len(states)
+        while self._buffered >= FILE_ROWS:
+            self._flush(FILE_ROWS)
+
+    def _flush(self, rows: int) -> None:
+        s = np.concatenate(self._buf_s) if len(self._buf_s) > 1 else self._buf_s[0]
+        p = np.concatenate(self._buf_p) if len(self._buf_p) > 1 else self._buf_p[0]
+        self._buf_s = [s[rows:]] if rows < len(s) else []
+        self._buf_p = [p[rows:]] if rows < len(p) else []
+        self._buffered = len(s) - rows
+        args = (self.directory, self.depth, self._part, s[:rows], p[:rows], self.metadata)
+        self._part += 1
+        clock = time.perf_counter()
+        if self._submit is None:
+            self._entries.append(write_part(*args))
+        else:
+            while len(self._futures) >= self._pending:
+                self._entries.append(self._futures.pop(0).result())
+            self._futures.append(self._submit(write_part, *args))
+        self.seconds += time.perf_counter() - clock
+
+    def close(self) -> list[dict[str, Any]]:
+        """Write what is left (an empty level still gets its one empty part); wait."""
+        if self._buffered or self._part == 0:
+            if not self._buf_s:
+                self._buf_s, self._buf_p = [np.empty(0, np.uint64)], [np.empty(0, np.uint64)]
+            self._flush(self._buffered)
+        clock = time.perf_counter()
+        while self._futures:
+            self._entries.append(self._futures.pop(0).result())
+        self.seconds += time.perf_counter() - clock
+        return self._entries
+
+
+def read_states_between(
+    directory: Path, entries: list[dict[str, Any]], lo: int, hi: int
+) -> np.ndarray:
+    """The states in ``[lo, hi)`` of one level's files (sorted), reading only the
+    row groups whose statistics overlap the range."""
+    out: list[np.ndarray] = []
+    for entry in entries:
+        if not entry["rows"] or entry["max_state"] < lo or entry["min_state"] >= hi:
+            continue
+        pf = pq.ParquetFile(directory / entry["name"])
+        md = pf.metadata
+        col = md.schema.names.index("state")
+        groups = []
+        for i in range(md.num_row_groups):
+            st = md.row_group(i).column(col).statistics
+            if int(st.max) >= lo and int(st.min) < hi:
+                groups.append(i)
+        if not groups:
+            continue
+        s = _u64(pf.read_row_groups(groups, columns=["state"]).column("state"))
+        a = np.searchsorted(s, np.uint64(lo))
+        b = np.searchsorted(s, np.uint64(hi)) if hi <= int(NO_PARENT) else len(s)
+        out.append(s[a:b].copy() if b - a < len(s) else s)
+    if not out:
+        return np.empty(0, np.uint64)
+    return out[0] if len(out) == 1 else np.concatenate(out)
+
+
+def iter_states(directory: Path, entries: list[dict[str, Any]], rows: int) -> Iterator[np.ndarray]:
+    """The states of one level's files in order, in chunks of about ``rows`` (whole
+    row groups), reading only the state column."""
+    for entry in entries:
+        if not entry["rows"]:
+            continue
+        pf = pq.ParquetFile(directory / entry["name"])
+        per = max(1, rows // max(1, pf.metadata.row_group(0).num_rows))
+        n = pf.metadata.num_row_groups
+        for i in range(0, n, per):
+            t = pf.read_row_groups(list(range(i, min(n, i + per))), columns=["state"])
+            yield _u64(t.column("state"))
 
 
 def read_level_file(path: Path) -> Level:

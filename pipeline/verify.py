@@ -15,6 +15,7 @@ Streamed level by level (a few levels in memory at a time):
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -45,13 +46,32 @@ def _present(states: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     return ~bfs._absent(states, sorted_set)
 
 
+#: Rows expanded at a time, so that checking a 22-million-row level stays small.
+CHUNK = 1 << 21
+
+
 def _legal(expand: bfs.Expander, parents: np.ndarray, children: np.ndarray) -> np.ndarray:
     """For each row, whether ``children[i]`` is one move of ``expand`` from ``parents[i]``."""
     ok = np.zeros(len(children), dtype=bool)
-    if len(children):
-        src, child = expand(parents)
-        ok[src[child == children[src]]] = True
+    for lo in range(0, len(children), CHUNK):
+        src, child = expand(parents[lo : lo + CHUNK])
+        ok[lo + src[child == children[lo : lo + CHUNK][src]]] = True
     return ok
+
+
+def _missing(expand: bfs.Expander, states: np.ndarray, targets: list[np.ndarray]) -> tuple:
+    """(count, first) of the moves out of ``states`` that land in none of ``targets``."""
+    count, first = 0, None
+    for lo in range(0, len(states), CHUNK):
+        _, child = expand(states[lo : lo + CHUNK])
+        miss = np.ones(len(child), dtype=bool)
+        for t in targets:
+            miss &= ~_present(child, t)
+        n = int(miss.sum())
+        if n and first is None:
+            first = int(child[np.flatnonzero(miss)[0]])
+        count += n
+    return count, first
 
 
 def _acyclic(level: Level) -> bool:
@@ -184,14 +204,10 @@ def verify(
         if free is not None:
             moves.append((free, [seen] if puzzle.graph is Graph.GENERAL else [s], "zero levels"))
         for expand, targets, limit in moves:
-            _, child = expand(s)
-            miss = np.ones(len(child), dtype=bool)
-            for t in targets:
-                miss &= ~_present(child, t)
-            if miss.any():
-                c = int(child[np.flatnonzero(miss)[0]])
+            count, c = _missing(expand, s, targets)
+            if count:
                 bad(
-                    f"depth {d}: {int(miss.sum())} moves lead more than {limit} on "
+                    f"depth {d}: {count} moves lead more than {limit} on "
                     f"or out of the table, e.g. to {puzzle.text(c)}"
                 )
         if on_level:
@@ -210,3 +226,34 @@ def verify(
         *(["path counts equal the sums over every move from the level above"] * table.has_paths),
     ]
     return report
+
+
+def duplicates(table: Table, rows: int = 1 << 25) -> int:
+    """States found at more than one depth, counted range by range of states.
+
+    Streamed: the state space is cut at row-group minima into ranges of about
+    ``rows`` rows; each range's states are read from every level (only the row
+    groups that overlap it), sorted and compared with their neighbours. Memory
+    stays near ``rows`` states whatever the size of the table.
+    """
+    import pyarrow.parquet as pq
+
+    from pipeline.store import ROW_GROUP_ROWS, read_states_between
+
+    mins: list[int] = []
+    for entry in table.files:
+        if not entry["rows"]:
+            continue
+        md = pq.ParquetFile(table.path(entry)).metadata
+        col = md.schema.names.index("state")
+        mins += [int(md.row_group(i).column(col).statistics.min) for i in range(md.num_row_groups)]
+    mins.sort()
+    per = max(1, rows // ROW_GROUP_ROWS)
+    cuts = sorted(set(mins[per::per]))
+    edges = [0, *cuts, 1 << 64]
+    dupes = 0
+    for lo, hi in itertools.pairwise(edges):
+        states = read_states_between(table.directory, table.files, lo, hi).copy()
+        states.sort()
+        dupes += int(np.count_nonzero(states[1:] == states[:-1]))
+    return dupes

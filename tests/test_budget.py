@@ -1,0 +1,221 @@
+"""Builds under a memory budget: buckets, identical output, kill -9 and resume."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline import bfs, bucketed, build, puzzles
+from pipeline.bucketed import Stored
+from pipeline.store import Table
+from pipeline.verify import duplicates
+
+#: Bytes for the level step: small enough that 2x5's big levels need dozens of buckets.
+SMALL = 1_000_000
+
+
+def _sha(folder: Path) -> list[str]:
+    return [f["sha256"] for f in json.loads((folder / "_manifest.json").read_text())["files"]]
+
+
+def _rows(folder: Path) -> pa.Table:
+    return pq.read_table(sorted(folder.glob("*.parquet")), columns=["state", "depth", "parent"])
+
+
+def _same_rows(a: Path, b: Path) -> None:
+    ta, tb = _rows(a), _rows(b)
+    assert ta.num_rows == tb.num_rows == 1_814_400
+    assert ta.equals(tb)  # every row: state, depth, parent (nulls at the root)
+    assert _sha(a) == _sha(b)  # the same parts, byte for byte
+
+
+def test_parse_memory() -> None:
+    assert bucketed.parse_memory("3GB") == 3 << 30
+    assert bucketed.parse_memory("512mb") == 512 << 20
+    assert bucketed.parse_memory("1.5G") == 3 << 29
+    with pytest.raises(bucketed.BadMemory):
+        bucketed.parse_memory("lots")
+
+
+def test_small_budget_gives_every_row_of_the_in_memory_build(data: Path, tmp_path: Path) -> None:
+    m = build.build(puzzles.get("2x5"), tmp_path, work=SMALL)
+    buckets = [lv["buckets"] for lv in m["levels"]]
+    assert max(buckets) >= 20 and sum(b > 1 for b in buckets) >= 20
+    reference = json.loads((data / "2x5" / "_manifest.json").read_text())
+    assert all(lv["buckets"] == 1 for lv in reference["levels"])  # 3GB: all in memory
+    assert m["total"] == 1_814_400 and m["max_depth"] == 55
+    _same_rows(tmp_path / "2x5", data / "2x5")
+    assert not (tmp_path / ".staging" / "2x5").exists()  # spill files gone
+
+
+@pytest.mark.parametrize("buckets", [3, 9])  # re-expanded, spilled
+@pytest.mark.parametrize("name", ["oshidori", "3x3"])
+def test_buckets_for_every_graph_kind(name: str, buckets: int) -> None:
+    # Reversible (oshidori) and bipartite (3x3) as declared, and each as a general graph
+    # (checked against every level): bucketed steps give the in-memory search's levels.
+    p = puzzles.get(name)
+    for graph in (p.graph, bfs.Graph.GENERAL, bfs.Graph.LAYERED):
+        # Layered, these graphs never end (no dedup across levels): take 8 levels.
+        limit = 8 if graph is bfs.Graph.LAYERED else None
+        want = list(itertools.islice(bfs.search(p.roots(), p.expand, graph), limit))
+        got = [want[0]]
+        done = [Stored(0, Path("."), [], want[0].states)]
+        while len(got) < len(want):
+            d = got[-1].depth
+            exclude = {
+                bfs.Graph.BIPARTITE: done[-2:-1],
+                bfs.Graph.REVERSIBLE: done[-2:],
+                bfs.Graph.LAYERED: [],
+                bfs.Graph.GENERAL: done,
+            }[graph]
+            runs: list[tuple[np.ndarray, np.ndarray]] = []
+            stats = bucketed.next_level(
+                done[-1],
+                exclude,
+                p.expand,
+                1 << 30,
+                Path(os.environ.get("TMPDIR", "/tmp")) / f"spill-{os.getpid()}-{name}-{buckets}",
+                lambda s, q, runs=runs: runs.append((s, q)),
+                buckets=buckets,
+            )
+            assert stats.buckets > 1 or len(done[-1]) < 20
+            states = np.concatenate([r[0] for r in runs]) if runs else np.empty(0, np.uint64)
+            parents = np.concatenate([r[1] for r in runs]) if runs else np.empty(0, np.uint64)
+            got.append(bfs.Level(d + 1, states, parents))
+            done.append(Stored(d + 1, Path("."), [], states))
+        for a, b in zip(got, want, strict=True):
+            assert np.array_equal(a.states, b.states), (name, graph, a.depth)
+            assert np.array_equal(a.parents, b.parents), (name, graph, a.depth)
+
+
+def _progress(staging: Path) -> int:
+    try:
+        return len(json.loads((staging / "progress.json").read_text())["levels"])
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
+def test_kill_9_at_several_points_then_rerun_gives_identical_rows(
+    data: Path, tmp_path: Path
+) -> None:
+    staging = tmp_path / ".staging" / "2x5"
+    script = (
+        "import sys; from pathlib import Path; from pipeline import build, puzzles; "
+        f"build.build(puzzles.get('2x5'), Path(sys.argv[1]), work={SMALL})"
+    )
+    # Kill after a few levels, in the middle of a bucketed level (spill files on
+    # disk), and late in the search; each time the next run resumes and goes on.
+    points = [
+        ("levels", 8),
+        ("spill", None),
+        ("levels", 40),
+    ]
+    before = 0
+    for kind, arg in points:
+        proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)])
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if kind == "levels" and _progress(staging) >= arg:
+                break
+            if kind == "spill" and any((staging / "spill").glob("b*.bin")):
+                break
+            time.sleep(0.005)
+        assert proc.poll() is None, "the build ended before the kill point"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        done = _progress(staging)
+        assert done >= before  # finished levels survive the kill
+        before = done
+        assert not (tmp_path / "2x5").exists()
+    seen: list[int] = []
+    m = build.build(
+        puzzles.get("2x5"), tmp_path, work=SMALL, on_level=lambda d: seen.append(d.depth)
+    )
+    assert seen and seen[0] == before  # resumed after the last finished level
+    assert m["total"] == 1_814_400
+    _same_rows(tmp_path / "2x5", data / "2x5")
+
+
+def test_a_budget_too_small_to_work_in_is_one_clear_line(tmp_path: Path) -> None:
+    args = ["build", "2x5", "--memory", "10MB", "--data", str(tmp_path)]
+    r = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *args],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 1
+    assert r.stderr.count("\n") == 1 and "memory budget" in r.stderr
+
+
+def test_duplicates_are_counted_range_by_range(data: Path) -> None:
+    table = Table(data / "2x5")
+    assert duplicates(table, rows=1) == 0  # one range per row group: many ranges
+    copy = next(f for f in table.files if f["depth"] == 20)
+    table.files.append(dict(copy))  # the same level twice: each of its states repeats
+    assert duplicates(table, rows=1) == copy["rows"] > 0
+
+
+def test_histogram_from_the_manifest_matches_the_rows(data: Path) -> None:
+    import pipeline
+
+    db = pipeline.open(data)
+    counted = [(int(d), int(n)) for d, n in db._run("histogram", puzzle="2x5")]
+    assert db.histogram("2x5") == counted
+    assert counted[-1] == (55, 2)
+
+
+def test_level_writer_cuts_the_parts_write_level_cuts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Runs of any sizes (buckets) give the same parts, byte for byte, as one whole level.
+    from pipeline import store
+
+    monkeypatch.setattr(store, "FILE_ROWS", 1000)
+    rng = np.random.default_rng(7)
+    states = np.unique(rng.integers(0, 1 << 40, 4321, dtype=np.uint64))
+    parents = rng.integers(0, 1 << 40, len(states), dtype=np.uint64)
+    meta = {"puzzledb.table": "t"}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    whole = store.write_level(tmp_path / "a", bfs.Level(3, states, parents), meta)
+    writer = store.LevelWriter(tmp_path / "b", 3, meta)
+    cuts = np.sort(rng.choice(len(states), 30, replace=False))
+    for lo, hi in itertools.pairwise([0, *cuts.tolist(), len(states)]):
+        writer.add(states[lo:hi], parents[lo:hi])
+    runs = writer.close()
+    assert len(whole) == 5
+    assert [e["sha256"] for e in runs] == [e["sha256"] for e in whole]
+
+
+def test_zero_cost_moves_build_in_memory_or_stop_clearly(tmp_path: Path) -> None:
+    # Not bucketed yet: within the budget the in-memory 0-1 search builds the table;
+    # above it, the build stops with one clear message before the level.
+    from pipeline.puzzles.base import Cells, Puzzle
+    from tests.test_engine import table_expander
+
+    class Free(Puzzle):
+        name, title, origin, encoding = "free", "made up", "start", "a number"
+        graph = bfs.Graph.GENERAL
+        cells = Cells(1, 4, tuple("0123456789abcdef"), "{0}")
+        root_texts = ("0",)
+        expand_free = staticmethod(table_expander({0: [5], 5: [6], 6: [3], 1: [4]}))
+
+        def expand(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return table_expander({0: [1], 1: [2], 2: [3], 6: [7]})(states)
+
+    m = build.build(Free(), tmp_path / "a")
+    assert [lv["positions"] for lv in m["levels"]] == [4, 3, 1]
+    with pytest.raises(bucketed.BadMemory, match="zero-cost moves or path counts are not split"):
+        build.build(Free(), tmp_path / "b", memory=100)
+    assert not (tmp_path / "b" / "free").exists()  # no half table

@@ -1,0 +1,93 @@
+"""The full 3x4 and 2x6 boards (239,500,800 positions each): `make test-full`.
+
+Not in `make test`: the tables take minutes to build and over a gigabyte of
+disk each. These tests read the tables `make build-db-full` built in
+$PUZZLEDB_DATA (default data/).
+"""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import pipeline
+from pipeline import puzzles
+from pipeline.api import default_data
+
+FULL = {"3x4": (239_500_800, 53, 18), "2x6": (239_500_800, 80, 2)}
+
+
+@pytest.fixture(scope="module")
+def db() -> pipeline.Database:
+    return pipeline.open(default_data())
+
+
+@pytest.mark.parametrize("name", FULL)
+def test_counts_and_deepest_level(db: pipeline.Database, name: str) -> None:
+    total, depth, deepest = FULL[name]
+    table = db.table(name)
+    assert table.manifest["total"] == total
+    assert table.max_depth == depth
+    assert table.manifest["max_depth_positions"] == deepest
+    # The same figures from the Parquet rows themselves, not the manifest.
+    n, top = db.sql(f'SELECT count(*), max(depth) FROM "{name}"').fetchone()
+    assert (n, top) == (total, depth)
+    assert len(db.longest(name)) == deepest
+    assert db.histogram(name)[-1] == (depth, deepest)
+    assert sum(c for _, c in db.histogram(name)) == total
+
+
+@pytest.mark.parametrize("name", FULL)
+def test_verify_passes_streamed(db: pipeline.Database, name: str) -> None:
+    # In a child process, so that its peak memory can be read and bounded:
+    # a level at a time and the duplicate check range by range, never the table.
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    r = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", "verify", name, "--data", str(db.data)],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"{name}: ok (239,500,800 positions" in r.stdout
+    assert "each state once in the whole table" in r.stdout
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    if peak > before * 1024:
+        print(f"verify {name}: peak {peak / 2**30:.2f} GiB")
+    table_bytes = 16 * 239_500_800
+    assert peak < table_bytes  # far less than the rows of the table
+
+
+def test_every_deepest_3x4_position_has_a_path_of_53_legal_moves(db: pipeline.Database) -> None:
+    p = puzzles.get("3x4")
+    deepest = db.longest("3x4")
+    assert len(deepest) == 18
+    goal = p.roots()[0]
+    for text in deepest:
+        sol = db.solve("3x4", text)
+        assert sol.moves == 53
+        assert sol.states[-1] == goal
+        for a, b in zip(sol.states, sol.states[1:], strict=False):
+            _, children = p.expand(np.array([a], dtype=np.uint64))
+            assert b in set(children.tolist())
+
+
+def test_path_macro_on_3x4(db: pipeline.Database) -> None:
+    # With the optimizer setting the README gives (a macro cannot set it itself).
+    text = db.longest("3x4")[0]
+    state = puzzles.get("3x4").parse(text)
+    con = db.connection()
+    con.execute("SET disabled_optimizers = 'join_order,build_side_probe_side'")
+    try:
+        rows = con.execute(
+            f"SELECT step, state, depth FROM path('3x4', {state}::UBIGINT)"
+        ).fetchall()
+    finally:
+        con.execute("RESET disabled_optimizers")
+    assert len(rows) == 54
+    assert rows[0][1] == state and rows[-1][2] == 0
+    assert [r[2] for r in rows] == list(range(53, -1, -1))
+    assert [r[1] for r in rows] == db.solve("3x4", text).states
