@@ -290,7 +290,7 @@ def _dedup(
     clock = time.perf_counter() if clock is None else clock
     if not len(child):
         return
-    order = np.argsort(child, kind="stable")
+    order = np.argsort(child)  # min parent by reduceat: any order of ties
     child = child[order]
     parent = parent[order]
     del order

@@ -35,9 +35,16 @@ class Placement(Puzzle):
     encoding = "number on place i in bits 4i..4i+3, 0 empty; places filled in order 0, 1, ..."
 
     def __init__(
-        self, name: str, title: str, places: int, lines: Sequence[Sequence[int]], layout: str
+        self,
+        name: str,
+        title: str,
+        places: int,
+        lines: Sequence[Sequence[int]],
+        layout: str,
+        default: bool = False,
     ) -> None:
         self.name = name
+        self.default = default
         self.title = title
         self.lines = tuple(tuple(line) for line in lines)
         self.cells = Cells(places, 4, (".", *(str(v) for v in range(1, places + 1))), layout)
@@ -92,4 +99,5 @@ MAGIC9 = Placement(
     9,
     [(0, 1, 2, 3), (3, 4, 5, 6), (6, 7, 8, 0)],
     "      {0}\n    {1}   {8}\n  {2}       {7}\n{3}   {4}   {5}   {6}",
+    default=True,
 )

@@ -45,8 +45,17 @@ class KnightTour(Puzzle):
     origin = "start"
     encoding = "cell i in bits 2i..2i+1: 0 unvisited, 1 visited, 2 the knight (cells row by row)"
 
-    def __init__(self, name: str, title: str, rows: Sequence[str], layout: str, start: int = 0):
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        rows: Sequence[str],
+        layout: str,
+        start: int = 0,
+        default: bool = False,
+    ) -> None:
         self.name = name
+        self.default = default
         self.title = title
         self.adjacency = tuple(tuple(a) for a in knight_adjacency(rows))
         n = len(self.adjacency)
@@ -86,4 +95,5 @@ KNIGHT14 = KnightTour(
     "knight's tour on board A (14 cells, article 004)",
     ["#..#", "....", ".##.", "....", "#..#"],
     "  {0} {1}\n{2} {3} {4} {5}\n{6} # # {7}\n{8} {9} {10} {11}\n  {12} {13}",
+    default=True,
 )
