@@ -1,14 +1,11 @@
-"""The English board, outside CI: `make test-full` (PUZZLEDB_FULL=1).
+"""The English board, outside CI: `make test-full`.
 
-The current engine holds a whole level's expansion in memory, and the
-English board's middle levels hold up to 27 million positions (about 250
-million moves out of a level): far beyond the memory budget. So this file
-checks the engine on the first levels against independent searches, and
-pins every level's size, computed by an independent bucketed count
-(tests/english33_count.py) whose figures reproduce the published ones: the
-total 187,636,299 and the five one-peg positions at depth 31. The full
-build through the pipeline runs with PUZZLEDB_ENGLISH33_FULL=1, once the
-engine builds levels in buckets under a memory budget.
+Checks the engine's first levels against independent searches, pins every
+level's size from an independent bucketed count (tests/english33_count.py)
+whose figures reproduce the published ones (the total 187,636,299 and the five
+one-peg positions at depth 31), and builds the whole board through the
+pipeline's bucketed engine, then verifies it (PUZZLEDB_ENGLISH33_FULL=1, set
+by `make test-full`: minutes and about 1 GB of disk).
 """
 
 from __future__ import annotations
@@ -59,7 +56,7 @@ def test_engine_first_levels() -> None:
 
 @pytest.mark.skipif(
     not os.environ.get("PUZZLEDB_ENGLISH33_FULL"),
-    reason="needs levels built in buckets under a memory budget (PUZZLEDB_ENGLISH33_FULL=1)",
+    reason="the full English board: make test-full (PUZZLEDB_ENGLISH33_FULL=1)",
 )
 def test_english33_in_full(tmp_path: Path) -> None:
     db = pipeline.open(tmp_path)
