@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,3 +32,14 @@ def one(db: pipeline.Database, sql: str) -> object:
 
 def column(db: pipeline.Database, sql: str) -> list[object]:
     return [r[0] for r in db.sql(sql).fetchall()]
+
+
+def run_cli(*args: str, data: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the CLI as a user does: a real subprocess, its exit code and output."""
+    extra = ["--data", str(data)] if data is not None else []
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *args, *extra],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )

@@ -9,15 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_cli
 
-def run(*args: str, data: Path | None = None) -> subprocess.CompletedProcess[str]:
-    extra = ["--data", str(data)] if data is not None else []
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", *args, *extra],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+run = run_cli
 
 
 def test_solve_json(data: Path) -> None:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +19,7 @@ from pipeline.puzzles.pdb import PARTITIONS
 from pipeline.solvers import pdb
 from pipeline.solvers.korf import from_korf, read_instances
 from pipeline.solvers.loop15 import apply_moves, is_solvable
+from tests.conftest import run_cli
 
 
 @pytest.fixture(scope="module")
@@ -32,13 +31,7 @@ def pdb_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def cli(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", *args, "--data", str(data)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+cli = run_cli
 
 
 def full_table(db: pipeline.Database, name: str) -> tuple[np.ndarray, np.ndarray]:

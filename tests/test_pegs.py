@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +13,7 @@ import pipeline
 from pipeline import bfs, puzzles
 from pipeline.errors import BadPosition, PositionLost, UnknownPuzzle
 from pipeline.puzzles import pegs
-from tests.conftest import column, one
+from tests.conftest import column, one, run_cli
 
 #: The jump table of PUZZLES.md, copied as printed there (from: (over, to) ...).
 TRIANGLE_TABLE = """
@@ -29,13 +27,7 @@ GOAL = ". . . . . . . . . . . . x . ."
 START = "x x x x x x x x x x x x . x x"
 
 
-def run(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", *args, "--data", str(data)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+run = run_cli
 
 
 def one_jump_apart(board: pegs.Board, a: str, b: str) -> bool:
