@@ -136,14 +136,7 @@ class Database:
         if p.solved_by is not None:
             return self._solve_derived(p, position)
         state = self.state(puzzle, position)
-        table = self.table(puzzle)
-        parity = p.depth_parity(state)
-        depths = [
-            d
-            for d, _ in sorted(table.histogram(), key=lambda dn: -dn[1])
-            if parity is None or d % 2 == parity
-        ]
-        rows = table.walk(state, depths)
+        rows = self.table(puzzle).walk(state, p.depth_parity(state))
         if not rows:
             raise BadPosition(
                 f"{p.text(state)} is not in the {puzzle} table: "
@@ -214,7 +207,8 @@ class Database:
         """
         p = puzzles.get(puzzle)
         state = self.state(puzzle, position)
-        hits = [h for h in map(self.table(puzzle).find, p.variants(state)) if h]
+        table = self.table(puzzle)
+        hits = [h for h in (table.find(s, p.depth_parity(s)) for s in p.variants(state)) if h]
         if hits:
             return min(h.depth for h in hits)
         if p.solved_by is not None:
@@ -301,14 +295,6 @@ def _with_requirements(chosen: list[Puzzle]) -> list[Puzzle]:
     return out
 
 
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def open(data: str | os.PathLike[str] | None = None) -> Database:
     """Open the data folder (default ``data/`` or $PUZZLEDB_DATA)."""
     return Database(data)
-
-
-def puzzle(name: str) -> Puzzle:
-    return puzzles.get(name)

@@ -118,12 +118,6 @@ def _swap_into_place(staging: Path, target: Path) -> None:
     shutil.rmtree(old)
 
 
-def _needed_for_resume(graph: bfs.Graph, depths: list[int]) -> list[int]:
-    if graph is bfs.Graph.GENERAL:
-        return depths
-    return depths[-2:] if graph in (bfs.Graph.BIPARTITE, bfs.Graph.REVERSIBLE) else depths[-1:]
-
-
 def _load_level(staging: Path, files: list[dict[str, Any]], depth: int) -> bfs.Level:
     parts = [read_level_file(staging / f["name"]) for f in files if f["depth"] == depth]
     return join_parts(depth, parts)
@@ -403,7 +397,8 @@ def _build_locked(
     done_depths = [lv["depth"] for lv in progress["levels"]]
     resume = [
         _load_level(staging, progress["files"], d)
-        for d in _needed_for_resume(puzzle.graph, done_depths)
+        for d in done_depths
+        if d == done_depths[-1] or d in _exclude_depths(puzzle.graph, done_depths[-1])
     ]
     total = sum(lv["positions"] for lv in progress["levels"])
     clock = time.perf_counter()

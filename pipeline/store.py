@@ -16,7 +16,7 @@ import json
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -417,22 +417,26 @@ class Table:
                 return Hit(state, depth, None if parent == int(NO_PARENT) else parent)
         return None
 
-    def find(self, state: int, depths: Iterable[int] | None = None) -> Hit | None:
-        """The row of ``state`` at whatever depth it sits (among ``depths``), or None.
+    def find(self, state: int, parity: int | None = None) -> Hit | None:
+        """The row of ``state`` at whatever depth it sits, or None.
 
-        With no depths given, the largest levels are probed first.
+        The largest levels are probed first; a known depth ``parity`` (bipartite
+        graphs: the puzzle's depth_parity) skips half of them.
         """
-        if depths is None:
-            depths = [d for d, _ in sorted(self.histogram(), key=lambda dn: -dn[1])]
+        depths = [
+            d
+            for d, _ in sorted(self.histogram(), key=lambda dn: -dn[1])
+            if parity is None or d % 2 == parity
+        ]
         for depth in depths:
             hit = self.find_at(state, depth)
             if hit is not None:
                 return hit
         return None
 
-    def walk(self, state: int, depths: Iterable[int] | None = None) -> list[Hit]:
+    def walk(self, state: int, parity: int | None = None) -> list[Hit]:
         """The rows from ``state`` to its root, following parents."""
-        hit = self.find(state, depths)
+        hit = self.find(state, parity)
         if hit is None:
             return []
         rows = [hit]
