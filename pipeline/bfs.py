@@ -53,7 +53,7 @@ class Level:
         return len(self.states)
 
 
-def _absent(states: States, sorted_set: States) -> NDArray[np.bool_]:
+def absent(states: States, sorted_set: States) -> NDArray[np.bool_]:
     """Mask of the states not in ``sorted_set`` (a sorted array)."""
     if len(sorted_set) == 0 or len(states) == 0:
         return np.ones(len(states), dtype=bool)
@@ -100,7 +100,7 @@ def step_counted(
     first = np.minimum.reduceat(src, starts)
     keep = np.ones(len(children), dtype=bool)
     for done in exclude:
-        keep &= _absent(children, done)
+        keep &= absent(children, done)
     sums = None
     if weights is not None:
         w = weights[src]

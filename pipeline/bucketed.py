@@ -1,14 +1,19 @@
 """The level step under a memory budget: buckets of child states, spilled to disk.
 
-A level whose expansion fits in the budget is one :func:`bfs.step`. A larger
-one is split by child-state range into buckets (boundaries from the children
-of a strided sample, so buckets come out about equal): the frontier is read in
-chunks, expanded, and each (child, parent) pair appended to its bucket's spill
-file; then each bucket in turn is loaded, sorted, deduplicated (smallest
-parent), checked against the same range of the levels the graph needs, and
-handed to the writer. Every child of a state lands in one bucket and the
-buckets cover increasing ranges, so the rows are exactly those of the
-in-memory step, in the same order, whatever the number of buckets.
+A level whose moves fit in the budget is expanded, sorted and resolved whole.
+A larger one is split by child-state range into buckets (boundaries from the
+children of a strided sample, so buckets come out about equal): the frontier is
+read in chunks and each move is appended to its bucket's spill file (or, for a
+few buckets, the frontier is expanded again for each); then each bucket in
+turn is loaded, sorted, resolved (unique children, smallest parent, minus the
+same range of the levels the graph needs) and handed to the writer. Every
+child of a state lands in one bucket and the buckets cover increasing ranges,
+so the rows are exactly those of the in-memory step, in the same order,
+whatever the number of buckets.
+
+A move is a packed key (packed.py: 8 bytes, np.sort) when the puzzle has
+compiled moves, else a row (child, parent) as bfs.step makes it, with a third
+column of weights when path counts are built.
 
 Like bfs.py it knows no puzzle; unlike bfs.py it reads finished levels back
 from their files (store.py) when they are not kept in memory.
@@ -24,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,13 +37,16 @@ from pipeline import bfs, store
 from pipeline.bfs import States
 from pipeline.errors import PuzzleDBError
 
+if TYPE_CHECKING:
+    from pipeline.packed import Moves
+
 #: Peak bytes per (src, child) pair while a chunk is expanded, sorted and
 #: deduplicated (measured on 3x4; numpy temporaries included).
 PAIR_BYTES = 56
-#: Bytes per state of a level kept in memory (states only; parents go to disk).
-STATE_BYTES = 8
-#: Bytes a spilled pair takes on disk.
-SPILL_PAIR_BYTES = 16
+#: The same for a packed key (the key, sorted in place, and the rows it resolves to).
+KEY_BYTES = 24
+#: Bytes per state of a level kept in memory (its state and its parent).
+STATE_BYTES = 16
 #: Up to this many buckets, each re-expands the frontier instead of spilling.
 REEXPAND = 4
 #: States expanded for the sample that sets the bucket boundaries.
@@ -74,12 +82,18 @@ def rss() -> int:
 
 @dataclass
 class Stored:
-    """A finished level: its files, and its states in memory when small enough."""
+    """A finished level: its files, and its rows in memory when small enough.
+
+    ``parents`` (kept with ``states``) let packed moves skip the move back;
+    ``paths`` are the path counts, when the table has them.
+    """
 
     depth: int
     directory: Path
     files: list[dict[str, Any]]
     states: States | None = None
+    parents: States | None = None
+    paths: States | None = None
 
     def __len__(self) -> int:
         if self.states is not None:
@@ -89,15 +103,25 @@ class Stored:
     def all(self) -> States:
         if self.states is not None:
             return self.states
-        parts = list(store.iter_states(self.directory, self.files, 1 << 62))
+        parts = [c[0] for c in self.chunks(1 << 62)]
         return np.concatenate(parts) if parts else np.empty(0, np.uint64)
 
-    def chunks(self, rows: int) -> Iterator[States]:
+    def chunks(
+        self, rows: int, parents: bool = False, paths: bool = False
+    ) -> Iterator[tuple[States, States | None, States | None]]:
+        """(states, parents, paths) in runs of about ``rows``; columns not asked for are None."""
         if self.states is not None:
             for i in range(0, len(self.states), rows):
-                yield self.states[i : i + rows]
-        else:
-            yield from store.iter_states(self.directory, self.files, rows)
+                cut = slice(i, i + rows)
+                yield (
+                    self.states[cut],
+                    self.parents[cut] if parents and self.parents is not None else None,
+                    self.paths[cut] if paths and self.paths is not None else None,
+                )
+            return
+        columns = ["state", *(["parent"] if parents else []), *(["paths"] if paths else [])]
+        for got in store.iter_columns(self.directory, self.files, rows, columns):
+            yield got["state"], got.get("parent"), got.get("paths")
 
     def between(self, lo: int, hi: int) -> States:
         """States in [lo, hi); ``hi`` beyond 2**64-1 means no upper end."""
@@ -111,17 +135,104 @@ class Stored:
             return self.states[a:b]
         return store.read_states_between(self.directory, self.files, lo, hi)
 
-    def sample(self, count: int) -> States:
-        """About ``count`` states spread evenly over the level."""
+    def sample(
+        self, count: int, parents: bool = False, paths: bool = False
+    ) -> tuple[States, States | None, States | None]:
+        """About ``count`` rows spread evenly over the level (states, parents, paths)."""
         n = len(self)
         stride = max(1, n // count)
-        if self.states is not None:
-            return self.states[::stride]
-        out, offset = [], 0
-        for chunk in self.chunks(1 << 22):
-            out.append(chunk[(-offset) % stride :: stride])
-            offset += len(chunk)
-        return np.concatenate(out) if out else np.empty(0, np.uint64)
+        cols: list[list[np.ndarray]] = [[], [], []]
+        offset = 0
+        for chunk in self.chunks(1 << 22, parents, paths):
+            for out, col in zip(cols, chunk, strict=True):
+                if col is not None:
+                    out.append(col[(-offset) % stride :: stride])
+            offset += len(chunk[0])
+        return tuple(np.concatenate(c) if c else None for c in cols)  # type: ignore[return-value]
+
+
+Sink = Callable[[States, States, "States | None"], None]
+
+
+class Rows:
+    """How a level's moves are made, ordered and resolved into rows.
+
+    Packed keys (:class:`packed.Moves`) are one uint64 a move, sorted with
+    np.sort; otherwise a move is a row ``(child, parent)`` of a 2-D array, plus
+    the parent's weight as a third column when ``weights`` (path counts).
+    Either way column 0 (or the key) orders the moves by child, ``shift`` bits
+    up.
+    """
+
+    def __init__(
+        self,
+        expand: bfs.Expander,
+        moves: Moves | None = None,
+        weights: bool = False,
+        skip_back: bool = True,
+    ) -> None:
+        self.moves = None if weights else moves
+        self.expand_pairs = expand
+        self.weights = weights
+        #: The columns of the current level a step reads: parents (to skip the
+        #: move back), paths (the weights).
+        self.want = (self.moves is not None and skip_back, weights)
+        self.shift = self.moves.tag_bits if self.moves else 0
+        self.bytes = KEY_BYTES if self.moves else PAIR_BYTES + (24 if weights else 0)
+        self.width = 1 if self.moves else (3 if weights else 2)
+
+    def make(self, states: States, parents: States | None, paths: States | None) -> np.ndarray:
+        """The moves out of a chunk of a level, unordered."""
+        if self.moves:
+            return self.moves.keys(states, parents)
+        src, child = self.expand_pairs(states)
+        rows = np.empty((len(child), self.width), np.uint64)
+        rows[:, 0] = child
+        rows[:, 1] = states[src]
+        if self.weights:
+            assert paths is not None
+            rows[:, 2] = paths[src]
+        return rows
+
+    def lead(self, rows: np.ndarray) -> np.ndarray:
+        """The column that orders moves by child (the keys themselves, or the children)."""
+        return rows if rows.ndim == 1 else rows[:, 0]
+
+    def order(self, rows: np.ndarray) -> np.ndarray:
+        if rows.ndim == 1:
+            rows.sort()
+            return rows
+        return rows[np.argsort(rows[:, 0])]  # ties in any order: parents are reduced
+
+    def load(self, path: Path) -> np.ndarray:
+        rows = np.fromfile(path, dtype=np.uint64)
+        return rows if self.width == 1 else rows.reshape(-1, self.width)
+
+    def resolve(
+        self, rows: np.ndarray, exclude: Sequence[States]
+    ) -> tuple[States, States, States | None]:
+        """Ordered moves to (unique children, smallest parents, path sums), minus ``exclude``."""
+        if self.moves:
+            children, parents = self.moves.resolve(rows, tuple(exclude))
+            return children, parents, None
+        if not len(rows):
+            e = np.empty(0, np.uint64)
+            return e, e, (e if self.weights else None)
+        child = rows[:, 0]
+        starts = np.flatnonzero(np.concatenate(([True], child[1:] != child[:-1])))
+        children = child[starts]
+        best = np.minimum.reduceat(rows[:, 1], starts)
+        keep = np.ones(len(children), dtype=bool)
+        for done in exclude:
+            keep &= bfs.absent(children, done)
+        sums = None
+        if self.weights:
+            w = rows[:, 2]
+            approx = np.add.reduceat(w.astype(np.float64), starts)[keep]
+            if len(approx) and approx.max() >= 2.0**64 * 0.999:
+                raise OverflowError("path counts pass 64 bits")
+            sums = np.add.reduceat(w, starts)[keep]
+        return children[keep], best[keep], sums
 
 
 @dataclass
@@ -136,15 +247,15 @@ class StepStats:
     extra: dict[str, float] = field(default_factory=dict)
 
 
-def plan(n: int, branching: float, kept: int, work: int) -> int:
+def plan(n: int, branching: float, kept: int, work: int, move_bytes: int = PAIR_BYTES) -> int:
     """How many buckets a level of ``n`` states needs within ``work`` bytes."""
-    pairs = n * branching
-    need = pairs * PAIR_BYTES + kept
+    moves = n * branching
+    need = moves * move_bytes + kept
     if need <= work:
         return 1
     room = max(work - kept, work // 4)
-    # Spilling, a bucket holds its pairs (child, parent) plus the sort's temporaries.
-    return max(2, math.ceil(pairs * PAIR_BYTES * 1.25 / room))
+    # Spilling, a bucket holds its moves plus the sort's temporaries.
+    return max(2, math.ceil(moves * move_bytes * 1.25 / room))
 
 
 def next_level(
@@ -153,155 +264,137 @@ def next_level(
     expand: bfs.Expander,
     work: int,
     spill: Path,
-    sink: Callable[[States, States], None],
+    sink: Sink,
     kept: int = 0,
     buckets: int | None = None,
+    weights: bool = False,
+    moves: Moves | None = None,
+    skip_back: bool = True,
 ) -> StepStats:
     """Hand the next level to ``sink`` in sorted runs, within ``work`` bytes.
 
     ``exclude`` are the finished levels the new one is checked against; ``kept``
     the bytes of levels the caller holds in memory meanwhile; ``buckets``
-    forces a bucket count (tests).
+    forces a bucket count (tests); ``weights`` sums the path counts of the
+    current level into the children's (sink's third argument); ``moves``, the
+    puzzle's compiled moves, take the packed path (not with ``weights``) and
+    with ``skip_back`` leave out each move back to a parent (true of every
+    graph kind but a layered one, where the move back would be a new state).
     """
+    rows = Rows(expand, moves, weights, skip_back)
+    want = rows.want
     stats = StepStats()
     n = len(current)
     if n == 0:
         return stats
     clock = time.perf_counter()
-    sample = current.sample(SAMPLE)
-    _, sample_children = expand(sample)
-    branching = len(sample_children) / max(1, len(sample))
-    k = buckets or plan(n, branching, kept, work)
+    sample = rows.make(*current.sample(SAMPLE, *want))
+    branching = len(sample) / max(1, min(n, SAMPLE))
+    k = buckets or plan(n, branching, kept, work, rows.bytes)
     stats.buckets = k
     stats.expand += time.perf_counter() - clock
     if k == 1:
         clock = time.perf_counter()
-        states = current.all()
-        done = [e.all() for e in exclude]
-        spent = [0.0]
-
-        def timed(chunk: States) -> tuple[np.ndarray, States]:
-            start = time.perf_counter()
-            out = expand(chunk)
-            spent[0] += time.perf_counter() - start
-            return out
-
-        children, parents = bfs.step(states, timed, done)
-        stats.pairs = int(n * branching)
-        stats.expand += spent[0]
-        stats.dedup += time.perf_counter() - clock - spent[0]
-        sink(children, parents)
+        made = [rows.make(*c) for c in current.chunks(1 << 62, *want)]
+        moves = made[0] if len(made) == 1 else np.concatenate(made)
+        del made
+        stats.pairs = len(moves)
+        stats.expand += time.perf_counter() - clock
+        clock = time.perf_counter()
+        result = rows.resolve(rows.order(moves), [e.all() for e in exclude])
+        del moves
+        stats.dedup += time.perf_counter() - clock
+        sink(*result)
         return stats
-    return _bucketed(current, exclude, expand, work, spill, sink, kept, k, sample_children, stats)
+    return _bucketed(current, exclude, rows, work, spill, sink, kept, k, sample, stats)
 
 
 def _bucketed(
     current: Stored,
     exclude: Sequence[Stored],
-    expand: bfs.Expander,
+    rows: Rows,
     work: int,
     spill: Path,
-    sink: Callable[[States, States], None],
+    sink: Sink,
     kept: int,
     k: int,
-    sample_children: States,
+    sample: np.ndarray,
     stats: StepStats,
 ) -> StepStats:
     clock = time.perf_counter()
-    uniq = np.unique(sample_children)
+    uniq = np.unique(rows.lead(sample) >> np.uint64(rows.shift))
     cuts = np.unique(uniq[(np.arange(1, k) * len(uniq)) // k]) if len(uniq) else uniq
     k = len(cuts) + 1
     stats.buckets = k
-    branching = max(1.0, len(sample_children) / max(1, min(len(current), SAMPLE)))
-    chunk_rows = max(1024, int(max(work - kept, work // 4) / (branching * PAIR_BYTES)))
+    edges = [0, *(int(c) for c in cuts), 1 << 64]
+    cut_keys = cuts << np.uint64(rows.shift)  # children below a cut have keys below it
+    branching = max(1.0, len(sample) / max(1, min(len(current), SAMPLE)))
+    chunk_rows = max(1024, int(max(work - kept, work // 4) / (branching * rows.bytes)))
     stats.expand += time.perf_counter() - clock
+    want = rows.want
     if k <= REEXPAND:
         # Few buckets: expanding the frontier again for each is cheaper than a spill.
-        edges = [0, *(int(c) for c in cuts), 1 << 64]
-        rows = max(1024, min(chunk_rows // k, 1 << 21))
+        per = max(1024, min(chunk_rows // k, 1 << 21))
         for b in range(k):
             clock = time.perf_counter()
-            lo, hi = np.uint64(edges[b]), edges[b + 1]
-            kids, pars = [], []
-            for chunk in current.chunks(rows):
-                src, child = expand(chunk)
-                inside = child >= lo
-                if hi <= int(bfs.NO_PARENT):
-                    inside &= child < np.uint64(hi)
-                kids.append(child[inside])
-                pars.append(chunk[src[inside]])
+            kept_moves = []
+            for chunk in current.chunks(per, *want):
+                moves = rows.make(*chunk)
+                lead = rows.lead(moves)
+                inside = lead >= (cut_keys[b - 1] if b else np.uint64(0))
+                if b < k - 1:
+                    inside &= lead < cut_keys[b]
+                kept_moves.append(moves[inside])
                 stats.pairs += int(inside.sum())
-                del src, child, inside
-            child = np.concatenate(kids) if kids else np.empty(0, np.uint64)
-            parent = np.concatenate(pars) if pars else np.empty(0, np.uint64)
-            del kids, pars
+                del moves, lead, inside
+            moves = np.concatenate(kept_moves) if kept_moves else rows.make(*_empty())
+            del kept_moves
             stats.expand += time.perf_counter() - clock
-            _dedup(child, parent, exclude, edges[b], edges[b + 1], sink, stats)
+            _resolve_bucket(rows, moves, exclude, edges[b], edges[b + 1], sink, stats)
         return stats
     shutil.rmtree(spill, ignore_errors=True)
     spill.mkdir(parents=True)
     with contextlib.ExitStack() as stack:
         files = [stack.enter_context(open(spill / f"b{b:05d}.bin", "wb")) for b in range(k)]
-        for chunk in current.chunks(chunk_rows):
-            src, child = expand(chunk)
-            bucket = np.searchsorted(cuts, child, side="right")
-            if k <= 1 << 16:  # numpy's stable sort of 16-bit keys is a radix sort
-                bucket = bucket.astype(np.uint16)
-            order = np.argsort(bucket, kind="stable")
-            pairs = np.empty((len(child), 2), np.uint64)
-            pairs[:, 0] = child[order]
-            pairs[:, 1] = chunk[src[order]]
-            del src, child, order
-            bounds = np.concatenate(([0], np.cumsum(np.bincount(bucket, minlength=k))))
-            del bucket
+        for chunk in current.chunks(chunk_rows, *want):
+            moves = rows.order(rows.make(*chunk))
+            bounds = [0, *np.searchsorted(rows.lead(moves), cut_keys).tolist(), len(moves)]
             for b in range(k):
                 if bounds[b + 1] > bounds[b]:
-                    pairs[bounds[b] : bounds[b + 1]].tofile(files[b])
-            stats.pairs += len(pairs)
-            del pairs
-    stats.spill_bytes = stats.pairs * SPILL_PAIR_BYTES
+                    moves[bounds[b] : bounds[b + 1]].tofile(files[b])
+            stats.pairs += len(moves)
+            del moves
+    stats.spill_bytes = stats.pairs * rows.width * 8
     stats.expand += time.perf_counter() - clock
 
-    edges = [0, *(int(c) for c in cuts), 1 << 64]
     for b in range(k):
         clock = time.perf_counter()
         path = spill / f"b{b:05d}.bin"
-        pairs = np.fromfile(path, dtype=np.uint64).reshape(-1, 2)
+        moves = rows.load(path)
         path.unlink()
-        child = np.ascontiguousarray(pairs[:, 0])
-        parent = np.ascontiguousarray(pairs[:, 1])
-        del pairs
-        _dedup(child, parent, exclude, edges[b], edges[b + 1], sink, stats, clock)
+        _resolve_bucket(rows, moves, exclude, edges[b], edges[b + 1], sink, stats, clock)
     shutil.rmtree(spill, ignore_errors=True)
     return stats
 
 
-def _dedup(
-    child: States,
-    parent: States,
+def _empty() -> tuple[States, States, States]:
+    e = np.empty(0, np.uint64)
+    return e, e, e
+
+
+def _resolve_bucket(
+    rows: Rows,
+    moves: np.ndarray,
     exclude: Sequence[Stored],
     lo: int,
     hi: int,
-    sink: Callable[[States, States], None],
+    sink: Sink,
     stats: StepStats,
     clock: float | None = None,
 ) -> None:
-    """One bucket's pairs: sorted unique children, smallest parent, minus ``exclude``."""
+    """One bucket's moves: sorted unique children, smallest parent, minus ``exclude``."""
     clock = time.perf_counter() if clock is None else clock
-    if not len(child):
-        return
-    order = np.argsort(child)  # min parent by reduceat: any order of ties
-    child = child[order]
-    parent = parent[order]
-    del order
-    starts = np.flatnonzero(np.concatenate(([True], child[1:] != child[:-1])))
-    children = child[starts]
-    del child
-    best = np.minimum.reduceat(parent, starts)
-    del parent, starts
-    keep = np.ones(len(children), dtype=bool)
-    for done in exclude:
-        keep &= bfs._absent(children, done.between(lo, hi))
-    children, best = children[keep], best[keep]
-    stats.dedup += time.perf_counter() - clock
-    sink(children, best)
+    if len(moves):
+        result = rows.resolve(rows.order(moves), [done.between(lo, hi) for done in exclude])
+        stats.dedup += time.perf_counter() - clock
+        sink(*result)

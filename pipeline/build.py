@@ -42,6 +42,8 @@ from pipeline.store import (
 )
 
 PROGRESS = "progress.json"
+#: Levels whose files may still be being written while the next one is computed.
+WRITE_LAG = 2
 #: Kept free on the disk beyond the estimate of the next level.
 DISK_MARGIN = 64 << 20
 
@@ -160,9 +162,9 @@ def build(
             return manifest
     puzzle = puzzle.bind(data)  # a derived table reads the tables it comes from
     with build_lock(data, puzzle.name):
-        if puzzle.expand_free is not None or paths:
+        if puzzle.expand_free is not None:
             return _build_locked(puzzle, data, target, on_level, paths, memory)
-        return _build_budgeted(puzzle, data, target, on_level, memory, work)
+        return _build_budgeted(puzzle, data, target, on_level, memory, work, paths)
 
 
 def _open_progress(puzzle: Puzzle, staging: Path, paths: bool = False) -> dict[str, Any]:
@@ -233,6 +235,7 @@ def _build_budgeted(
     on_level: Callable[[LevelDone], None] | None,
     memory: int | str | None,
     work: int | None,
+    paths: bool = False,
 ) -> dict[str, Any]:
     """The build loop over finished levels on disk, each step within the budget."""
     import pyarrow as pa
@@ -253,9 +256,10 @@ def _build_budgeted(
                 f"{(bucketed.rss() + 3 * store_part_bytes() + (64 << 20)) >> 20}MB"
             )
     staging = data / ".staging" / puzzle.name
-    progress = _open_progress(puzzle, staging)
+    progress = _open_progress(puzzle, staging, paths)
     metadata = _metadata(puzzle)
     spill = staging / "spill"
+    moves = None if paths else puzzle.moves  # compiled here, before the clock starts
 
     levels: dict[int, bucketed.Stored] = {}
 
@@ -284,40 +288,69 @@ def _build_budgeted(
                 LevelDone(depth, rows, total, now - clock, extra.get("buckets", 1), now - started)
             )
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    # Two writers: compressing a part takes about as long as computing it.
+    with ThreadPoolExecutor(max_workers=2) as pool:
         if not progress["levels"]:
             started = time.perf_counter()
             roots = bfs.roots_level(puzzle.roots())
+            if paths:
+                roots = bfs.Level(0, roots.states, roots.parents, np.ones(len(roots), np.uint64))
             record(0, write_level(staging, roots, metadata), started, {"buckets": 1})
-            levels[0] = bucketed.Stored(0, staging, progress["files"][:], roots.states)
-        while progress["levels"][-1]["positions"]:
-            depth = progress["levels"][-1]["depth"]
+            levels[0] = bucketed.Stored(
+                0, staging, progress["files"][:], roots.states, roots.parents, roots.paths
+            )
+        # A level kept in memory is recorded once its files are written, which
+        # goes on while the next levels are computed (a killed build resumes from
+        # the last recorded level). Levels are recorded in order.
+        writing: list[tuple[int, LevelWriter, float, dict[str, Any]]] = []
+
+        def settle(lag: int = 0) -> None:
+            """Record the written levels; wait while more than ``lag`` are in flight."""
+            while writing and (len(writing) > lag or writing[0][1].done()):
+                done_depth, done_writer, started, extra = writing.pop(0)
+                entries = done_writer.close()
+                extra["write_wait_seconds"] = round(done_writer.seconds, 4)
+                record(done_depth, entries, started, extra)
+                if done_depth in levels:
+                    levels[done_depth].files = list(entries)
+
+        depth = progress["levels"][-1]["depth"]
+        size = progress["levels"][-1]["positions"]
+        prev = progress["levels"][-2]["positions"] if len(progress["levels"]) > 1 else 0
+        per_state = 4.0  # moves per state of the level before (a guess until one is made)
+        while size:
             current = stored(depth)
             exclude = [stored(d) for d in _exclude_depths(puzzle.graph, depth)]
-            prev = progress["levels"][-2]["positions"] if len(progress["levels"]) > 1 else 0
-            growth = len(current) / max(1, prev)
-            guess = int(len(current) * max(growth, 1.0))
+            growth = size / max(1, prev)
+            guess = int(size * max(growth, 1.0))
             in_memory = sum(
                 len(lv) * bucketed.STATE_BYTES for lv in levels.values() if lv.states is not None
             )
-            keep = (in_memory + guess * bucketed.STATE_BYTES) * 3 <= work
+            # Keep the new level in memory when it and the step after it fit.
+            move_bytes = bucketed.KEY_BYTES if moves else bucketed.PAIR_BYTES
+            keep = in_memory + guess * (bucketed.STATE_BYTES + per_state * move_bytes) <= work
             # The next level's files, plus the spill of its buckets (16 bytes a move).
-            last_bytes = sum(f["bytes"] for f in current.files)
-            _check_disk(staging, last_bytes + len(current) * 48, growth)
+            last_bytes = sum(f["bytes"] for f in current.files) or size * 6
+            _check_disk(staging, last_bytes + size * 48, growth)
             started = time.perf_counter()
-            writer = LevelWriter(staging, depth + 1, metadata, pool.submit)
-            runs: list[np.ndarray] = []
+            # A kept level's parts are views of arrays kept anyway: queue them all and
+            # go on with the next level while they are written.
+            writer = LevelWriter(
+                staging, depth + 1, metadata, pool.submit, pending=None if keep else 3
+            )
+            runs: list[tuple[np.ndarray, ...]] = []
 
             def sink(
                 states: np.ndarray,
                 parents: np.ndarray,
-                runs: list[np.ndarray] = runs,
+                sums: np.ndarray | None,
+                runs: list[tuple[np.ndarray, ...]] = runs,
                 writer: LevelWriter = writer,
                 keep: bool = keep,
             ) -> None:
-                writer.add(states, parents)
+                writer.add(states, parents, sums)
                 if keep:
-                    runs.append(states)
+                    runs.append((states, parents) if sums is None else (states, parents, sums))
 
             stats = bucketed.next_level(
                 current,
@@ -327,36 +360,51 @@ def _build_budgeted(
                 spill,
                 sink,
                 kept=in_memory + (guess * bucketed.STATE_BYTES if keep else 0),
+                weights=paths,
+                moves=moves,
+                skip_back=puzzle.graph is not bfs.Graph.LAYERED,
             )
-            entries = writer.close()
             if not writer.rows:
-                for e in entries:
+                for e in writer.close():
                     (staging / e["name"]).unlink()
                 break
-            record(
-                depth + 1,
-                entries,
-                started,
-                {
-                    "buckets": stats.buckets,
-                    "pairs": stats.pairs,
-                    "expand_seconds": round(stats.expand, 4),
-                    "dedup_seconds": round(stats.dedup, 4),
-                    "write_wait_seconds": round(writer.seconds, 4),
-                },
-            )
-            states = None
+            writer.finish()
+            cols: list[np.ndarray | None] = [None, None, None]
             if keep and runs:
-                states = np.concatenate(runs) if len(runs) > 1 else runs[0]
+                for i, c in enumerate(zip(*runs, strict=True)):
+                    cols[i] = np.concatenate(c) if len(c) > 1 else c[0]
             del runs
-            levels[depth + 1] = bucketed.Stored(depth + 1, staging, [e for e in entries], states)
+            levels[depth + 1] = bucketed.Stored(depth + 1, staging, [], *cols)
+            writing.append(
+                (
+                    depth + 1,
+                    writer,
+                    started,
+                    {
+                        "buckets": stats.buckets,
+                        "pairs": stats.pairs,
+                        "expand_seconds": round(stats.expand, 4),
+                        "dedup_seconds": round(stats.dedup, 4),
+                    },
+                )
+            )
+            # Up to two levels in flight (their arrays are kept anyway); none when
+            # the next step reads this level back from its files.
+            settle(WRITE_LAG if keep else 0)
             needed = {depth + 1, *_exclude_depths(puzzle.graph, depth + 1)}
             for d in list(levels):
                 if d not in needed:
                     del levels[d]
-                elif d != depth + 1 and d != depth:
-                    levels[d].states = None
+                elif d != depth + 1:
+                    # Kept for dedup only: the states suffice, and only those of the
+                    # last level stay in memory (older ones are read by range).
+                    levels[d].parents = levels[d].paths = None
+                    if d != depth and all(w[0] != d for w in writing):
+                        levels[d].states = None  # on disk: read back by range
             del current, exclude
+            per_state = max(1.0, stats.pairs / size)
+            depth, prev, size = depth + 1, size, writer.rows
+        settle()
 
     shutil.rmtree(spill, ignore_errors=True)
     manifest = _manifest(puzzle, progress)

@@ -35,7 +35,7 @@ FORMAT_VERSION = 1
 ROW_GROUP_ROWS = 262_144
 #: A level larger than this is split into several files (parts).
 FILE_ROWS = 16 * ROW_GROUP_ROWS
-ZSTD_LEVEL = 3
+ZSTD_LEVEL = 2
 MANIFEST = "_manifest.json"
 
 SCHEMA = pa.schema(
@@ -100,10 +100,11 @@ def write_part(
     path-count column.
     """
     n = len(states)
+    roots = parents == NO_PARENT
     columns = {
         "state": pa.array(states, pa.uint64()),
         "depth": pa.array(np.full(n, depth, np.uint8), pa.uint8()),
-        "parent": pa.array(parents, pa.uint64(), mask=parents == NO_PARENT),
+        "parent": pa.array(parents, pa.uint64(), mask=roots if roots.any() else None),
     }
     schema = SCHEMA
     if paths is not None:
@@ -150,7 +151,9 @@ class LevelWriter:
     Runs arrive in increasing state order (one per bucket); full parts of
     ``FILE_ROWS`` rows go to ``submit`` (a background thread) as soon as they
     fill, so the files are the same bytes whatever the runs were. At most
-    ``pending`` parts wait for the writer at a time, which bounds the memory.
+    ``pending`` parts wait for the writer at a time, which bounds the memory
+    (None: no bound, for a caller that keeps the runs anyway; a part within
+    one run is a view of it).
     """
 
     def __init__(
@@ -159,7 +162,7 @@ class LevelWriter:
         depth: int,
         metadata: dict[str, str],
         submit: Any = None,
-        pending: int = 2,
+        pending: int | None = 2,
     ) -> None:
         self.directory = directory
         self.depth = depth
@@ -168,46 +171,65 @@ class LevelWriter:
         self._pending = pending
         self._futures: list[Any] = []
         self._entries: list[dict[str, Any]] = []
-        self._buf_s: list[np.ndarray] = []
-        self._buf_p: list[np.ndarray] = []
+        self._buf: list[tuple[np.ndarray, ...]] = []  # runs of (states, parents[, paths])
         self._buffered = 0
         self._part = 0
+        self._finished = False
         self.rows = 0
         self.seconds = 0.0  # time spent waiting for the writer (what it cost the caller)
 
-    def add(self, states: np.ndarray, parents: np.ndarray) -> None:
+    def add(self, states: np.ndarray, parents: np.ndarray, paths: np.ndarray | None = None) -> None:
+        """Append a sorted run (states above every state added before)."""
         if not len(states):
             return
-        self._buf_s.append(states)
-        self._buf_p.append(parents)
+        self._buf.append((states, parents) if paths is None else (states, parents, paths))
         self._buffered += len(states)
         self.rows += len(states)
         while self._buffered >= FILE_ROWS:
             self._flush(FILE_ROWS)
 
     def _flush(self, rows: int) -> None:
-        s = np.concatenate(self._buf_s) if len(self._buf_s) > 1 else self._buf_s[0]
-        p = np.concatenate(self._buf_p) if len(self._buf_p) > 1 else self._buf_p[0]
-        self._buf_s = [s[rows:]] if rows < len(s) else []
-        self._buf_p = [p[rows:]] if rows < len(p) else []
-        self._buffered = len(s) - rows
-        args = (self.directory, self.depth, self._part, s[:rows], p[:rows], self.metadata)
+        # A part inside one run is a view of it; only a part across runs is a copy.
+        first = self._buf[0]
+        if len(first[0]) >= rows:
+            cols = list(first)
+            self._buf = [tuple(c[rows:] for c in first), *self._buf[1:]]
+        else:
+            runs = zip(*self._buf, strict=True)
+            cols = [np.concatenate(c) for c in runs]
+            self._buf = [tuple(c[rows:] for c in cols)]
+        if not len(self._buf[0][0]):
+            self._buf.pop(0)
+        self._buffered -= rows
+        paths = cols[2][:rows] if len(cols) > 2 else None
+        args = (self.directory, self.depth, self._part, cols[0][:rows], cols[1][:rows])
         self._part += 1
         clock = time.perf_counter()
         if self._submit is None:
-            self._entries.append(write_part(*args))
+            self._entries.append(write_part(*args, self.metadata, paths))
         else:
-            while len(self._futures) >= self._pending:
+            while self._pending is not None and len(self._futures) >= self._pending:
                 self._entries.append(self._futures.pop(0).result())
-            self._futures.append(self._submit(write_part, *args))
+            self._futures.append(self._submit(write_part, *args, self.metadata, paths))
         self.seconds += time.perf_counter() - clock
 
-    def close(self) -> list[dict[str, Any]]:
-        """Write what is left (an empty level still gets its one empty part); wait."""
+    def finish(self) -> None:
+        """Hand over what is left (an empty level still gets its one empty part)."""
+        if self._finished:
+            return
+        self._finished = True
         if self._buffered or self._part == 0:
-            if not self._buf_s:
-                self._buf_s, self._buf_p = [np.empty(0, np.uint64)], [np.empty(0, np.uint64)]
+            if not self._buf:
+                self._buf = [(np.empty(0, np.uint64), np.empty(0, np.uint64))]
             self._flush(self._buffered)
+
+    def done(self) -> bool:
+        """Whether every part handed over is written (never blocks)."""
+        return all(f.done() for f in self._futures)
+
+    def close(self) -> list[dict[str, Any]]:
+        """Finish, wait for the writer and return the parts' manifest entries."""
+        self.finish()
         clock = time.perf_counter()
         while self._futures:
             self._entries.append(self._futures.pop(0).result())
@@ -243,9 +265,12 @@ def read_states_between(
     return out[0] if len(out) == 1 else np.concatenate(out)
 
 
-def iter_states(directory: Path, entries: list[dict[str, Any]], rows: int) -> Iterator[np.ndarray]:
-    """The states of one level's files in order, in chunks of about ``rows`` (whole
-    row groups), reading only the state column."""
+def iter_columns(
+    directory: Path, entries: list[dict[str, Any]], rows: int, columns: list[str]
+) -> Iterator[dict[str, np.ndarray]]:
+    """Some columns of one level's files in order, as uint64 arrays, in chunks of
+    about ``rows`` (whole row groups). Null parents come back as NO_PARENT; path
+    counts as uint64 (the build keeps each count within 64 bits)."""
     for entry in entries:
         if not entry["rows"]:
             continue
@@ -253,8 +278,12 @@ def iter_states(directory: Path, entries: list[dict[str, Any]], rows: int) -> It
         per = max(1, rows // max(1, pf.metadata.row_group(0).num_rows))
         n = pf.metadata.num_row_groups
         for i in range(0, n, per):
-            t = pf.read_row_groups(list(range(i, min(n, i + per))), columns=["state"])
-            yield _u64(t.column("state"))
+            t = pf.read_row_groups(list(range(i, min(n, i + per))), columns=columns)
+            yield {c: _u64(_as_u64(t.column(c))) for c in columns}
+
+
+def _as_u64(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    return column.cast(pa.uint64()) if column.type != pa.uint64() else column
 
 
 def read_level_file(path: Path) -> Level:
@@ -266,7 +295,7 @@ def read_level_file(path: Path) -> Level:
     depth = int(t.column("depth")[0].as_py()) if t.num_rows else -1
     paths = None
     if "paths" in t.column_names:
-        paths = _u64(t.column("paths").cast(pa.uint64()))
+        paths = _u64(_as_u64(t.column("paths")))
     return Level(depth, _u64(t.column("state")), _u64(t.column("parent")), paths)
 
 

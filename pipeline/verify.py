@@ -43,7 +43,7 @@ class Report:
 
 
 def _present(states: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    return ~bfs._absent(states, sorted_set)
+    return ~bfs.absent(states, sorted_set)
 
 
 #: Rows expanded at a time, so that checking a 22-million-row level stays small.
@@ -189,7 +189,7 @@ def verify(
             # union1d, as a linear merge: numpy 2's hashed unique took 65 of 80 s
             # on a 4M-row pattern database
             if len(s) < 2 or bool(np.all(s[1:] > s[:-1])):
-                seen = bfs._merge_sorted(seen, s[bfs._absent(s, seen)])
+                seen = bfs._merge_sorted(seen, s[bfs.absent(s, seen)])
             else:  # an unsorted level (reported above): the slow, robust way
                 seen = np.union1d(seen, s)
             allowed = [seen] + ([nxt.states] if nxt is not None else [])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import os
@@ -22,7 +23,7 @@ from pipeline.store import Table
 from pipeline.verify import duplicates
 
 #: Bytes for the level step: small enough that 2x5's big levels need dozens of buckets.
-SMALL = 1_000_000
+SMALL = 400_000
 
 
 def _sha(folder: Path) -> list[str]:
@@ -38,6 +39,17 @@ def _same_rows(a: Path, b: Path) -> None:
     assert ta.num_rows == tb.num_rows == 1_814_400
     assert ta.equals(tb)  # every row: state, depth, parent (nulls at the root)
     assert _sha(a) == _sha(b)  # the same parts, byte for byte
+
+
+def test_packed_moves_give_the_rows_of_the_general_step(data: Path, tmp_path: Path) -> None:
+    # The default build of 2x5 runs on packed keys (packed.py); the same puzzle
+    # without its compiled moves runs on (child, parent) rows: same bytes.
+    p = copy.copy(puzzles.get("2x5"))
+    assert p.moves is not None and p.moves.tag_bits == 2
+    p.__dict__["moves"] = None  # the cached property, emptied on this copy only
+    m = build.build(p, tmp_path)
+    assert all(lv["pairs"] > 0 for lv in m["levels"][1:-1])
+    _same_rows(tmp_path / "2x5", data / "2x5")
 
 
 def test_parse_memory() -> None:
@@ -59,18 +71,21 @@ def test_small_budget_gives_every_row_of_the_in_memory_build(data: Path, tmp_pat
     assert not (tmp_path / ".staging" / "2x5").exists()  # spill files gone
 
 
-@pytest.mark.parametrize("buckets", [3, 9])  # re-expanded, spilled
-@pytest.mark.parametrize("name", ["oshidori", "3x3"])
+@pytest.mark.parametrize("buckets", [1, 3, 9])  # in memory, re-expanded, spilled
+@pytest.mark.parametrize("name", ["oshidori", "3x3", "3x3 packed"])
 def test_buckets_for_every_graph_kind(name: str, buckets: int) -> None:
     # Reversible (oshidori) and bipartite (3x3) as declared, and each as a general graph
-    # (checked against every level): bucketed steps give the in-memory search's levels.
+    # (checked against every level): bucketed steps give the in-memory search's levels,
+    # with (child, parent) rows or with packed keys.
+    name, packed = name.split()[0], name.endswith("packed")
     p = puzzles.get(name)
+    assert (p.moves is not None) == (name == "3x3")
     for graph in (p.graph, bfs.Graph.GENERAL, bfs.Graph.LAYERED):
         # Layered, these graphs never end (no dedup across levels): take 8 levels.
         limit = 8 if graph is bfs.Graph.LAYERED else None
         want = list(itertools.islice(bfs.search(p.roots(), p.expand, graph), limit))
         got = [want[0]]
-        done = [Stored(0, Path("."), [], want[0].states)]
+        done = [Stored(0, Path("."), [], want[0].states, want[0].parents)]
         while len(got) < len(want):
             d = got[-1].depth
             exclude = {
@@ -86,14 +101,16 @@ def test_buckets_for_every_graph_kind(name: str, buckets: int) -> None:
                 p.expand,
                 1 << 30,
                 Path(os.environ.get("TMPDIR", "/tmp")) / f"spill-{os.getpid()}-{name}-{buckets}",
-                lambda s, q, runs=runs: runs.append((s, q)),
+                lambda s, q, _w, runs=runs: runs.append((s, q)),
                 buckets=buckets,
+                moves=p.moves if packed else None,
+                skip_back=graph is not bfs.Graph.LAYERED,
             )
-            assert stats.buckets > 1 or len(done[-1]) < 20
+            assert stats.buckets == buckets or len(done[-1]) < 20
             states = np.concatenate([r[0] for r in runs]) if runs else np.empty(0, np.uint64)
             parents = np.concatenate([r[1] for r in runs]) if runs else np.empty(0, np.uint64)
             got.append(bfs.Level(d + 1, states, parents))
-            done.append(Stored(d + 1, Path("."), [], states))
+            done.append(Stored(d + 1, Path("."), [], states, parents))
         for a, b in zip(got, want, strict=True):
             assert np.array_equal(a.states, b.states), (name, graph, a.depth)
             assert np.array_equal(a.parents, b.parents), (name, graph, a.depth)

@@ -14,11 +14,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pipeline.bfs import Expander, Graph, States
 from pipeline.errors import BadPosition
+
+if TYPE_CHECKING:
+    from pipeline.packed import Moves
 
 
 def sql_str(text: str) -> str:
@@ -143,6 +147,9 @@ class Puzzle(ABC):
     default: bool = False
     #: Moves that cost nothing (0-1 BFS), or None.
     expand_free: Expander | None = None
+    #: The same moves as compiled kernels for the fast level step (packed.py),
+    #: where the puzzle has them (a property that compiles on first use).
+    moves: Moves | None = None
     #: Tables a derived table is computed from (built first, read by :meth:`bind`).
     requires: tuple[str, ...] = ()
     #: The table whose parent walk answers ``solve`` (None: this puzzle's own).

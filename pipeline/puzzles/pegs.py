@@ -393,7 +393,7 @@ class WinnablePuzzle(Puzzle):
         counts = popcount(child)
         for pegs in np.unique(counts):
             at = np.flatnonzero(counts == pegs)
-            keep[at] = ~bfs._absent(child[at], self.reachable(int(pegs)))
+            keep[at] = ~bfs.absent(child[at], self.reachable(int(pegs)))
         return src[keep], child[keep]
 
     def describe(self) -> dict[str, object]:

@@ -11,14 +11,19 @@ against the previous level only.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pipeline.bfs import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle
+
+if TYPE_CHECKING:
+    from pipeline.packed import Moves
 
 _NIBBLE_LOW = 0x1111_1111_1111_1111
 
@@ -90,6 +95,13 @@ class TilePuzzle(Puzzle):
         self.default = default
         self._colour = _colouring(self.adjacency)
         self._low = _NIBBLE_LOW & ((1 << (4 * n)) - 1)
+
+    @functools.cached_property
+    def moves(self) -> Moves | None:  # type: ignore[override]
+        """The packed kernels (compiled on first use), when a tag fits beside the state."""
+        from pipeline.puzzles.tile_moves import tile_moves
+
+        return tile_moves(self.adjacency, self._low)
 
     def blank_cells(self, states: States) -> np.ndarray:
         """The cell of the blank in each state, without a loop over cells.

@@ -1,0 +1,83 @@
+"""Sliding-tile moves as compiled kernels for the fast level step (packed.py).
+
+Imported on first use: numba takes 0.4 s to import, which a look-up should not pay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from pipeline.packed import Moves
+
+_DEBRUIJN = 0x03F7_9D71_B4CB_0A89
+#: Bit index of a single set bit, from the top 6 bits of (bit * _DEBRUIJN).
+_BIT_INDEX = np.zeros(64, np.int64)
+for _i in range(64):
+    _BIT_INDEX[((_DEBRUIJN << _i) & 0xFFFF_FFFF_FFFF_FFFF) >> 58] = _i
+
+
+@njit(inline="always")
+def _blank(s, low, bit_index):
+    """Cell of the blank: the one nibble with no bit set."""
+    x = s | (s >> np.uint64(1))
+    x |= x >> np.uint64(2)
+    zero = ~x & low
+    return bit_index[(zero * np.uint64(_DEBRUIJN)) >> np.uint64(58)] >> 2
+
+
+@njit(nogil=True)
+def _tile_keys(states, skip, args):
+    """Keys child << tag_bits | k, k the index of the old blank among the new blank's
+    neighbours. Writes every neighbour slot and advances only past real moves."""
+    table, low, bit_index, width, tag_bits = args
+    out = np.empty(len(states) * width + 1, np.uint64)
+    use_skip = len(skip) > 0
+    m = 0
+    for i in range(len(states)):
+        s = states[i]
+        b = _blank(s, low, bit_index)
+        degree = table[b, 0]
+        for k in range(width):
+            j = table[b, 1 + k]
+            tile = (s >> np.uint64(4 * j)) & np.uint64(15)
+            child = s ^ (tile << np.uint64(4 * j)) ^ (tile << np.uint64(4 * b))
+            out[m] = (child << np.uint64(tag_bits)) | np.uint64(table[b, 1 + width + k])
+            ok = k < degree
+            if use_skip:
+                ok &= child != skip[i]
+            m += ok
+    return out[:m]
+
+
+@njit(inline="always")
+def _tile_undo(key, args):
+    table, low, bit_index, _, tag_bits = args
+    s = key >> np.uint64(tag_bits)
+    c = _blank(s, low, bit_index)
+    b = table[c, 1 + (key & np.uint64((1 << tag_bits) - 1))]
+    tile = (s >> np.uint64(4 * b)) & np.uint64(15)
+    return s ^ (tile << np.uint64(4 * b)) ^ (tile << np.uint64(4 * c))
+
+
+def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Moves | None:
+    """The kernels for tiles on ``adjacency`` (4 bits a cell, ``low`` the low bit of
+    each cell's nibble), or None when a move's tag does not fit beside the state."""
+    width = max(len(a) for a in adjacency)
+    tag_bits = max(1, (width - 1).bit_length())
+    if 4 * len(adjacency) + tag_bits > 64:
+        return None
+    # Row b: degree of cell b, its neighbours (padded with b itself: a
+    # harmless swap of the blank with itself), and for each neighbour j
+    # the index of b among j's neighbours (the tag of that move's key).
+    table = np.zeros((len(adjacency), 1 + 2 * width), np.int64)
+    for b, nbrs in enumerate(adjacency):
+        table[b, 0] = len(nbrs)
+        table[b, 1 : 1 + width] = b
+        for k, j in enumerate(nbrs):
+            table[b, 1 + k] = j
+            table[b, 1 + width + k] = adjacency[j].index(b)
+    args = (table, np.uint64(low), _BIT_INDEX, width, tag_bits)
+    return Moves(tag_bits, _tile_keys, _tile_undo, args)
