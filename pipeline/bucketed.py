@@ -22,11 +22,13 @@ from their files (store.py) when they are not kept in memory.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import re
 import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,11 +46,13 @@ if TYPE_CHECKING:
 #: deduplicated (measured on 3x4; numpy temporaries included).
 PAIR_BYTES = 56
 #: The same for a packed key (the key, sorted in place, and the rows it resolves to).
-KEY_BYTES = 24
+KEY_BYTES = 16
 #: Bytes per state of a level kept in memory (its state and its parent).
 STATE_BYTES = 16
 #: Up to this many buckets, each re-expands the frontier instead of spilling.
 REEXPAND = 4
+#: A level of at least this many states is worked in two lanes (threads).
+LANE_MIN = 1 << 14
 #: States expanded for the sample that sets the bucket boundaries.
 SAMPLE = 1 << 16
 DEFAULT_MEMORY = "3GB"
@@ -235,6 +239,39 @@ class Rows:
         return children[keep], best[keep], sums
 
 
+class Scratch:
+    """Key buffers reused from one bucket and level to the next, one per half-frontier.
+
+    Writing memory the process has touched before is several times quicker
+    than writing new pages (measured here: 0.02 s against 0.1 s to 0.9 s for
+    320 MB), and a build writes every key of every level once.
+    """
+
+    def __init__(self) -> None:
+        self.buffers: dict[int, States] = {}
+
+    def keys(
+        self,
+        moves: Moves,
+        part: tuple[int, tuple[States, States | None, States | None]],
+        lo: int,
+        hi: int,
+        expect: float,
+    ) -> States:
+        """The keys of chunk ``i`` of the frontier (chunks 0 and 1 reuse a buffer)."""
+        i, (states, parents, _) = part
+        if i > 1:  # a level read from files in many chunks
+            return moves.keys(states, parents, lo, hi, expect)
+        need = int(len(states) * expect * 1.1) + 1024
+        buffer = self.buffers.get(i)
+        if buffer is None or len(buffer) < need:
+            buffer = self.buffers[i] = np.empty(need, np.uint64)
+        keys = moves.keys(states, parents, lo, hi, expect, buffer)
+        if len(keys) and not np.shares_memory(keys, buffer):  # it grew: size anew next time
+            del self.buffers[i]
+        return keys
+
+
 @dataclass
 class StepStats:
     """What one level step did and where its time went."""
@@ -270,6 +307,7 @@ def next_level(
     weights: bool = False,
     moves: Moves | None = None,
     skip_back: bool = True,
+    scratch: Scratch | None = None,
 ) -> StepStats:
     """Hand the next level to ``sink`` in sorted runs, within ``work`` bytes.
 
@@ -279,7 +317,8 @@ def next_level(
     current level into the children's (sink's third argument); ``moves``, the
     puzzle's compiled moves, take the packed path (not with ``weights``) and
     with ``skip_back`` leave out each move back to a parent (true of every
-    graph kind but a layered one, where the move back would be a new state).
+    graph kind but a layered one, where the move back would be a new state);
+    ``scratch`` keeps the key buffers from one call to the next.
     """
     rows = Rows(expand, moves, weights, skip_back)
     want = rows.want
@@ -293,6 +332,10 @@ def next_level(
     k = buckets or plan(n, branching, kept, work, rows.bytes)
     stats.buckets = k
     stats.expand += time.perf_counter() - clock
+    if rows.moves is not None and k <= REEXPAND:
+        return _lanes(
+            current, exclude, rows, sink, k, sample, branching, stats, scratch or Scratch()
+        )
     if k == 1:
         clock = time.perf_counter()
         made = [rows.make(*c) for c in current.chunks(1 << 62, *want)]
@@ -309,6 +352,117 @@ def next_level(
     return _bucketed(current, exclude, rows, work, spill, sink, kept, k, sample, stats)
 
 
+def _cuts(sample: np.ndarray, rows: Rows, k: int) -> list[int]:
+    """Child-state edges ``[0, c1, ..., 2**64]`` of ``k`` ranges about equal in moves."""
+    uniq = np.unique(rows.lead(sample) >> np.uint64(rows.shift))
+    cuts = np.unique(uniq[(np.arange(1, k) * len(uniq)) // k]) if len(uniq) else uniq
+    return [0, *(int(c) for c in cuts), 1 << 64]
+
+
+def _lanes(
+    current: Stored,
+    exclude: Sequence[Stored],
+    rows: Rows,
+    sink: Sink,
+    k: int,
+    sample: np.ndarray,
+    branching: float,
+    stats: StepStats,
+    scratch: Scratch,
+) -> StepStats:
+    """Packed keys, ``k`` child ranges (buckets) in turn, each on two threads.
+
+    For a bucket, two threads expand the two halves of the frontier, keeping
+    only the keys of the bucket's range (the kernel filters them), and sort
+    their runs; then each resolves one half of the range from both runs.
+    The kernels and np.sort release the GIL, and the rows reach ``sink`` in
+    range order: the same rows as one thread would make.
+    """
+    assert rows.moves is not None
+    moves = rows.moves
+    two = len(current) >= LANE_MIN
+    edges = _cuts(sample, rows, k)
+    stats.buckets = len(edges) - 1
+    children = np.unique(rows.lead(sample) >> np.uint64(rows.shift))
+    share = branching / stats.buckets  # keys a state gives one bucket, about
+    chunk = max(1, (len(current) + 1) // 2) if current.states is not None else 1 << 21
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for lo, hi in itertools.pairwise(edges):
+            clock = time.perf_counter()
+            chunks = enumerate(current.chunks(chunk, *rows.want))
+            parts = list(
+                _bounded_map(
+                    pool,
+                    lambda part, lo=lo, hi=hi: scratch.keys(moves, part, lo, hi, share),
+                    chunks,
+                )
+            )
+            half = (len(parts) + 1) // 2
+            runs = (_join(parts[:half]), _join(parts[half:]))
+            del parts
+            list(pool.map(np.ndarray.sort, runs))
+            made = time.perf_counter()
+            stats.expand += made - clock
+            stats.pairs += len(runs[0]) + len(runs[1])
+            inside = children[(children >= np.uint64(lo)) & (children <= np.uint64(hi - 1))]
+            splits = [lo, hi]
+            if two and len(inside) > 1:
+                splits = [lo, int(inside[len(inside) // 2]), hi]
+            spans = [
+                (_key_range(runs, a, b, rows.shift), tuple(e.between(a, b) for e in exclude))
+                for a, b in itertools.pairwise(splits)
+            ]
+            for result in pool.map(
+                lambda span, runs=runs: _resolve_span(moves, runs, *span), spans
+            ):
+                sink(*result)
+            del runs, spans
+            stats.dedup += time.perf_counter() - made
+    return stats
+
+
+def _key_range(runs: tuple[States, States], lo: int, hi: int, shift: int) -> list[tuple[int, int]]:
+    """Where the keys of children in ``[lo, hi)`` sit in each sorted run."""
+    top = (1 << 64) - 1
+    out = []
+    for r in runs:
+        a = int(np.searchsorted(r, np.uint64(lo << shift))) if lo else 0
+        b = int(np.searchsorted(r, np.uint64(hi << shift))) if (hi << shift) <= top else len(r)
+        out.append((a, b))
+    return out
+
+
+def _resolve_span(
+    moves: Moves,
+    runs: tuple[States, States],
+    where: list[tuple[int, int]],
+    exclude: tuple[States, ...],
+) -> tuple[States, States, None]:
+    (a0, b0), (a1, b1) = where
+    children, parents = moves.resolve(runs[0][a0:b0], exclude, runs[1][a1:b1])
+    return children, parents, None
+
+
+def _join(parts: list[States]) -> States:
+    if not parts:
+        return np.empty(0, np.uint64)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _bounded_map(
+    pool: ThreadPoolExecutor, fn: Callable[..., Any], items: Iterator[Any]
+) -> Iterator[Any]:
+    """``pool.map`` that reads at most two items ahead (chunks read from files)."""
+    pending: list[Any] = []
+    for item in items:
+        pending.append(pool.submit(fn, item))
+        if len(pending) > 2:
+            yield pending.pop(0).result()
+    for f in pending:
+        yield f.result()
+
+
 def _bucketed(
     current: Stored,
     exclude: Sequence[Stored],
@@ -322,11 +476,10 @@ def _bucketed(
     stats: StepStats,
 ) -> StepStats:
     clock = time.perf_counter()
-    uniq = np.unique(rows.lead(sample) >> np.uint64(rows.shift))
-    cuts = np.unique(uniq[(np.arange(1, k) * len(uniq)) // k]) if len(uniq) else uniq
-    k = len(cuts) + 1
+    edges = _cuts(sample, rows, k)
+    k = len(edges) - 1
     stats.buckets = k
-    edges = [0, *(int(c) for c in cuts), 1 << 64]
+    cuts = np.array(edges[1:-1], np.uint64)
     cut_keys = cuts << np.uint64(rows.shift)  # children below a cut have keys below it
     branching = max(1.0, len(sample) / max(1, min(len(current), SAMPLE)))
     chunk_rows = max(1024, int(max(work - kept, work // 4) / (branching * rows.bytes)))

@@ -260,6 +260,7 @@ def _build_budgeted(
     metadata = _metadata(puzzle)
     spill = staging / "spill"
     moves = None if paths else puzzle.moves  # compiled here, before the clock starts
+    scratch = bucketed.Scratch()
 
     levels: dict[int, bucketed.Stored] = {}
 
@@ -363,6 +364,7 @@ def _build_budgeted(
                 weights=paths,
                 moves=moves,
                 skip_back=puzzle.graph is not bfs.Graph.LAYERED,
+                scratch=scratch,
             )
             if not writer.rows:
                 for e in writer.close():

@@ -27,16 +27,20 @@ from numba import njit
 from pipeline.bfs import States, absent
 
 _EMPTY = np.empty(0, np.uint64)
+_TOP = (1 << 64) - 1
 
 
 @dataclass(frozen=True)
 class Moves:
     """A puzzle's moves as compiled kernels.
 
-    ``expand(states, skip, args)`` returns the keys of every move out of
-    ``states`` (any order), leaving out a child equal to ``skip[i]`` when
-    ``skip`` is not empty; ``undo(key, args)`` returns the parent a key came
-    from (called inside the compiled resolve pass, so it must be ``@njit``).
+    ``expand(states, skip, lo, hi, out, args)`` returns the keys in
+    ``[lo, hi]`` of every move out of ``states`` (any order), leaving out a
+    child equal to ``skip[i]`` when ``skip`` is not empty, written from the
+    start of ``out`` (a view of it, or of a larger copy when it is short: see
+    :func:`room`); ``undo(key, args)``
+    returns the parent a key came from (called inside the compiled resolve
+    pass, so it must be ``@njit``).
     """
 
     tag_bits: int
@@ -44,27 +48,50 @@ class Moves:
     undo: Any
     args: tuple[Any, ...]
 
-    def keys(self, states: States, skip: States | None = None) -> States:
-        """The keys of every move out of ``states``, unsorted.
+    def keys(
+        self,
+        states: States,
+        skip: States | None = None,
+        lo: int = 0,
+        hi: int = 1 << 64,
+        expect: float = 4.0,
+        buffer: States | None = None,
+    ) -> States:
+        """The keys of the moves out of ``states`` into children in ``[lo, hi)``, unsorted.
 
         ``skip`` (the parents of ``states``, row for row) drops each move back
-        to a parent: such a child always sits at a smaller depth.
+        to a parent: such a child always sits at a smaller depth. ``expect``,
+        the keys expected per state, sizes the output (it grows if short);
+        ``buffer``, when given, is written instead (memory already touched is
+        several times quicker to write than new pages: reuse it).
         """
-        return self.expand(states, _EMPTY if skip is None else skip, self.args)
+        shift = self.tag_bits
+        first = np.uint64(min(lo << shift, _TOP))
+        last = np.uint64(_TOP if hi << shift > _TOP else (hi << shift) - 1)
+        if lo >= hi:
+            return _EMPTY
+        if buffer is None:
+            buffer = np.empty(int(len(states) * expect * 1.1) + 1024, np.uint64)
+        skip = _EMPTY if skip is None else skip
+        return self.expand(states, skip, first, last, buffer, self.args)
 
     def children(self, keys: States) -> States:
         """The child states of some keys (sorted keys give sorted children)."""
         return keys >> np.uint64(self.tag_bits)
 
-    def resolve(self, keys: States, exclude: tuple[States, ...] = ()) -> tuple[States, States]:
+    def resolve(
+        self, keys: States, exclude: tuple[States, ...] = (), more: States = _EMPTY
+    ) -> tuple[States, States]:
         """Sorted keys to (unique children, smallest parent of each), minus ``exclude``.
 
+        ``more``, a second sorted run, is merged in on the fly (two threads
+        sort a level's two halves, then resolve two child ranges of both).
         ``exclude`` holds sorted arrays of states (the levels the graph needs):
         the compiled pass merges two, any further ones are looked up after.
         """
         ex = [*exclude, _EMPTY, _EMPTY]
         children, parents = _resolve(
-            keys, np.uint64(self.tag_bits), ex[0], ex[1], self.undo, self.args
+            keys, more, np.uint64(self.tag_bits), ex[0], ex[1], self.undo, self.args
         )
         for done in exclude[2:]:
             keep = absent(children, done)
@@ -73,36 +100,61 @@ class Moves:
 
 
 @njit(nogil=True)
-def _resolve(keys, shift, ex_a, ex_b, undo, args):
-    n = len(keys)
-    distinct = 0
-    last = np.uint64(0)
-    for i in range(n):
-        c = keys[i] >> shift
-        distinct += (i == 0) | (c != last)
-        last = c
-    children = np.empty(distinct, np.uint64)
-    parents = np.empty(distinct, np.uint64)
-    m = 0
-    a = 0
-    b = 0
-    na = len(ex_a)
-    nb = len(ex_b)
+def room(out, m, more):
+    """``out`` with room for ``more`` keys after its first ``m`` (doubled when short)."""
+    if m + more <= len(out):
+        return out
+    bigger = np.empty(max(2 * len(out), m + more), np.uint64)
+    bigger[:m] = out[:m]
+    return bigger
+
+
+@njit(nogil=True)
+def _resolve(run_a, run_b, shift, ex_a, ex_b, undo, args):
+    na, nb = len(run_a), len(run_b)
+    # Room for every key: pages never written are never touched.
+    children = np.empty(na + nb, np.uint64)
+    parents = np.empty(na + nb, np.uint64)
+    # Merge the two runs and group equal children, keeping the smallest parent.
+    # Branch-light: a run that is used up reads as the largest key (no child of
+    # a real puzzle has all 64 - shift bits set).
+    top = ~np.uint64(0)
+    m = -1
+    last = top
     i = 0
-    while i < n:
-        c = keys[i] >> shift
-        p = undo(keys[i], args)
-        i += 1
-        while i < n and (keys[i] >> shift) == c:
-            q = undo(keys[i], args)
-            if q < p:
-                p = q
-            i += 1
-        while a < na and ex_a[a] < c:
-            a += 1
-        while b < nb and ex_b[b] < c:
-            b += 1
-        children[m] = c
-        parents[m] = p
-        m += not ((a < na and ex_a[a] == c) or (b < nb and ex_b[b] == c))
-    return children[:m], parents[:m]
+    j = 0
+    for _ in range(na + nb):
+        ka = run_a[i] if i < na else top
+        kb = run_b[j] if j < nb else top
+        take_a = ka <= kb
+        key = ka if take_a else kb
+        i += take_a
+        j += not take_a
+        c = key >> shift
+        p = undo(key, args)
+        new = c != last
+        m += new
+        if new:
+            children[m] = c
+            parents[m] = p
+        elif p < parents[m]:
+            parents[m] = p
+        last = c
+    m += 1
+    if len(ex_a) == 0 and len(ex_b) == 0:
+        return children[:m], parents[:m]
+    # Drop the children found in the excluded levels (a merge against each).
+    out = 0
+    e = 0
+    f = 0
+    for r in range(m):
+        c = children[r]
+        while e < len(ex_a) and ex_a[e] < c:
+            e += 1
+        while f < len(ex_b) and ex_b[f] < c:
+            f += 1
+        hit = (e < len(ex_a) and ex_a[e] == c) or (f < len(ex_b) and ex_b[f] == c)
+        children[out] = c
+        parents[out] = parents[r]
+        out += not hit
+    return children[:out], parents[:out]

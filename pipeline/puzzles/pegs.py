@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,6 +44,9 @@ from pipeline import bfs
 from pipeline.bfs import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle
+
+if TYPE_CHECKING:
+    from pipeline.packed import Moves
 
 #: Where the moves board keeps ``1 + the hole the last jump landed in``.
 LAST_SHIFT = 48
@@ -200,6 +204,13 @@ class PegPuzzle(Puzzle):
         self._masks = _jump_masks(board.jumps)
         self.solved_by = self.winnable_name
 
+    @cached_property
+    def moves(self) -> Moves | None:  # type: ignore[override]
+        """The packed kernels (compiled on first use)."""
+        from pipeline.puzzles.peg_moves import peg_moves
+
+        return peg_moves(self.board.jumps, self.board.count)
+
     @property
     def winnable_name(self) -> str:
         """The derived table of positions that can still be won."""
@@ -275,6 +286,7 @@ class PegMovesPuzzle(PegPuzzle):
     """The same board counted in moves: a run of jumps by one peg is one move."""
 
     graph = Graph.GENERAL
+    moves = None  # type: ignore[assignment]  # states carry the last landing hole: no kernels
 
     def __init__(self, board: Board, *, name: str, default: bool = False) -> None:
         super().__init__(board, name=name, default=default)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.packed import Moves
+from pipeline.packed import Moves, room
 
 _DEBRUIJN = 0x03F7_9D71_B4CB_0A89
 #: Bit index of a single set bit, from the top 6 bits of (bit * _DEBRUIJN).
@@ -29,14 +29,15 @@ def _blank(s, low, bit_index):
 
 
 @njit(nogil=True)
-def _tile_keys(states, skip, args):
+def _tile_keys(states, skip, lo, hi, out, args):
     """Keys child << tag_bits | k, k the index of the old blank among the new blank's
     neighbours. Writes every neighbour slot and advances only past real moves."""
     table, low, bit_index, width, tag_bits = args
-    out = np.empty(len(states) * width + 1, np.uint64)
     use_skip = len(skip) > 0
     m = 0
     for i in range(len(states)):
+        if m + width > len(out):
+            out = room(out, m, width)
         s = states[i]
         b = _blank(s, low, bit_index)
         degree = table[b, 0]
@@ -44,8 +45,9 @@ def _tile_keys(states, skip, args):
             j = table[b, 1 + k]
             tile = (s >> np.uint64(4 * j)) & np.uint64(15)
             child = s ^ (tile << np.uint64(4 * j)) ^ (tile << np.uint64(4 * b))
-            out[m] = (child << np.uint64(tag_bits)) | np.uint64(table[b, 1 + width + k])
-            ok = k < degree
+            key = (child << np.uint64(tag_bits)) | np.uint64(table[b, 1 + width + k])
+            out[m] = key
+            ok = (k < degree) & (key >= lo) & (key <= hi)
             if use_skip:
                 ok &= child != skip[i]
             m += ok
