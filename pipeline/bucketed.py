@@ -510,8 +510,7 @@ def _bucketed(
     with contextlib.ExitStack() as stack:
         files = [stack.enter_context(open(spill / f"b{b:05d}.bin", "wb")) for b in range(k)]
         for chunk in current.chunks(chunk_rows, *want):
-            moves = rows.order(rows.make(*chunk))
-            bounds = [0, *np.searchsorted(rows.lead(moves), cut_keys).tolist(), len(moves)]
+            moves, bounds = _by_bucket(rows.make(*chunk), rows, cut_keys)
             for b in range(k):
                 if bounds[b + 1] > bounds[b]:
                     moves[bounds[b] : bounds[b + 1]].tofile(files[b])
@@ -528,6 +527,19 @@ def _bucketed(
         _resolve_bucket(rows, moves, exclude, edges[b], edges[b + 1], sink, stats, clock)
     shutil.rmtree(spill, ignore_errors=True)
     return stats
+
+
+def _by_bucket(moves: np.ndarray, rows: Rows, cut_keys: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """A chunk's moves grouped by bucket, buckets in order, and where each begins
+    (keys are simply sorted; rows go by a radix sort of their bucket numbers)."""
+    if moves.ndim == 1:
+        moves.sort()
+        return moves, [0, *np.searchsorted(moves, cut_keys).tolist(), len(moves)]
+    bucket = np.searchsorted(cut_keys, rows.lead(moves), side="right")
+    if len(cut_keys) < 1 << 16:  # numpy's stable sort of 16-bit keys is a radix sort
+        bucket = bucket.astype(np.uint16)
+    counts = np.bincount(bucket, minlength=len(cut_keys) + 1)
+    return moves[np.argsort(bucket, kind="stable")], [0, *np.cumsum(counts).tolist()]
 
 
 def _empty() -> tuple[States, States, States]:

@@ -324,9 +324,10 @@ def _build_budgeted(
             exclude = [stored(d) for d in _exclude_depths(puzzle.graph, depth)]
             growth = size / max(1, prev)
             guess = int(size * max(growth, 1.0))
+            # Levels held: those kept, and those whose parts still wait for a writer.
             in_memory = sum(
                 len(lv) * bucketed.STATE_BYTES for lv in levels.values() if lv.states is not None
-            )
+            ) + sum(w[1].rows * bucketed.STATE_BYTES for w in writing if w[0] not in levels)
             # Keep the new level in memory when it and the step after it fit.
             move_bytes = bucketed.KEY_BYTES if moves else bucketed.PAIR_BYTES
             keep = in_memory + guess * (bucketed.STATE_BYTES + per_state * move_bytes) <= work
@@ -375,6 +376,8 @@ def _build_budgeted(
             if keep and runs:
                 for i, c in enumerate(zip(*runs, strict=True)):
                     cols[i] = np.concatenate(c) if len(c) > 1 else c[0]
+                if not (moves and puzzle.graph is not bfs.Graph.LAYERED):
+                    cols[1] = None  # parents serve only to skip the move back
             del runs
             levels[depth + 1] = bucketed.Stored(depth + 1, staging, [], *cols)
             writing.append(

@@ -91,6 +91,10 @@ def _acyclic(level: Level) -> bool:
     return False
 
 
+#: States of the level above expanded at a time when path counts are checked.
+PATHS_PIECE = 1 << 20
+
+
 def _check_paths(
     puzzle: Puzzle, level: Level, up: Level | None, bad: Callable[[str], None]
 ) -> None:
@@ -102,12 +106,17 @@ def _check_paths(
     if d == 0 or up is None or up.paths is None:
         expected = np.ones(len(level), np.uint64)
     else:
-        kids, _, sums = bfs.step_counted(up.states, puzzle.expand, [], up.paths)
-        assert sums is not None
-        pos = np.searchsorted(kids, level.states)
-        pos[pos == len(kids)] = 0
-        found = kids[pos] == level.states
-        expected = np.where(found, sums[pos], 0)
+        # The level above in pieces, so the moves of one piece are in memory at a
+        # time; a piece's children are unique, so each adds its sums in place.
+        expected = np.zeros(len(level), np.uint64)
+        for a in range(0, len(up), PATHS_PIECE):
+            piece = slice(a, a + PATHS_PIECE)
+            kids, _, sums = bfs.step_counted(up.states[piece], puzzle.expand, [], up.paths[piece])
+            assert sums is not None
+            pos = np.searchsorted(level.states, kids)
+            pos[pos == len(level)] = 0
+            found = level.states[pos] == kids
+            expected[pos[found]] += sums[found]
     wrong = np.flatnonzero(level.paths != expected)
     if len(wrong):
         i = int(wrong[0])

@@ -34,22 +34,27 @@ def _rows(folder: Path) -> pa.Table:
     return pq.read_table(sorted(folder.glob("*.parquet")), columns=["state", "depth", "parent"])
 
 
-def _same_rows(a: Path, b: Path) -> None:
+def _same_rows(a: Path, b: Path, rows: int = 1_814_400) -> None:
     ta, tb = _rows(a), _rows(b)
-    assert ta.num_rows == tb.num_rows == 1_814_400
+    assert ta.num_rows == tb.num_rows == rows
     assert ta.equals(tb)  # every row: state, depth, parent (nulls at the root)
     assert _sha(a) == _sha(b)  # the same parts, byte for byte
 
 
-def test_packed_moves_give_the_rows_of_the_general_step(data: Path, tmp_path: Path) -> None:
-    # The default build of 2x5 runs on packed keys (packed.py); the same puzzle
+@pytest.mark.parametrize(
+    ("name", "tag_bits", "rows"), [("2x5", 2, 1_814_400), ("triangle15", 7, 4_237)]
+)
+def test_packed_moves_give_the_rows_of_the_general_step(
+    data: Path, tmp_path: Path, name: str, tag_bits: int, rows: int
+) -> None:
+    # The default builds run on packed keys (packed.py); the same puzzle
     # without its compiled moves runs on (child, parent) rows: same bytes.
-    p = copy.copy(puzzles.get("2x5"))
-    assert p.moves is not None and p.moves.tag_bits == 2
+    p = copy.copy(puzzles.get(name))
+    assert p.moves is not None and p.moves.tag_bits == tag_bits
     p.__dict__["moves"] = None  # the cached property, emptied on this copy only
     m = build.build(p, tmp_path)
     assert all(lv["pairs"] > 0 for lv in m["levels"][1:-1])
-    _same_rows(tmp_path / "2x5", data / "2x5")
+    _same_rows(tmp_path / name, data / name, rows)
 
 
 def test_parse_memory() -> None:

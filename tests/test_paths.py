@@ -173,3 +173,25 @@ def test_triangle15_game_counts(tmp_path: Path) -> None:
     assert (int(wins), int(dead)) == brute_force_games(12, 12) == (51_452, 1_149_568)
     assert positions == 142
     assert db.verify("triangle15").ok
+
+
+def test_a_planted_wrong_path_count_fails_verify(
+    pdb: pipeline.Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The check expands the level above in pieces (tiny ones here, so many):
+    # each piece's sums add up, and one count off by one is reported.
+    from pipeline import verify
+    from tests.test_store import _copy, _plant
+
+    monkeypatch.setattr(verify, "PATHS_PIECE", 97)
+    _copy(pdb.data, tmp_path, "3x3")
+
+    def one_more(level):
+        paths = level.paths.copy()
+        paths[3] += 1
+        return type(level)(level.depth, level.states, level.parents, paths)
+
+    assert pipeline.open(tmp_path).verify("3x3").ok
+    _plant(tmp_path, "3x3", 12, one_more)
+    report = pipeline.open(tmp_path).verify("3x3")
+    assert any("depth 12: 1 path counts wrong" in p for p in report.problems), report.problems

@@ -68,3 +68,23 @@ def test_english33_in_full(tmp_path: Path) -> None:
     assert db.verify("english33").ok
     assert db.sql('SELECT count(*) FROM "english33-winnable"').fetchone()[0] == ENGLISH33_WINNABLE
     assert db.verify("english33-winnable").ok
+
+
+@pytest.mark.skipif(
+    not os.environ.get("PUZZLEDB_ENGLISH33_FULL"),
+    reason="the full English board: make test-full (PUZZLEDB_ENGLISH33_FULL=1)",
+)
+def test_english33_game_counts(tmp_path: Path) -> None:
+    # George Bell's counts for the central game (recreational-mathematics pages on
+    # peg solitaire): 40,861,647,040,079,968 jump sequences win; 577,116,156,815,
+    # 309,849,672 games in all, each ending in a position with no jump. The second
+    # passes 2^64: DuckDB sums the DECIMAL(38,0) column exactly.
+    db = pipeline.open(tmp_path)
+    db.build(["english33"], paths=True)
+    query = (Path(__file__).parent.parent / "queries" / "peg_games.sql").read_text()
+    goal = "." * 16 + "x" + "." * 16
+    wins, dead, positions = db.sql(query, {"puzzle": "english33", "goal": goal}).fetchone()
+    assert int(wins) == 40_861_647_040_079_968
+    assert int(dead) == 577_116_156_815_309_849_672 > 2**64
+    assert positions == 162_352
+    assert db.verify("english33").ok
