@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 #: deduplicated (measured on 3x4; numpy temporaries included).
 PAIR_BYTES = 56
 #: The same for a packed key (the key, sorted in place, and the rows it resolves to).
-KEY_BYTES = 16
+KEY_BYTES = 20
 #: Bytes per state of a level kept in memory (its state and its parent).
 STATE_BYTES = 16
 #: Up to this many buckets, each re-expands the frontier instead of spilling.

@@ -209,7 +209,7 @@ class PegPuzzle(Puzzle):
         """The packed kernels (compiled on first use)."""
         from pipeline.puzzles.peg_moves import peg_moves
 
-        return peg_moves(self.board.jumps, self.board.count)
+        return peg_moves(self.board.holes, self.board.jumps)
 
     @property
     def winnable_name(self) -> str:
