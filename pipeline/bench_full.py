@@ -151,7 +151,7 @@ def main() -> None:
         print(
             f"where the time goes: expansion {tot['expand_seconds']:.1f} s, "
             f"deduplication {tot['dedup_seconds']:.1f} s, waiting for the writer "
-            f"{tot['write_wait_seconds']:.1f} s, other (reading levels back, sampling, "
+            f"{tot['write_wait_seconds']:.1f} s, other (sampling, handing rows to the writers, "
             f"bookkeeping) {rest:.1f} s; levels total {tot['seconds']:.1f} s "
             f"of {med['wall']:.1f} s wall"
         )

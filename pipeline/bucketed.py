@@ -51,6 +51,9 @@ KEY_BYTES = 20
 STATE_BYTES = 16
 #: Up to this many buckets, each re-expands the frontier instead of spilling.
 REEXPAND = 4
+#: Levels of at least this many states use the puzzle's compiled moves (when it
+#: has them); smaller ones are quicker in numpy than compiling is.
+PACKED_MIN = 1 << 18
 #: A level of at least this many states is worked in two lanes (threads).
 LANE_MIN = 1 << 14
 #: States expanded for the sample that sets the bucket boundaries.

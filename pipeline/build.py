@@ -259,7 +259,9 @@ def _build_budgeted(
     progress = _open_progress(puzzle, staging, paths)
     metadata = _metadata(puzzle)
     spill = staging / "spill"
-    moves = None if paths else puzzle.moves  # compiled here, before the clock starts
+    # Compiled moves serve levels of PACKED_MIN states or more; a smaller build
+    # never imports numba nor compiles anything (the rows are the same).
+    packed = not paths and puzzle.moves_possible
     scratch = bucketed.Scratch()
 
     levels: dict[int, bucketed.Stored] = {}
@@ -273,20 +275,33 @@ def _build_budgeted(
     total = sum(lv["positions"] for lv in progress["levels"])
     clock = time.perf_counter()
 
-    def record(depth: int, entries: list[dict[str, Any]], started: float, extra: dict) -> None:
-        nonlocal total
+    last_record = time.perf_counter()
+
+    def record(
+        depth: int,
+        entries: list[dict[str, Any]],
+        started: float,
+        extra: dict,
+        computed: float | None = None,
+    ) -> None:
+        """Note a level whose files are all written (``computed``: when its rows were)."""
+        nonlocal total, last_record
         rows = sum(e["rows"] for e in entries)
         total += rows
         now = time.perf_counter()
+        computed = now if computed is None else computed
         progress["levels"].append(
-            {"depth": depth, "positions": rows, "seconds": round(now - started, 4), **extra}
+            {"depth": depth, "positions": rows, "seconds": round(computed - started, 4), **extra}
         )
         progress["files"].extend(entries)
-        progress["seconds"] = round(progress["seconds"] + now - started, 4)
+        progress["seconds"] = round(progress["seconds"] + now - last_record, 4)
+        last_record = now
         write_json_atomic(staging / PROGRESS, progress)
         if on_level:
             on_level(
-                LevelDone(depth, rows, total, now - clock, extra.get("buckets", 1), now - started)
+                LevelDone(
+                    depth, rows, total, now - clock, extra.get("buckets", 1), computed - started
+                )
             )
 
     # Two writers: compressing a part takes about as long as computing it.
@@ -303,15 +318,16 @@ def _build_budgeted(
         # A level kept in memory is recorded once its files are written, which
         # goes on while the next levels are computed (a killed build resumes from
         # the last recorded level). Levels are recorded in order.
-        writing: list[tuple[int, LevelWriter, float, dict[str, Any]]] = []
+        writing: list[tuple[int, LevelWriter, float, float, dict[str, Any]]] = []
 
         def settle(lag: int = 0) -> None:
             """Record the written levels; wait while more than ``lag`` are in flight."""
             while writing and (len(writing) > lag or writing[0][1].done()):
-                done_depth, done_writer, started, extra = writing.pop(0)
+                done_depth, done_writer, started, computed, extra = writing.pop(0)
                 entries = done_writer.close()
                 extra["write_wait_seconds"] = round(done_writer.seconds, 4)
-                record(done_depth, entries, started, extra)
+                extra["written_after_seconds"] = round(time.perf_counter() - computed, 4)
+                record(done_depth, entries, started, extra, computed)
                 if done_depth in levels:
                     levels[done_depth].files = list(entries)
 
@@ -329,6 +345,7 @@ def _build_budgeted(
                 len(lv) * bucketed.STATE_BYTES for lv in levels.values() if lv.states is not None
             ) + sum(w[1].rows * bucketed.STATE_BYTES for w in writing if w[0] not in levels)
             # Keep the new level in memory when it and the step after it fit.
+            moves = puzzle.moves if packed and size >= bucketed.PACKED_MIN else None
             move_bytes = bucketed.KEY_BYTES if moves else bucketed.PAIR_BYTES
             keep = in_memory + guess * (bucketed.STATE_BYTES + per_state * move_bytes) <= work
             # The next level's files, plus the spill of its buckets (16 bytes a move).
@@ -376,7 +393,7 @@ def _build_budgeted(
             if keep and runs:
                 for i, c in enumerate(zip(*runs, strict=True)):
                     cols[i] = np.concatenate(c) if len(c) > 1 else c[0]
-                if not (moves and puzzle.graph is not bfs.Graph.LAYERED):
+                if not (packed and puzzle.graph is not bfs.Graph.LAYERED):
                     cols[1] = None  # parents serve only to skip the move back
             del runs
             levels[depth + 1] = bucketed.Stored(depth + 1, staging, [], *cols)
@@ -385,6 +402,7 @@ def _build_budgeted(
                     depth + 1,
                     writer,
                     started,
+                    time.perf_counter(),
                     {
                         "buckets": stats.buckets,
                         "pairs": stats.pairs,

@@ -47,6 +47,9 @@ class Moves:
     expand: Any
     undo: Any
     args: tuple[Any, ...]
+    #: ``resolver(run_a, run_b, shift, ex_a, ex_b, args)``: :func:`resolve_core`
+    #: with this ``undo``, compiled once per puzzle family and cached on disk.
+    resolver: Any = None
 
     def keys(
         self,
@@ -90,8 +93,8 @@ class Moves:
         the compiled pass merges two, any further ones are looked up after.
         """
         ex = [*exclude, _EMPTY, _EMPTY]
-        children, parents = _resolve(
-            keys, more, np.uint64(self.tag_bits), ex[0], ex[1], self.undo, self.args
+        children, parents = self.resolver(
+            keys, more, np.uint64(self.tag_bits), ex[0], ex[1], self.args
         )
         for done in exclude[2:]:
             keep = absent(children, done)
@@ -99,7 +102,7 @@ class Moves:
         return children, parents
 
 
-@njit(nogil=True)
+@njit(nogil=True, cache=True)
 def room(out, m, more):
     """``out`` with room for ``more`` keys after its first ``m`` (doubled when short)."""
     if m + more <= len(out):
@@ -109,8 +112,10 @@ def room(out, m, more):
     return bigger
 
 
-@njit(nogil=True)
-def _resolve(run_a, run_b, shift, ex_a, ex_b, undo, args):
+@njit(inline="always")
+def resolve_core(run_a, run_b, shift, ex_a, ex_b, undo, args):
+    """The resolve pass, inlined into each puzzle family's compiled ``resolver``
+    (a module-level function naming its ``undo``, so numba caches it on disk)."""
     na, nb = len(run_a), len(run_b)
     # Room for every key: pages never written are never touched.
     children = np.empty(na + nb, np.uint64)

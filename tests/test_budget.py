@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import itertools
 import json
 import os
@@ -45,13 +44,14 @@ def _same_rows(a: Path, b: Path, rows: int = 1_814_400) -> None:
     ("name", "tag_bits", "rows"), [("2x5", 2, 1_814_400), ("triangle15", 7, 4_237)]
 )
 def test_packed_moves_give_the_rows_of_the_general_step(
-    data: Path, tmp_path: Path, name: str, tag_bits: int, rows: int
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, tag_bits: int, rows: int
 ) -> None:
-    # The default builds run on packed keys (packed.py); the same puzzle
-    # without its compiled moves runs on (child, parent) rows: same bytes.
-    p = copy.copy(puzzles.get(name))
+    # The default builds run on (child, parent) rows (their levels are below
+    # PACKED_MIN); on packed keys (packed.py, compiled moves) every level gives
+    # the same bytes.
+    monkeypatch.setattr(bucketed, "PACKED_MIN", 0)
+    p = puzzles.get(name)
     assert p.moves is not None and p.moves.tag_bits == tag_bits
-    p.__dict__["moves"] = None  # the cached property, emptied on this copy only
     m = build.build(p, tmp_path)
     assert all(lv["pairs"] > 0 for lv in m["levels"][1:-1])
     _same_rows(tmp_path / name, data / name, rows)
@@ -65,8 +65,13 @@ def test_parse_memory() -> None:
         bucketed.parse_memory("lots")
 
 
-def test_small_budget_gives_every_row_of_the_in_memory_build(data: Path, tmp_path: Path) -> None:
-    m = build.build(puzzles.get("2x5"), tmp_path, work=SMALL)
+@pytest.mark.parametrize("packed", [False, True])  # (child, parent) rows, packed keys
+def test_small_budget_gives_every_row_of_the_in_memory_build(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, packed: bool
+) -> None:
+    if packed:
+        monkeypatch.setattr(bucketed, "PACKED_MIN", 0)
+    m = build.build(puzzles.get("2x5"), tmp_path, work=SMALL // (3 if packed else 1))
     buckets = [lv["buckets"] for lv in m["levels"]]
     assert max(buckets) >= 20 and sum(b > 1 for b in buckets) >= 20
     reference = json.loads((data / "2x5" / "_manifest.json").read_text())

@@ -150,6 +150,8 @@ class Puzzle(ABC):
     #: The same moves as compiled kernels for the fast level step (packed.py),
     #: where the puzzle has them (a property that compiles on first use).
     moves: Moves | None = None
+    #: Whether ``moves`` may exist (known without compiling anything).
+    moves_possible: bool = False
     #: Tables a derived table is computed from (built first, read by :meth:`bind`).
     requires: tuple[str, ...] = ()
     #: The table whose parent walk answers ``solve`` (None: this puzzle's own).

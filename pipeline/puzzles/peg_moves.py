@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.packed import Moves, room
+from pipeline.packed import Moves, resolve_core, room
 
 TAG_BITS = 7
 _DEBRUIJN = 0x03F7_9D71_B4CB_0A89
@@ -30,7 +30,7 @@ for _i in range(64):
     _BIT_INDEX[((_DEBRUIJN << _i) & 0xFFFF_FFFF_FFFF_FFFF) >> 58] = _i
 
 
-@njit(nogil=True)
+@njit(nogil=True, cache=True)
 def _peg_keys(states, skip, lo, hi, out, args):
     """Every legal jump of every state whose key lies in [lo, hi]."""
     to_grid, grid, left, right, lines, jump_at, flip, bit_index, most = args
@@ -61,6 +61,11 @@ def _peg_keys(states, skip, lo, hi, out, args):
 def _peg_undo(key, args):
     flip = args[6]
     return (key >> np.uint64(TAG_BITS)) ^ flip[key & np.uint64((1 << TAG_BITS) - 1)]
+
+
+@njit(nogil=True, cache=True)
+def _peg_resolve(run_a, run_b, shift, ex_a, ex_b, args):
+    return resolve_core(run_a, run_b, shift, ex_a, ex_b, _peg_undo, args)
 
 
 def peg_moves(
@@ -102,4 +107,4 @@ def peg_moves(
     grid = np.uint64(sum(1 << c for c in cell))
     most = len(jumps)  # keys one state may write at most
     args = (to_grid, grid, left, right, lines, jump_at, flip, _BIT_INDEX, most)
-    return Moves(TAG_BITS, _peg_keys, _peg_undo, args)
+    return Moves(TAG_BITS, _peg_keys, _peg_undo, args, _peg_resolve)

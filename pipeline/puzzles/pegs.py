@@ -204,6 +204,8 @@ class PegPuzzle(Puzzle):
         self._masks = _jump_masks(board.jumps)
         self.solved_by = self.winnable_name
 
+    moves_possible = True
+
     @cached_property
     def moves(self) -> Moves | None:  # type: ignore[override]
         """The packed kernels (compiled on first use)."""
@@ -287,6 +289,7 @@ class PegMovesPuzzle(PegPuzzle):
 
     graph = Graph.GENERAL
     moves = None  # type: ignore[assignment]  # states carry the last landing hole: no kernels
+    moves_possible = False
 
     def __init__(self, board: Board, *, name: str, default: bool = False) -> None:
         super().__init__(board, name=name, default=default)

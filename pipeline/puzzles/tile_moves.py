@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.packed import Moves, room
+from pipeline.packed import Moves, resolve_core, room
 
 _DEBRUIJN = 0x03F7_9D71_B4CB_0A89
 #: Bit index of a single set bit, from the top 6 bits of (bit * _DEBRUIJN).
@@ -28,7 +28,7 @@ def _blank(s, low, bit_index):
     return bit_index[(zero * np.uint64(_DEBRUIJN)) >> np.uint64(58)] >> 2
 
 
-@njit(nogil=True)
+@njit(nogil=True, cache=True)
 def _tile_keys(states, skip, lo, hi, out, args):
     """Keys child << tag_bits | k, k the index of the old blank among the new blank's
     neighbours. Writes every neighbour slot and advances only past real moves."""
@@ -64,6 +64,11 @@ def _tile_undo(key, args):
     return s ^ (tile << np.uint64(4 * b)) ^ (tile << np.uint64(4 * c))
 
 
+@njit(nogil=True, cache=True)
+def _tile_resolve(run_a, run_b, shift, ex_a, ex_b, args):
+    return resolve_core(run_a, run_b, shift, ex_a, ex_b, _tile_undo, args)
+
+
 def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Moves | None:
     """The kernels for tiles on ``adjacency`` (4 bits a cell, ``low`` the low bit of
     each cell's nibble), or None when a move's tag does not fit beside the state."""
@@ -82,4 +87,4 @@ def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Moves | None:
             table[b, 1 + k] = j
             table[b, 1 + width + k] = adjacency[j].index(b)
     args = (table, np.uint64(low), _BIT_INDEX, width, tag_bits)
-    return Moves(tag_bits, _tile_keys, _tile_undo, args)
+    return Moves(tag_bits, _tile_keys, _tile_undo, args, _tile_resolve)

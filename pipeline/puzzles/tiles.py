@@ -96,6 +96,8 @@ class TilePuzzle(Puzzle):
         self._colour = _colouring(self.adjacency)
         self._low = _NIBBLE_LOW & ((1 << (4 * n)) - 1)
 
+    moves_possible = True
+
     @functools.cached_property
     def moves(self) -> Moves | None:  # type: ignore[override]
         """The packed kernels (compiled on first use), when a tag fits beside the state."""
