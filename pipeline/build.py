@@ -245,6 +245,7 @@ def _build_budgeted(
 
     # The system allocator gives freed buffers back, so the RSS tracks the work.
     pa.set_memory_pool(pa.system_memory_pool())
+    bucketed.give_back_freed_memory()
     budget = bucketed.parse_memory(memory if memory is not None else bucketed.DEFAULT_MEMORY)
     if work is None:
         # The writer holds up to three parts in flight; the rest is for the step.
@@ -345,7 +346,11 @@ def _build_budgeted(
                 len(lv) * bucketed.STATE_BYTES for lv in levels.values() if lv.states is not None
             ) + sum(w[1].rows * bucketed.STATE_BYTES for w in writing if w[0] not in levels)
             # Keep the new level in memory when it and the step after it fit.
-            moves = puzzle.moves if packed and size >= bucketed.PACKED_MIN else None
+            moves = None
+            if packed and size >= bucketed.PACKED_MIN:
+                before = bucketed.rss()
+                moves = puzzle.moves  # the first time: numba and the kernels load
+                work -= max(0, bucketed.rss() - before)
             move_bytes = bucketed.KEY_BYTES if moves else bucketed.PAIR_BYTES
             keep = in_memory + guess * (bucketed.STATE_BYTES + per_state * move_bytes) <= work
             # The next level's files, plus the spill of its buckets (16 bytes a move).
@@ -355,7 +360,7 @@ def _build_budgeted(
             # A kept level's parts are views of arrays kept anyway: queue them all and
             # go on with the next level while they are written.
             writer = LevelWriter(
-                staging, depth + 1, metadata, pool.submit, pending=None if keep else 3
+                staging, depth + 1, metadata, pool.submit, pending=None if keep else 2
             )
             runs: list[tuple[np.ndarray, ...]] = []
 
@@ -408,6 +413,8 @@ def _build_budgeted(
                         "pairs": stats.pairs,
                         "expand_seconds": round(stats.expand, 4),
                         "dedup_seconds": round(stats.dedup, 4),
+                        "rss_mib": bucketed.rss() >> 20,
+                        "kept": keep,
                     },
                 )
             )
