@@ -245,11 +245,12 @@ def _build_budgeted(
 
     # The system allocator gives freed buffers back, so the RSS tracks the work.
     pa.set_memory_pool(pa.system_memory_pool())
-    bucketed.give_back_freed_memory()
     budget = bucketed.parse_memory(memory if memory is not None else bucketed.DEFAULT_MEMORY)
     if work is None:
         # The writer holds up to three parts in flight; the rest is for the step.
-        work = budget - bucketed.rss() - 3 * store_part_bytes()
+        # (less a twentieth of the budget for what no estimate sees: allocator
+        # slack, Arrow's buffers while a part is read or written)
+        work = budget * 19 // 20 - bucketed.rss() - 3 * store_part_bytes()
         if work < (64 << 20):
             raise bucketed.BadMemory(
                 f"a memory budget of {budget >> 20} MiB leaves no room to work "
@@ -349,7 +350,10 @@ def _build_budgeted(
             moves = None
             if packed and size >= bucketed.PACKED_MIN:
                 before = bucketed.rss()
-                moves = puzzle.moves  # the first time: numba and the kernels load
+                # The first time: numba and the kernels load, and the threaded step
+                # begins (small builds keep glibc's default, which faults less).
+                bucketed.give_back_freed_memory()
+                moves = puzzle.moves
                 work -= max(0, bucketed.rss() - before)
             move_bytes = bucketed.KEY_BYTES if moves else bucketed.PAIR_BYTES
             keep = in_memory + guess * (bucketed.STATE_BYTES + per_state * move_bytes) <= work
