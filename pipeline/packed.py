@@ -28,6 +28,18 @@ from pipeline.bfs import States, absent
 
 _EMPTY = np.empty(0, np.uint64)
 _TOP = (1 << 64) - 1
+_DEBRUIJN = 0x03F7_9D71_B4CB_0A89
+#: Position of a single set bit, from the top 6 bits of (bit * _DEBRUIJN): pass
+#: it to :func:`bit_position` (kernels take arrays as arguments, not globals).
+BIT_INDEX = np.zeros(64, np.int64)
+for _i in range(64):
+    BIT_INDEX[((_DEBRUIJN << _i) & _TOP) >> 58] = _i
+
+
+@njit(inline="always")
+def bit_position(single_bit, bit_index):
+    """Index of the one set bit of a uint64 (a multiply and a table look-up)."""
+    return bit_index[(single_bit * np.uint64(_DEBRUIJN)) >> np.uint64(58)]
 
 
 @dataclass(frozen=True)
@@ -38,18 +50,17 @@ class Moves:
     ``[lo, hi]`` of every move out of ``states`` (any order), leaving out a
     child equal to ``skip[i]`` when ``skip`` is not empty, written from the
     start of ``out`` (a view of it, or of a larger copy when it is short: see
-    :func:`room`); ``undo(key, args)``
-    returns the parent a key came from (called inside the compiled resolve
-    pass, so it must be ``@njit``).
+    :func:`room`); ``undo(key, args)`` returns the parent a key came from;
+    ``resolver(run_a, run_b, shift, ex_a, ex_b, args)`` is :func:`resolve_core`
+    with that ``undo`` inlined, a module-level ``@njit(cache=True)`` function of
+    the puzzle family (so it compiles once and is cached on disk).
     """
 
     tag_bits: int
     expand: Any
     undo: Any
     args: tuple[Any, ...]
-    #: ``resolver(run_a, run_b, shift, ex_a, ex_b, args)``: :func:`resolve_core`
-    #: with this ``undo``, compiled once per puzzle family and cached on disk.
-    resolver: Any = None
+    resolver: Any
 
     def keys(
         self,

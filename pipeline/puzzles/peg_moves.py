@@ -21,13 +21,9 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.packed import Moves, resolve_core, room
+from pipeline.packed import BIT_INDEX, Moves, bit_position, resolve_core, room
 
 TAG_BITS = 7
-_DEBRUIJN = 0x03F7_9D71_B4CB_0A89
-_BIT_INDEX = np.zeros(64, np.int64)
-for _i in range(64):
-    _BIT_INDEX[((_DEBRUIJN << _i) & 0xFFFF_FFFF_FFFF_FFFF) >> 58] = _i
 
 
 @njit(nogil=True, cache=True)
@@ -50,7 +46,7 @@ def _peg_keys(states, skip, lo, hi, out, args):
             while land:
                 low = land & (~land + np.uint64(1))
                 land ^= low
-                j = jump_at[d, bit_index[(low * np.uint64(_DEBRUIJN)) >> np.uint64(58)]]
+                j = jump_at[d, bit_position(low, bit_index)]
                 key = ((s ^ flip[j]) << np.uint64(TAG_BITS)) | np.uint64(j)
                 out[m] = key
                 m += (key >= lo) & (key <= hi)
@@ -106,5 +102,5 @@ def peg_moves(
     flip = np.array([(1 << f) | (1 << o) | (1 << t) for f, o, t in jumps], np.uint64)
     grid = np.uint64(sum(1 << c for c in cell))
     most = len(jumps)  # keys one state may write at most
-    args = (to_grid, grid, left, right, lines, jump_at, flip, _BIT_INDEX, most)
+    args = (to_grid, grid, left, right, lines, jump_at, flip, BIT_INDEX, most)
     return Moves(TAG_BITS, _peg_keys, _peg_undo, args, _peg_resolve)

@@ -10,13 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.packed import Moves, resolve_core, room
-
-_DEBRUIJN = 0x03F7_9D71_B4CB_0A89
-#: Bit index of a single set bit, from the top 6 bits of (bit * _DEBRUIJN).
-_BIT_INDEX = np.zeros(64, np.int64)
-for _i in range(64):
-    _BIT_INDEX[((_DEBRUIJN << _i) & 0xFFFF_FFFF_FFFF_FFFF) >> 58] = _i
+from pipeline.packed import BIT_INDEX, Moves, bit_position, resolve_core, room
 
 
 @njit(inline="always")
@@ -25,7 +19,7 @@ def _blank(s, low, bit_index):
     x = s | (s >> np.uint64(1))
     x |= x >> np.uint64(2)
     zero = ~x & low
-    return bit_index[(zero * np.uint64(_DEBRUIJN)) >> np.uint64(58)] >> 2
+    return bit_position(zero, bit_index) >> 2
 
 
 @njit(nogil=True, cache=True)
@@ -86,5 +80,5 @@ def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Moves | None:
         for k, j in enumerate(nbrs):
             table[b, 1 + k] = j
             table[b, 1 + width + k] = adjacency[j].index(b)
-    args = (table, np.uint64(low), _BIT_INDEX, width, tag_bits)
+    args = (table, np.uint64(low), BIT_INDEX, width, tag_bits)
     return Moves(tag_bits, _tile_keys, _tile_undo, args, _tile_resolve)
