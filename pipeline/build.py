@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline import bfs
+from pipeline.buffers import Columns, Pool
 from pipeline.errors import BuildLocked, DiskFull
 from pipeline.puzzles.base import Puzzle
 from pipeline.store import (
@@ -238,24 +239,23 @@ def _build_budgeted(
     paths: bool = False,
 ) -> dict[str, Any]:
     """The build loop over finished levels on disk, each step within the budget."""
-    import pyarrow as pa
-
     from pipeline import bucketed
-    from pipeline.store import LevelWriter
+    from pipeline.store import FILE_ROWS, LevelWriter
 
-    # The system allocator gives freed buffers back, so the RSS tracks the work.
-    pa.set_memory_pool(pa.system_memory_pool())
     budget = bucketed.parse_memory(memory if memory is not None else bucketed.DEFAULT_MEMORY)
     if work is None:
         # The writer holds up to three parts in flight; the rest is for the step.
-        # (less a twentieth of the budget for what no estimate sees: allocator
-        # slack, Arrow's buffers while a part is read or written)
-        work = budget * 19 // 20 - bucketed.rss() - 3 * store_part_bytes()
+        # (less a tenth of the budget, at least 256 MiB, for what no estimate
+        # sees: allocator slack, Arrow's buffers while a part is read or
+        # written. Arrow's mimalloc keeps freed blocks a while, which spares the
+        # writers fresh pages; it kept 0.15 GiB more than glibc in a 1GB build.)
+        fixed = bucketed.rss() + 3 * store_part_bytes()
+        work = budget - max(budget // 10, 256 << 20) - fixed
         if work < (64 << 20):
             raise bucketed.BadMemory(
                 f"a memory budget of {budget >> 20} MiB leaves no room to work "
                 f"(this process already uses {bucketed.rss() >> 20} MiB): give at least "
-                f"{(bucketed.rss() + 3 * store_part_bytes() + (64 << 20)) >> 20}MB"
+                f"{(fixed + (64 << 20) + (256 << 20)) >> 20}MB"
             )
     staging = data / ".staging" / puzzle.name
     progress = _open_progress(puzzle, staging, paths)
@@ -264,7 +264,10 @@ def _build_budgeted(
     # Compiled moves serve levels of PACKED_MIN states or more; a smaller build
     # never imports numba nor compiles anything (the rows are the same).
     packed = not paths and puzzle.moves_possible
-    scratch = bucketed.Scratch()
+    # Big buffers (keys, rows, the levels' columns) are reused from one step to
+    # the next: writing fresh pages costs far more (buffers.py).
+    pool = Pool(0)
+    owned: dict[int, list[np.ndarray]] = {}  # depth -> the pooled buffers its columns are in
 
     levels: dict[int, bucketed.Stored] = {}
 
@@ -307,7 +310,7 @@ def _build_budgeted(
             )
 
     # Two writers: compressing a part takes about as long as computing it.
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=2) as writers:
         if not progress["levels"]:
             started = time.perf_counter()
             roots = bfs.roots_level(puzzle.roots())
@@ -356,7 +359,10 @@ def _build_budgeted(
                 moves = puzzle.moves
                 work -= max(0, bucketed.rss() - before)
             move_bytes = bucketed.KEY_BYTES if moves else bucketed.PAIR_BYTES
-            keep = in_memory + guess * (bucketed.STATE_BYTES + per_state * move_bytes) <= work
+            step = guess * (bucketed.STATE_BYTES + per_state * move_bytes)
+            keep = in_memory + step <= work
+            # Free buffers kept for reuse stay within what the step leaves of the work.
+            pool.trim(int(work - in_memory - (step if keep else work)))
             # The next level's files, plus the spill of its buckets (16 bytes a move).
             last_bytes = sum(f["bytes"] for f in current.files) or size * 6
             _check_disk(staging, last_bytes + size * 48, growth)
@@ -364,21 +370,30 @@ def _build_budgeted(
             # A kept level's parts are views of arrays kept anyway: queue them all and
             # go on with the next level while they are written.
             writer = LevelWriter(
-                staging, depth + 1, metadata, pool.submit, pending=None if keep else 2
+                staging, depth + 1, metadata, writers.submit, pending=None if keep else 2
             )
-            runs: list[tuple[np.ndarray, ...]] = []
+            # A kept level is copied into pooled columns, handed to the writer a
+            # part at a time as views; else the writer takes each run as it is.
+            columns = Columns(pool, 3 if paths else 2, int(guess * 1.15)) if keep else None
+            handed = [0]
 
             def sink(
                 states: np.ndarray,
                 parents: np.ndarray,
                 sums: np.ndarray | None,
-                runs: list[tuple[np.ndarray, ...]] = runs,
                 writer: LevelWriter = writer,
-                keep: bool = keep,
-            ) -> None:
-                writer.add(states, parents, sums)
-                if keep:
-                    runs.append((states, parents) if sums is None else (states, parents, sums))
+                columns: Columns | None = columns,
+                handed: list[int] = handed,
+            ) -> bool:
+                run = (states, parents) if sums is None else (states, parents, sums)
+                if columns is None:
+                    writer.add(*run)
+                    return False  # the writer keeps the arrays
+                columns.add(*run)
+                while columns.rows - handed[0] >= FILE_ROWS:
+                    writer.add(*(c[handed[0] : handed[0] + FILE_ROWS] for c in columns.arrays()))
+                    handed[0] += FILE_ROWS
+                return True
 
             stats = bucketed.next_level(
                 current,
@@ -391,20 +406,22 @@ def _build_budgeted(
                 weights=paths,
                 moves=moves,
                 skip_back=puzzle.graph is not bfs.Graph.LAYERED,
-                scratch=scratch,
+                buffers=pool,
             )
+            cols: list[np.ndarray | None] = [None, None, None]
+            if columns is not None:
+                arrays = columns.arrays()
+                if columns.rows > handed[0]:
+                    writer.add(*(c[handed[0] :] for c in arrays))
+                cols[: len(arrays)] = arrays
+                owned[depth + 1] = columns.owned
+                if not (packed and puzzle.graph is not bfs.Graph.LAYERED):
+                    cols[1] = None  # parents serve only to skip the move back
             if not writer.rows:
                 for e in writer.close():
                     (staging / e["name"]).unlink()
                 break
             writer.finish()
-            cols: list[np.ndarray | None] = [None, None, None]
-            if keep and runs:
-                for i, c in enumerate(zip(*runs, strict=True)):
-                    cols[i] = np.concatenate(c) if len(c) > 1 else c[0]
-                if not (packed and puzzle.graph is not bfs.Graph.LAYERED):
-                    cols[1] = None  # parents serve only to skip the move back
-            del runs
             levels[depth + 1] = bucketed.Stored(depth + 1, staging, [], *cols)
             writing.append(
                 (
@@ -436,6 +453,7 @@ def _build_budgeted(
                     if d != depth and all(w[0] != d for w in writing):
                         levels[d].states = None  # on disk: read back by range
             del current, exclude
+            _release(owned, levels, {w[0] for w in writing}, pool)
             per_state = max(1.0, stats.pairs / size)
             depth, prev, size = depth + 1, size, writer.rows
         settle()
@@ -446,6 +464,26 @@ def _build_budgeted(
     (staging / PROGRESS).unlink()
     _swap_into_place(staging, target)
     return manifest
+
+
+def _release(
+    owned: dict[int, list[np.ndarray]],
+    levels: dict[int, Any],
+    writing: set[int],
+    pool: Pool,
+) -> None:
+    """Give back the buffers of levels no longer held in memory nor being written."""
+    for d in list(owned):
+        if d in writing:
+            continue
+        level = levels.get(d)
+        held = [] if level is None else [level.states, level.parents, level.paths]
+        bases = {id(a.base if a.base is not None else a) for a in held if a is not None}
+        free = [b for b in owned[d] if id(b.base if b.base is not None else b) not in bases]
+        owned[d] = [b for b in owned[d] if id(b.base if b.base is not None else b) in bases]
+        pool.give(*free)
+        if not owned[d]:
+            del owned[d]
 
 
 def store_part_bytes() -> int:

@@ -94,7 +94,11 @@ class Moves:
         return keys >> np.uint64(self.tag_bits)
 
     def resolve(
-        self, keys: States, exclude: tuple[States, ...] = (), more: States = _EMPTY
+        self,
+        keys: States,
+        exclude: tuple[States, ...] = (),
+        more: States = _EMPTY,
+        out: tuple[States, States] | None = None,
     ) -> tuple[States, States]:
         """Sorted keys to (unique children, smallest parent of each), minus ``exclude``.
 
@@ -102,11 +106,19 @@ class Moves:
         sort a level's two halves, then resolve two child ranges of both).
         ``exclude`` holds sorted arrays of states (the levels the graph needs):
         the compiled pass merges two, any further ones are looked up after.
+        ``out``: two buffers of at least ``len(keys) + len(more)`` to write the
+        rows into (the result is views of them); new ones when None.
         """
         ex = [*exclude, _EMPTY, _EMPTY]
-        children, parents = self.resolver(
-            keys, more, np.uint64(self.tag_bits), ex[0], ex[1], self.args
+        n = len(keys) + len(more)
+        if out is None:
+            # Room for every key: pages never written are never touched.
+            out = (np.empty(n, np.uint64), np.empty(n, np.uint64))
+        assert len(out[0]) >= n and len(out[1]) >= n
+        m = self.resolver(
+            keys, more, np.uint64(self.tag_bits), ex[0], ex[1], out[0], out[1], self.args
         )
+        children, parents = out[0][:m], out[1][:m]
         for done in exclude[2:]:
             keep = absent(children, done)
             children, parents = children[keep], parents[keep]
@@ -124,13 +136,11 @@ def room(out, m, more):
 
 
 @njit(inline="always")
-def resolve_core(run_a, run_b, shift, ex_a, ex_b, undo, args):
+def resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, undo, args):
     """The resolve pass, inlined into each puzzle family's compiled ``resolver``
-    (a module-level function naming its ``undo``, so numba caches it on disk)."""
+    (a module-level function naming its ``undo``, so numba caches it on disk).
+    Writes the rows into ``children`` and ``parents``; returns how many."""
     na, nb = len(run_a), len(run_b)
-    # Room for every key: pages never written are never touched.
-    children = np.empty(na + nb, np.uint64)
-    parents = np.empty(na + nb, np.uint64)
     # Merge the two runs and group equal children, keeping the smallest parent.
     # Branch-light: a run that is used up reads as the largest key (no child of
     # a real puzzle has all 64 - shift bits set).
@@ -158,7 +168,7 @@ def resolve_core(run_a, run_b, shift, ex_a, ex_b, undo, args):
         last = c
     m += 1
     if len(ex_a) == 0 and len(ex_b) == 0:
-        return children[:m], parents[:m]
+        return m
     # Drop the children found in the excluded levels (a merge against each).
     out = 0
     e = 0
@@ -173,4 +183,4 @@ def resolve_core(run_a, run_b, shift, ex_a, ex_b, undo, args):
         children[out] = c
         parents[out] = parents[r]
         out += not hit
-    return children[:out], parents[:out]
+    return out

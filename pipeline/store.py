@@ -14,6 +14,7 @@ import bisect
 import hashlib
 import json
 import os
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -84,6 +85,29 @@ def write_level(directory: Path, level: Level, metadata: dict[str, str]) -> list
     ]
 
 
+class _Scratch(threading.local):
+    """Buffers a writer thread reuses from part to part (fresh pages cost: buffers.py)."""
+
+    def __init__(self) -> None:
+        self._out: pa.Buffer | None = None
+        self._depths = np.empty(0, np.uint8)
+
+    def output(self, size: int) -> pa.Buffer:
+        if self._out is None or self._out.size < size:
+            self._out = pa.allocate_buffer(size)
+        return self._out
+
+    def depths(self, n: int, depth: int) -> np.ndarray:
+        if len(self._depths) < n:
+            self._depths = np.empty(n, np.uint8)
+        out = self._depths[:n]
+        out.fill(depth)
+        return out
+
+
+_scratch = _Scratch()
+
+
 def write_part(
     directory: Path,
     depth: int,
@@ -100,11 +124,12 @@ def write_part(
     path-count column.
     """
     n = len(states)
-    roots = parents == NO_PARENT
+    # Only roots have no parent (NO_PARENT is the largest uint64): no mask otherwise.
+    roots = parents == NO_PARENT if n and parents.max() == NO_PARENT else None
     columns = {
         "state": pa.array(states, pa.uint64()),
-        "depth": pa.array(np.full(n, depth, np.uint8), pa.uint8()),
-        "parent": pa.array(parents, pa.uint64(), mask=roots if roots.any() else None),
+        "depth": pa.array(_scratch.depths(n, depth), pa.uint8()),
+        "parent": pa.array(parents, pa.uint64(), mask=roots),
     }
     schema = SCHEMA
     if paths is not None:
@@ -113,7 +138,9 @@ def write_part(
     table = pa.table(
         columns, schema=schema.with_metadata({**metadata, "puzzledb.depth": str(depth)})
     )
-    sink = pa.BufferOutputStream()
+    # Into this thread's output buffer, large enough for the columns uncompressed.
+    room = n * (8 + 1 + 8 + (16 if paths is not None else 0)) * 21 // 20 + (1 << 20)
+    sink = pa.FixedSizeBufferWriter(_scratch.output(room))
     pq.write_table(
         table,
         sink,
@@ -125,7 +152,7 @@ def write_part(
         data_page_version="1.0",
     )
     del table
-    data = sink.getvalue()
+    data = _scratch.output(room).slice(0, sink.tell())
     name = level_file_name(depth, part)
     path = directory / name
     tmp = path.with_name(name + ".tmp")

@@ -145,7 +145,7 @@ def verify(
     report.checks.append("files match the manifest checksums")
 
     expected = {lv["depth"]: lv["positions"] for lv in table.manifest["levels"]}
-    roots = np.unique(np.asarray(puzzle.roots(), dtype=np.uint64))
+    roots = bfs.unique(np.asarray(puzzle.roots(), dtype=np.uint64))
     free = puzzle.expand_free
     levels = table.levels()
     window: dict[int, Level] = {}

@@ -18,6 +18,7 @@ import pytest
 
 from pipeline import bfs, bucketed, build, puzzles
 from pipeline.bucketed import Stored
+from pipeline.buffers import Pool
 from pipeline.store import Table
 from pipeline.verify import duplicates
 
@@ -96,6 +97,7 @@ def test_buckets_for_every_graph_kind(name: str, buckets: int) -> None:
         want = list(itertools.islice(bfs.search(p.roots(), p.expand, graph), limit))
         got = [want[0]]
         done = [Stored(0, Path("."), [], want[0].states, want[0].parents)]
+        pool = Pool(1 << 30)
         while len(got) < len(want):
             d = got[-1].depth
             exclude = {
@@ -111,10 +113,12 @@ def test_buckets_for_every_graph_kind(name: str, buckets: int) -> None:
                 p.expand,
                 1 << 30,
                 Path(os.environ.get("TMPDIR", "/tmp")) / f"spill-{os.getpid()}-{name}-{buckets}",
-                lambda s, q, _w, runs=runs: runs.append((s, q)),
+                # Copies, so the packed step reuses its buffers from run to run.
+                lambda s, q, _w, runs=runs: runs.append((s.copy(), q.copy())) or True,
                 buckets=buckets,
                 moves=p.moves if packed else None,
                 skip_back=graph is not bfs.Graph.LAYERED,
+                buffers=pool,
             )
             assert stats.buckets == buckets or len(done[-1]) < 20
             states = np.concatenate([r[0] for r in runs]) if runs else np.empty(0, np.uint64)

@@ -60,8 +60,8 @@ def _peg_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _peg_resolve(run_a, run_b, shift, ex_a, ex_b, args):
-    return resolve_core(run_a, run_b, shift, ex_a, ex_b, _peg_undo, args)
+def _peg_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
+    return resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, _peg_undo, args)
 
 
 def peg_moves(

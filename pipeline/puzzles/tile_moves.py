@@ -59,8 +59,8 @@ def _tile_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _tile_resolve(run_a, run_b, shift, ex_a, ex_b, args):
-    return resolve_core(run_a, run_b, shift, ex_a, ex_b, _tile_undo, args)
+def _tile_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
+    return resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, _tile_undo, args)
 
 
 def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Moves | None:
