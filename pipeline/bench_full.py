@@ -63,7 +63,36 @@ def main() -> None:
     ap.add_argument("--memory", default="3GB", help="budget(s), comma-separated, e.g. 3GB,1GB")
     ap.add_argument("--puzzles", default="3x4,2x6")
     ap.add_argument("--work", default=None, help="folder for the builds (default: a temp dir)")
+    ap.add_argument("--out", default="bench-results/bench-full.txt", help="a copy of the report")
     args = ap.parse_args()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    with open(args.out, "w") as report:
+        sys.stdout = _Tee(sys.stdout, report)
+        try:
+            _bench(args)
+        finally:
+            sys.stdout = sys.__stdout__
+    print(f"(report also in {args.out})")
+
+
+class _Tee:
+    """Prints to the terminal and to the report file alike."""
+
+    def __init__(self, *streams: Any) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for s in self.streams:
+            s.write(text)
+            s.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        for s in self.streams:
+            s.flush()
+
+
+def _bench(args: argparse.Namespace) -> None:
     work = Path(args.work or tempfile.mkdtemp(prefix="puzzledb-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()

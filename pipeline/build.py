@@ -361,8 +361,9 @@ def _build_budgeted(
             move_bytes = bucketed.KEY_BYTES if moves else bucketed.PAIR_BYTES
             step = guess * (bucketed.STATE_BYTES + per_state * move_bytes)
             keep = in_memory + step <= work
-            # Free buffers kept for reuse stay within what the step leaves of the work.
-            pool.trim(int(work - in_memory - (step if keep else work)))
+            # Free buffers kept for reuse stay within what the step leaves of the
+            # work (a level not kept goes in buckets that reuse about half).
+            pool.trim(int(work - in_memory - step if keep else (work - in_memory) // 2))
             # The next level's files, plus the spill of its buckets (16 bytes a move).
             last_bytes = sum(f["bytes"] for f in current.files) or size * 6
             _check_disk(staging, last_bytes + size * 48, growth)
