@@ -301,7 +301,7 @@ def _build_budgeted(
         progress["files"].extend(entries)
         progress["seconds"] = round(progress["seconds"] + now - last_record, 4)
         last_record = now
-        write_json_atomic(staging / PROGRESS, progress)
+        write_json_atomic(staging / PROGRESS, progress, indent=None)
         if on_level:
             on_level(
                 LevelDone(
@@ -373,9 +373,13 @@ def _build_budgeted(
             writer = LevelWriter(
                 staging, depth + 1, metadata, writers.submit, pending=None if keep else 2
             )
-            # A kept level is copied into pooled columns, handed to the writer a
-            # part at a time as views; else the writer takes each run as it is.
-            columns = Columns(pool, 3 if paths else 2, int(guess * 1.15)) if keep else None
+            # The packed step lends its rows (pooled buffers): a kept level is
+            # copied into pooled columns, handed to the writer a part at a time as
+            # views. Otherwise the writer, and a kept level, take the runs as they are.
+            columns = None
+            if keep and moves is not None:
+                columns = Columns(pool, 3 if paths else 2, int(guess * 1.15))
+            runs: list[tuple[np.ndarray, ...]] | None = [] if keep and moves is None else None
             handed = [0]
 
             def sink(
@@ -384,12 +388,15 @@ def _build_budgeted(
                 sums: np.ndarray | None,
                 writer: LevelWriter = writer,
                 columns: Columns | None = columns,
+                runs: list[tuple[np.ndarray, ...]] | None = runs,
                 handed: list[int] = handed,
             ) -> bool:
                 run = (states, parents) if sums is None else (states, parents, sums)
                 if columns is None:
                     writer.add(*run)
-                    return False  # the writer keeps the arrays
+                    if runs is not None:
+                        runs.append(run)
+                    return False  # the arrays are kept as they are
                 columns.add(*run)
                 while columns.rows - handed[0] >= FILE_ROWS:
                     writer.add(*(c[handed[0] : handed[0] + FILE_ROWS] for c in columns.arrays()))
@@ -416,8 +423,12 @@ def _build_budgeted(
                     writer.add(*(c[handed[0] :] for c in arrays))
                 cols[: len(arrays)] = arrays
                 owned[depth + 1] = columns.owned
-                if not (packed and puzzle.graph is not bfs.Graph.LAYERED):
-                    cols[1] = None  # parents serve only to skip the move back
+            elif runs:
+                for i, c in enumerate(zip(*runs, strict=True)):
+                    cols[i] = np.concatenate(c) if len(c) > 1 else c[0]
+            del runs
+            if not (packed and puzzle.graph is not bfs.Graph.LAYERED):
+                cols[1] = None  # parents serve only to skip the move back
             if not writer.rows:
                 for e in writer.close():
                     (staging / e["name"]).unlink()
@@ -548,7 +559,7 @@ def _build_locked(
             progress["files"].extend(entries)
             progress["seconds"] = round(progress["seconds"] + now - last, 4)
             last = now
-            write_json_atomic(staging / PROGRESS, progress)
+            write_json_atomic(staging / PROGRESS, progress, indent=None)
             if on_level:
                 on_level(LevelDone(level.depth, len(level), total, now - clock))
 

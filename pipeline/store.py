@@ -56,11 +56,16 @@ def level_file_name(depth: int, part: int) -> str:
     return f"d{depth:03d}-{part:03d}.parquet"
 
 
-def write_json_atomic(path: Path, doc: dict[str, Any]) -> None:
-    """Write JSON so that readers see the old file or the new one, never half."""
+def write_json_atomic(path: Path, doc: dict[str, Any], indent: int | None = 1) -> None:
+    """Write JSON so that readers see the old file or the new one, never half.
+
+    ``indent=None`` writes it on one line with the C encoder, several times
+    quicker (Python's indenting encoder cost a 2x5 build 0.25 s in 57 writes
+    of its progress file).
+    """
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
+        f.write(json.dumps(doc, indent=indent))
         f.write("\n")
         f.flush()
         os.fsync(f.fileno())
