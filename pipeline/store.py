@@ -90,6 +90,19 @@ def write_level(directory: Path, level: Level, metadata: dict[str, str]) -> list
     ]
 
 
+def _write_table(table: pa.Table, sink: Any) -> None:
+    pq.write_table(
+        table,
+        sink,
+        row_group_size=ROW_GROUP_ROWS,
+        compression="zstd",
+        compression_level=ZSTD_LEVEL,
+        use_dictionary=False,
+        write_statistics=True,
+        data_page_version="1.0",
+    )
+
+
 class _Scratch(threading.local):
     """Buffers a writer thread reuses from part to part (fresh pages cost: buffers.py)."""
 
@@ -143,21 +156,18 @@ def write_part(
     table = pa.table(
         columns, schema=schema.with_metadata({**metadata, "puzzledb.depth": str(depth)})
     )
-    # Into this thread's output buffer, large enough for the columns uncompressed.
+    # Into this thread's output buffer, large enough for the columns uncompressed
+    # (should a file ever come out larger, into a buffer that grows).
     room = n * (8 + 1 + 8 + (16 if paths is not None else 0)) * 21 // 20 + (1 << 20)
-    sink = pa.FixedSizeBufferWriter(_scratch.output(room))
-    pq.write_table(
-        table,
-        sink,
-        row_group_size=ROW_GROUP_ROWS,
-        compression="zstd",
-        compression_level=ZSTD_LEVEL,
-        use_dictionary=False,
-        write_statistics=True,
-        data_page_version="1.0",
-    )
+    try:
+        sink = pa.FixedSizeBufferWriter(_scratch.output(room))
+        _write_table(table, sink)
+        data = _scratch.output(room).slice(0, sink.tell())
+    except OSError:
+        stream = pa.BufferOutputStream()
+        _write_table(table, stream)
+        data = stream.getvalue()
     del table
-    data = _scratch.output(room).slice(0, sink.tell())
     name = level_file_name(depth, part)
     path = directory / name
     tmp = path.with_name(name + ".tmp")

@@ -106,6 +106,24 @@ def test_two_builds_write_identical_files(data: Path, tmp_path: Path) -> None:
     assert [f["sha256"] for f in a["files"]] == [f["sha256"] for f in b["files"]]
 
 
+def test_a_part_too_big_for_the_writers_buffer_is_written_the_same(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The largest 2x4 level, written again with a 64-byte output buffer: the
+    # writer falls back to a growing buffer and the bytes are the same.
+    entry = max(
+        json.loads((data / "2x4" / "_manifest.json").read_text())["files"], key=lambda f: f["rows"]
+    )
+    level = store.read_level_file(data / "2x4" / entry["name"])
+    meta = pq.read_schema(data / "2x4" / entry["name"]).metadata
+    metadata = {k.decode(): v.decode() for k, v in meta.items() if k.startswith(b"puzzledb.")}
+    metadata.pop("puzzledb.depth")
+    monkeypatch.setattr(store._Scratch, "output", lambda self, size: pa.allocate_buffer(64))
+    again = store.write_part(tmp_path, level.depth, 0, level.states, level.parents, metadata)
+    assert again["rows"] == entry["rows"] > 1000
+    assert again["sha256"] == entry["sha256"]
+
+
 def test_force_rebuild_keeps_the_old_table_readable(tmp_path: Path) -> None:
     db = pipeline.open(tmp_path)
     db.build(["2x3"])
