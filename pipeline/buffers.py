@@ -24,6 +24,11 @@ from pipeline.bfs import States
 HEADROOM = 2.0
 
 
+def owner(array: np.ndarray) -> np.ndarray:
+    """The array that owns the memory of ``array`` (itself, or the base of a view)."""
+    return array if array.base is None else array.base
+
+
 class Pool:
     """Free uint64 buffers, handed out best fit: ``take`` a view, ``give`` it back.
 
@@ -66,7 +71,7 @@ class Pool:
             for a in arrays:
                 if a is None:
                     continue
-                base = a if a.base is None else a.base
+                base = owner(a)
                 if not isinstance(base, np.ndarray) or base.dtype != np.uint64:
                     continue  # not a plain uint64 buffer (a numba or Arrow one): let it go
                 if base.ndim != 1 or not base.flags.c_contiguous:

@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline import bfs
-from pipeline.buffers import Columns, Pool
+from pipeline.buffers import Columns, Pool, owner
 from pipeline.errors import BuildLocked, DiskFull
 from pipeline.puzzles.base import Puzzle
 from pipeline.store import (
@@ -490,10 +490,9 @@ def _release(
             continue
         level = levels.get(d)
         held = [] if level is None else [level.states, level.parents, level.paths]
-        bases = {id(a.base if a.base is not None else a) for a in held if a is not None}
-        free = [b for b in owned[d] if id(b.base if b.base is not None else b) not in bases]
-        owned[d] = [b for b in owned[d] if id(b.base if b.base is not None else b) in bases]
-        pool.give(*free)
+        bases = {id(owner(a)) for a in held if a is not None}
+        pool.give(*(b for b in owned[d] if id(owner(b)) not in bases))
+        owned[d] = [b for b in owned[d] if id(owner(b)) in bases]
         if not owned[d]:
             del owned[d]
 
