@@ -21,7 +21,7 @@ from pipeline import puzzles
 from pipeline.build import LevelDone
 from pipeline.errors import BadPosition, PositionLost
 from pipeline.puzzles.base import Puzzle
-from pipeline.store import Table
+from pipeline.storage.table import Table
 
 #: The environment variable that names the data folder.
 DATA_ENV = "PUZZLEDB_DATA"
@@ -121,7 +121,7 @@ class Database:
     def built(self) -> list[str]:
         from pipeline import catalog
 
-        return [m["table"] for m in catalog.manifests(self.data)]
+        return [m.table for m in catalog.manifests(self.data)]
 
     def state(self, puzzle: str, position: str | int) -> int:
         """A typed position (or a state number) as a state of ``puzzle``."""

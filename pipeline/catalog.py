@@ -21,13 +21,16 @@ built ``<puzzle>-winnable`` table beside its ``<puzzle>`` table, the view
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
-from pipeline.puzzles.base import Cells, sql_str
-from pipeline.store import MANIFEST
+from pipeline.errors import CorruptTable
+from pipeline.puzzles import family_sql
+from pipeline.puzzles.base import Cells, ident, sql_str
+from pipeline.storage import manifest as manifests_
+from pipeline.storage.format import MANIFEST
+from pipeline.storage.manifest import Manifest
 
 CATALOG = "puzzles.duckdb"
 #: Written in the storage format DuckDB 1.2 and later can read, so the catalog
@@ -35,35 +38,30 @@ CATALOG = "puzzles.duckdb"
 STORAGE_VERSION = "v1.2.0"
 
 
-def manifests(data: Path) -> list[dict[str, Any]]:
-    """The manifests of every complete table under ``data``, by name."""
+def manifests(data: Path) -> list[Manifest]:
+    """The manifests of every complete table under ``data``, by name (damaged ones left out)."""
     found = []
     if data.is_dir():
         for p in sorted(data.iterdir()):
-            m = p / MANIFEST
-            if p.is_dir() and not p.name.startswith(".") and m.exists():
+            if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists():
                 try:
-                    found.append(json.loads(m.read_text()))
-                except (OSError, ValueError):
+                    found.append(manifests_.read(p))
+                except CorruptTable:
                     continue
     return found
 
 
-def _codec(m: dict[str, Any]) -> Cells:
-    pz = m["puzzle"]
+def _codec(m: Manifest) -> Cells:
+    pz = m.puzzle
     return Cells(
         pz["cells"], pz["bits_per_cell"], tuple(pz["symbols"]), pz["layout"], pz["separator"]
     )
 
 
-def ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _dispatch(found: list[dict[str, Any]], sql_of: Any, fallback: str) -> str:
+def _dispatch(found: list[Manifest], sql_of: Any, fallback: str) -> str:
     if not found:
         return fallback
-    arms = " ".join(f"WHEN {sql_str(m['table'])} THEN {sql_of(_codec(m))}" for m in found)
+    arms = " ".join(f"WHEN {sql_str(m.table)} THEN {sql_of(_codec(m))}" for m in found)
     return f"CASE puzzle {arms} ELSE {fallback} END"
 
 
@@ -75,26 +73,26 @@ def statements(data: Path, prefix: str) -> list[str]:
     found = manifests(data)
     sql: list[str] = []
     for m in found:
-        glob = f"{prefix}/{m['table']}/*.parquet"
+        glob = f"{prefix}/{m.table}/*.parquet"
         sql.append(
-            f"CREATE OR REPLACE VIEW {ident(m['table'])} AS "
+            f"CREATE OR REPLACE VIEW {ident(m.table)} AS "
             f"SELECT * FROM read_parquet({sql_str(glob)})"
         )
     rows = [
         "("
         + ", ".join(
             [
-                sql_str(m["table"]),
-                sql_str(m["puzzle"]["title"]),
-                sql_str(m["puzzle"]["graph"]),
-                sql_str(m["puzzle"]["origin"]),
-                sql_str(m["puzzle"]["encoding"]),
-                str(int(m["puzzle"]["cells"])),
-                str(int(m["total"])),
-                str(int(m["max_depth"])),
-                str(int(m["max_depth_positions"])),
-                str(int(m["format_version"])),
-                sql_str(m["build"]["finished"]),
+                sql_str(m.table),
+                sql_str(m.puzzle["title"]),
+                sql_str(m.puzzle["graph"]),
+                sql_str(m.puzzle["origin"]),
+                sql_str(m.puzzle["encoding"]),
+                str(int(m.puzzle["cells"])),
+                str(int(m.total)),
+                str(int(m.max_depth)),
+                str(int(m.max_depth_positions)),
+                str(int(m.format_version)),
+                sql_str(str(m.build.get("finished", ""))),
             ]
         )
         + ")"
@@ -110,9 +108,9 @@ def statements(data: Path, prefix: str) -> list[str]:
         sql.append("INSERT INTO puzzles VALUES " + ", ".join(rows))
     sql.append("CREATE OR REPLACE TABLE levels (puzzle VARCHAR, depth INTEGER, positions UBIGINT)")
     level_rows = [
-        f"({sql_str(m['table'])}, {lv['depth']}, {lv['positions']})"
+        f"({sql_str(m.table)}, {int(lv.depth)}, {int(lv.positions)})"
         for m in found
-        for lv in m["levels"]
+        for lv in m.levels
     ]
     if level_rows:
         sql.append("INSERT INTO levels VALUES " + ", ".join(level_rows))
@@ -130,8 +128,7 @@ def statements(data: Path, prefix: str) -> list[str]:
     for name, (arg, sql_of) in macros.items():
         dispatch = _dispatch(found, lambda c, f=sql_of, a=arg: f(c, a), unknown)
         sql.append(f"CREATE OR REPLACE MACRO {name}(puzzle, {arg}) AS {dispatch}")
-    sql += _winnable(found)
-    sql.append(_can_jump(found))
+    sql += family_sql(found)
     # Walking parents with a recursive CTE. The file scan is on the left of the
     # join: with `SET disabled_optimizers = 'join_order,build_side_probe_side'`
     # DuckDB then builds its hash table on the walk (one row) and prunes row
@@ -147,51 +144,6 @@ def statements(data: Path, prefix: str) -> list[str]:
         " SELECT step, state, depth, parent, board(puzzle, state) AS position"
         " FROM walk ORDER BY step"
     )
-    return sql
-
-
-def _can_jump(found: list[dict[str, Any]]) -> str:
-    """``can_jump(puzzle, state)``: whether a peg position has a legal jump.
-
-    Built from the jump lines each peg table's manifest records; a position
-    without one ends a game (won or a dead end).
-    """
-    arms = []
-    for m in found:
-        jumps = m["puzzle"].get("jumps")
-        if not jumps:
-            continue
-        tests = []
-        for a, b, c in jumps:
-            flip, need = (1 << a) | (1 << b) | (1 << c), (1 << a) | (1 << b)
-            tests.append(f"(state & {flip}::UBIGINT) = {need}::UBIGINT")
-        arms.append(f"WHEN {sql_str(m['table'])} THEN ({' OR '.join(tests)})")
-    none = "error('no jump table for ' || puzzle || ' in the catalog')"
-    body = f"CASE puzzle {' '.join(arms)} ELSE {none} END" if arms else none
-    return f"CREATE OR REPLACE MACRO can_jump(puzzle, state) AS {body}"
-
-
-def _winnable(found: list[dict[str, Any]]) -> list[str]:
-    """The status views and the ``winnable`` macro over derived winnable tables."""
-    names = {m["table"] for m in found}
-    pairs = [
-        (m["puzzle"]["derived_from"], m["table"])
-        for m in found
-        if m["puzzle"].get("kind") == "winnable"
-    ]
-    sql = [
-        f"CREATE OR REPLACE VIEW {ident(src + '-status')} AS "
-        f"SELECT f.state, f.depth, f.parent, w.state IS NOT NULL AS winnable, "
-        f"w.depth AS jumps_left FROM {ident(src)} f LEFT JOIN {ident(win)} w USING (state)"
-        for src, win in pairs
-        if src in names
-    ]
-    arms = " ".join(
-        f"WHEN {sql_str(src)} THEN (s IN (SELECT state FROM {ident(win)}))" for src, win in pairs
-    )
-    none = "error('no winnable table for ' || puzzle || ' in the catalog')"
-    body = f"CASE puzzle {arms} ELSE {none} END" if arms else none
-    sql.append(f"CREATE OR REPLACE MACRO winnable(puzzle, s) AS {body}")
     return sql
 
 

@@ -110,8 +110,8 @@ def build(
         )
     for m in manifests:
         typer.echo(
-            f"{m['table']}: {m['total']:,} positions, max depth {m['max_depth']} "
-            f"({m['max_depth_positions']:,} there), built in {m['build']['seconds']:.2f} s",
+            f"{m.table}: {m.total:,} positions, max depth {m.max_depth} "
+            f"({m.max_depth_positions:,} there), built in {m.build['seconds']:.2f} s",
             err=True,
         )
     typer.echo(f"catalog: {data / 'puzzles.duckdb'}", err=True)

@@ -21,10 +21,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pipeline import bfs
-from pipeline.bfs import NO_PARENT, Graph, Level
+from pipeline.engine.core import (
+    NO_PARENT,
+    Expander,
+    Graph,
+    Level,
+    absent,
+    excluded_depths,
+    merge_sorted,
+    unique,
+)
+from pipeline.engine.reference import step_counted
 from pipeline.puzzles.base import Puzzle
-from pipeline.store import Table, checksum
+from pipeline.storage.reader import open_file, row_group_mins
+from pipeline.storage.table import Table
+from pipeline.storage.writer import checksum
 
 
 @dataclass
@@ -43,14 +54,14 @@ class Report:
 
 
 def _present(states: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    return ~bfs.absent(states, sorted_set)
+    return ~absent(states, sorted_set)
 
 
 #: Rows expanded at a time, so that checking a 22-million-row level stays small.
 CHUNK = 1 << 21
 
 
-def _legal(expand: bfs.Expander, parents: np.ndarray, children: np.ndarray) -> np.ndarray:
+def _legal(expand: Expander, parents: np.ndarray, children: np.ndarray) -> np.ndarray:
     """For each row, whether ``children[i]`` is one move of ``expand`` from ``parents[i]``."""
     ok = np.zeros(len(children), dtype=bool)
     for lo in range(0, len(children), CHUNK):
@@ -59,7 +70,7 @@ def _legal(expand: bfs.Expander, parents: np.ndarray, children: np.ndarray) -> n
     return ok
 
 
-def _missing(expand: bfs.Expander, states: np.ndarray, targets: list[np.ndarray]) -> tuple:
+def _missing(expand: Expander, states: np.ndarray, targets: list[np.ndarray]) -> tuple:
     """(count, first) of the moves out of ``states`` that land in none of ``targets``."""
     count, first = 0, None
     for lo in range(0, len(states), CHUNK):
@@ -111,7 +122,7 @@ def _check_paths(
         expected = np.zeros(len(level), np.uint64)
         for a in range(0, len(up), PATHS_PIECE):
             piece = slice(a, a + PATHS_PIECE)
-            kids, _, sums = bfs.step_counted(up.states[piece], puzzle.expand, [], up.paths[piece])
+            kids, _, sums = step_counted(up.states[piece], puzzle.expand, [], up.paths[piece])
             assert sums is not None
             pos = np.searchsorted(level.states, kids)
             pos[pos == len(level)] = 0
@@ -137,15 +148,15 @@ def verify(
     for entry in table.files:
         p = table.path(entry)
         if not p.exists():
-            bad(f"{entry['name']} is missing")
-        elif checksum(p) != entry["sha256"]:
-            bad(f"{entry['name']} does not match its checksum in the manifest")
+            bad(f"{entry.name} is missing")
+        elif checksum(p) != entry.sha256:
+            bad(f"{entry.name} does not match its checksum in the manifest")
     if report.problems:
         return report
     report.checks.append("files match the manifest checksums")
 
-    expected = {lv["depth"]: lv["positions"] for lv in table.manifest["levels"]}
-    roots = bfs.unique(np.asarray(puzzle.roots(), dtype=np.uint64))
+    expected = dict(table.histogram())
+    roots = unique(np.asarray(puzzle.roots(), dtype=np.uint64))
     free = puzzle.expand_free
     levels = table.levels()
     window: dict[int, Level] = {}
@@ -195,19 +206,15 @@ def verify(
             _check_paths(puzzle, level, window.get(d - 1), bad)
         # Closure: no move leads more than one level further.
         if puzzle.graph is Graph.GENERAL:
-            # union1d, as a linear merge: numpy 2's hashed unique took 65 of 80 s
-            # on a 4M-row pattern database
+            # a linear merge: numpy 2's hashed union1d took 65 of 80 s on a
+            # 4M-row pattern database
             if len(s) < 2 or bool(np.all(s[1:] > s[:-1])):
-                seen = bfs._merge_sorted(seen, s[bfs.absent(s, seen)])
+                seen = merge_sorted(seen, s[absent(s, seen)])
             else:  # an unsorted level (reported above): the slow, robust way
                 seen = np.union1d(seen, s)
             allowed = [seen] + ([nxt.states] if nxt is not None else [])
         else:
-            near = {
-                Graph.BIPARTITE: (d - 1, d + 1),
-                Graph.REVERSIBLE: (d - 1, d, d + 1),
-                Graph.LAYERED: (d + 1,),
-            }[puzzle.graph]
+            near = [*excluded_depths(puzzle.graph, d), d + 1]
             allowed = [window[k].states for k in near if k in window]
         moves = [(puzzle.expand, allowed, "one level")]
         if free is not None:
@@ -222,7 +229,7 @@ def verify(
         if on_level:
             on_level(d)
 
-    total = int(table.manifest["total"])
+    total = table.manifest.total
     if report.positions != total:
         bad(f"{report.positions} rows in all, the manifest says {total}")
     if puzzle.expected_total is not None and total != puzzle.expected_total:
@@ -245,24 +252,22 @@ def duplicates(table: Table, rows: int = 1 << 25) -> int:
     groups that overlap it), sorted and compared with their neighbours. Memory
     stays near ``rows`` states whatever the size of the table.
     """
-    import pyarrow.parquet as pq
-
-    from pipeline.store import ROW_GROUP_ROWS, read_states_between
+    from pipeline.storage.format import ROW_GROUP_ROWS
+    from pipeline.storage.reader import LevelFiles
 
     mins: list[int] = []
     for entry in table.files:
-        if not entry["rows"]:
-            continue
-        md = pq.ParquetFile(table.path(entry)).metadata
-        col = md.schema.names.index("state")
-        mins += [int(md.row_group(i).column(col).statistics.min) for i in range(md.num_row_groups)]
+        if entry.rows:
+            mins += row_group_mins(open_file(table.path(entry)))
     mins.sort()
     per = max(1, rows // ROW_GROUP_ROWS)
     cuts = sorted(set(mins[per::per]))
     edges = [0, *cuts, 1 << 64]
+    # Every file as one source, whatever its depth: a state repeats across them.
+    everything = LevelFiles(table.directory, -1, table.files)
     dupes = 0
     for lo, hi in itertools.pairwise(edges):
-        states = read_states_between(table.directory, table.files, lo, hi).copy()
+        states = everything.between(lo, hi).copy()
         states.sort()
         dupes += int(np.count_nonzero(states[1:] == states[:-1]))
     return dupes

@@ -16,10 +16,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import bfs, bucketed, build, puzzles
-from pipeline.bucketed import Stored
-from pipeline.buffers import Pool
-from pipeline.store import Table
+from pipeline import build, puzzles
+from pipeline.engine import budget, moves, reference
+from pipeline.engine.buffers import Pool
+from pipeline.engine.core import Graph, Level
+from pipeline.engine.executor import LevelJob
+from pipeline.engine.level import InMemory
+from pipeline.engine.local import LocalExecutor
+from pipeline.engine.moves import MoveRules
+from pipeline.storage.table import Table
 from pipeline.verify import duplicates
 
 #: Bytes for the level step: small enough that 2x5's big levels need dozens of buckets.
@@ -50,20 +55,20 @@ def test_packed_moves_give_the_rows_of_the_general_step(
     # The default builds run on (child, parent) rows (their levels are below
     # PACKED_MIN); on packed keys (packed.py, compiled moves) every level gives
     # the same bytes.
-    monkeypatch.setattr(bucketed, "PACKED_MIN", 0)
+    monkeypatch.setattr(moves, "PACKED_MIN", 0)
     p = puzzles.get(name)
     assert p.moves is not None and p.moves.tag_bits == tag_bits
     m = build.build(p, tmp_path)
-    assert all(lv["pairs"] > 0 for lv in m["levels"][1:-1])
+    assert all(lv.stats["pairs"] > 0 for lv in m.levels[1:-1])
     _same_rows(tmp_path / name, data / name, rows)
 
 
 def test_parse_memory() -> None:
-    assert bucketed.parse_memory("3GB") == 3 << 30
-    assert bucketed.parse_memory("512mb") == 512 << 20
-    assert bucketed.parse_memory("1.5G") == 3 << 29
-    with pytest.raises(bucketed.BadMemory):
-        bucketed.parse_memory("lots")
+    assert budget.parse_memory("3GB") == 3 << 30
+    assert budget.parse_memory("512mb") == 512 << 20
+    assert budget.parse_memory("1.5G") == 3 << 29
+    with pytest.raises(budget.BadMemory):
+        budget.parse_memory("lots")
 
 
 @pytest.mark.parametrize("packed", [False, True])  # (child, parent) rows, packed keys
@@ -71,13 +76,13 @@ def test_small_budget_gives_every_row_of_the_in_memory_build(
     data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, packed: bool
 ) -> None:
     if packed:
-        monkeypatch.setattr(bucketed, "PACKED_MIN", 0)
+        monkeypatch.setattr(moves, "PACKED_MIN", 0)
     m = build.build(puzzles.get("2x5"), tmp_path, work=SMALL // (3 if packed else 1))
-    buckets = [lv["buckets"] for lv in m["levels"]]
+    buckets = [lv.stats["buckets"] for lv in m.levels]
     assert max(buckets) >= 20 and sum(b > 1 for b in buckets) >= 20
-    reference = json.loads((data / "2x5" / "_manifest.json").read_text())
-    assert all(lv["buckets"] == 1 for lv in reference["levels"])  # 3GB: all in memory
-    assert m["total"] == 1_814_400 and m["max_depth"] == 55
+    whole = json.loads((data / "2x5" / "_manifest.json").read_text())
+    assert all(lv["buckets"] == 1 for lv in whole["levels"])  # 3GB: all in memory
+    assert m.total == 1_814_400 and m.max_depth == 55
     _same_rows(tmp_path / "2x5", data / "2x5")
     assert not (tmp_path / ".staging" / "2x5").exists()  # spill files gone
 
@@ -91,40 +96,36 @@ def test_buckets_for_every_graph_kind(name: str, buckets: int) -> None:
     name, packed = name.split()[0], name.endswith("packed")
     p = puzzles.get(name)
     assert (p.moves is not None) == (name == "3x3")
-    for graph in (p.graph, bfs.Graph.GENERAL, bfs.Graph.LAYERED):
+    for graph in (p.graph, Graph.GENERAL, Graph.LAYERED):
         # Layered, these graphs never end (no dedup across levels): take 8 levels.
-        limit = 8 if graph is bfs.Graph.LAYERED else None
-        want = list(itertools.islice(bfs.search(p.roots(), p.expand, graph), limit))
+        limit = 8 if graph is Graph.LAYERED else None
+        want = list(itertools.islice(reference.search(p.roots(), p.expand, graph), limit))
         got = [want[0]]
-        done = [Stored(0, Path("."), [], want[0].states, want[0].parents)]
-        pool = Pool(1 << 30)
+        done = [InMemory(0, want[0].states, want[0].parents)]
+        spill = Path(os.environ.get("TMPDIR", "/tmp")) / f"spill-{os.getpid()}-{name}-{buckets}"
+        executor = LocalExecutor(spill, Pool(1 << 30))
+        rules = MoveRules(
+            p.expand, p.moves if packed else None, skip_back=graph is not Graph.LAYERED
+        )
         while len(got) < len(want):
             d = got[-1].depth
             exclude = {
-                bfs.Graph.BIPARTITE: done[-2:-1],
-                bfs.Graph.REVERSIBLE: done[-2:],
-                bfs.Graph.LAYERED: [],
-                bfs.Graph.GENERAL: done,
+                Graph.BIPARTITE: done[-2:-1],
+                Graph.REVERSIBLE: done[-2:],
+                Graph.LAYERED: [],
+                Graph.GENERAL: done,
             }[graph]
             runs: list[tuple[np.ndarray, np.ndarray]] = []
-            stats = bucketed.next_level(
-                done[-1],
-                exclude,
-                p.expand,
-                1 << 30,
-                Path(os.environ.get("TMPDIR", "/tmp")) / f"spill-{os.getpid()}-{name}-{buckets}",
+            stats = executor.run_level(
+                LevelJob(done[-1], exclude, rules, 1 << 30, buckets=buckets),
                 # Copies, so the packed step reuses its buffers from run to run.
                 lambda s, q, _w, runs=runs: runs.append((s.copy(), q.copy())) or True,
-                buckets=buckets,
-                moves=p.moves if packed else None,
-                skip_back=graph is not bfs.Graph.LAYERED,
-                buffers=pool,
             )
             assert stats.buckets == buckets or len(done[-1]) < 20
             states = np.concatenate([r[0] for r in runs]) if runs else np.empty(0, np.uint64)
             parents = np.concatenate([r[1] for r in runs]) if runs else np.empty(0, np.uint64)
-            got.append(bfs.Level(d + 1, states, parents))
-            done.append(Stored(d + 1, Path("."), [], states, parents))
+            got.append(Level(d + 1, states, parents))
+            done.append(InMemory(d + 1, states, parents))
         for a, b in zip(got, want, strict=True):
             assert np.array_equal(a.states, b.states), (name, graph, a.depth)
             assert np.array_equal(a.parents, b.parents), (name, graph, a.depth)
@@ -174,7 +175,7 @@ def test_kill_9_at_several_points_then_rerun_gives_identical_rows(
         puzzles.get("2x5"), tmp_path, work=SMALL, on_level=lambda d: seen.append(d.depth)
     )
     assert seen and seen[0] == before  # resumed after the last finished level
-    assert m["total"] == 1_814_400
+    assert m.total == 1_814_400
     _same_rows(tmp_path / "2x5", data / "2x5")
 
 
@@ -192,9 +193,9 @@ def test_a_budget_too_small_to_work_in_is_one_clear_line(tmp_path: Path) -> None
 def test_duplicates_are_counted_range_by_range(data: Path) -> None:
     table = Table(data / "2x5")
     assert duplicates(table, rows=1) == 0  # one range per row group: many ranges
-    copy = next(f for f in table.files if f["depth"] == 20)
-    table.files.append(dict(copy))  # the same level twice: each of its states repeats
-    assert duplicates(table, rows=1) == copy["rows"] > 0
+    copy = next(f for f in table.files if f.depth == 20)
+    table.files.append(copy)  # the same level twice: each of its states repeats
+    assert duplicates(table, rows=1) == copy.rows > 0
 
 
 def test_histogram_from_the_manifest_matches_the_rows(data: Path) -> None:
@@ -210,7 +211,7 @@ def test_level_writer_cuts_the_parts_write_level_cuts(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # Runs of any sizes (buckets) give the same parts, byte for byte, as one whole level.
-    from pipeline import store
+    from pipeline.storage import writer as store
 
     monkeypatch.setattr(store, "FILE_ROWS", 1000)
     rng = np.random.default_rng(7)
@@ -219,7 +220,7 @@ def test_level_writer_cuts_the_parts_write_level_cuts(
     meta = {"puzzledb.table": "t"}
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    whole = store.write_level(tmp_path / "a", bfs.Level(3, states, parents), meta)
+    whole = store.write_level(tmp_path / "a", Level(3, states, parents), meta)
     writer = store.LevelWriter(tmp_path / "b", 3, meta)
     cuts = np.sort(rng.choice(len(states), 30, replace=False))
     for lo, hi in itertools.pairwise([0, *cuts.tolist(), len(states)]):
@@ -237,7 +238,7 @@ def test_zero_cost_moves_build_in_memory_or_stop_clearly(tmp_path: Path) -> None
 
     class Free(Puzzle):
         name, title, origin, encoding = "free", "made up", "start", "a number"
-        graph = bfs.Graph.GENERAL
+        graph = Graph.GENERAL
         cells = Cells(1, 4, tuple("0123456789abcdef"), "{0}")
         root_texts = ("0",)
         expand_free = staticmethod(table_expander({0: [5], 5: [6], 6: [3], 1: [4]}))
@@ -246,7 +247,7 @@ def test_zero_cost_moves_build_in_memory_or_stop_clearly(tmp_path: Path) -> None
             return table_expander({0: [1], 1: [2], 2: [3], 6: [7]})(states)
 
     m = build.build(Free(), tmp_path / "a")
-    assert [lv["positions"] for lv in m["levels"]] == [4, 3, 1]
-    with pytest.raises(bucketed.BadMemory, match="zero-cost moves or path counts are not split"):
+    assert [lv.positions for lv in m.levels] == [4, 3, 1]
+    with pytest.raises(budget.BadMemory, match="zero-cost moves are not split"):
         build.build(Free(), tmp_path / "b", memory=100)
     assert not (tmp_path / "b" / "free").exists()  # no half table

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.buffers import Columns, Pool
+from pipeline.engine.buffers import Columns, Pool
 
 
 def test_take_reuses_the_smallest_free_buffer_that_fits() -> None:

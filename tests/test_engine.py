@@ -8,11 +8,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline import bfs, puzzles
-from pipeline.bfs import NO_PARENT, Graph
+from pipeline import puzzles
+from pipeline.engine import reference
+from pipeline.engine.core import NO_PARENT, Expander, Graph, Level
 
 
-def table_expander(edges: dict[int, list[int]]) -> bfs.Expander:
+def table_expander(edges: dict[int, list[int]]) -> Expander:
     """An expander over an explicit adjacency list (for made-up graphs)."""
 
     def expand(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -38,7 +39,7 @@ def dijkstra(n: int, ones: dict[int, list[int]], zeros: dict[int, list[int]], ro
     return dist
 
 
-def rows(levels: list[bfs.Level]) -> list[tuple[int, int, int]]:
+def rows(levels: list[Level]) -> list[tuple[int, int, int]]:
     return [
         (int(s), lv.depth, int(p))
         for lv in levels
@@ -51,15 +52,15 @@ def test_declared_graph_gives_the_same_rows_as_general_search() -> None:
     # not change a single row.
     for name in ("oshidori", "hex6", "2x4", "3x3"):
         p = puzzles.get(name)
-        declared = rows(list(bfs.search(p.roots(), p.expand, p.graph)))
-        general = rows(list(bfs.search(p.roots(), p.expand, Graph.GENERAL)))
+        declared = rows(list(reference.search(p.roots(), p.expand, p.graph)))
+        general = rows(list(reference.search(p.roots(), p.expand, Graph.GENERAL)))
         assert declared == general, name
 
 
 def test_oshidori_is_not_bipartite() -> None:
     # Searched as if bipartite, states reappear: the declared kind matters.
     p = puzzles.get("oshidori")
-    wrong = rows(list(bfs.search(p.roots(), p.expand, Graph.BIPARTITE)))
+    wrong = rows(list(reference.search(p.roots(), p.expand, Graph.BIPARTITE)))
     assert len(wrong) > 140
     assert len({s for s, _, _ in wrong}) == 140
 
@@ -68,12 +69,12 @@ def test_step_on_chunks_equals_step_on_the_whole() -> None:
     # The level step is pure: buckets of a frontier give the same children
     # and smallest parents once merged (what bucketed levels will rely on).
     p = puzzles.get("3x3")
-    levels = list(bfs.search(p.roots(), p.expand, p.graph))
+    levels = list(reference.search(p.roots(), p.expand, p.graph))
     prev, frontier = levels[14], levels[15]
-    whole = bfs.step(frontier.states, p.expand, [prev.states])
+    whole = reference.step(frontier.states, p.expand, [prev.states])
     kids, parents = [], []
     for chunk in np.array_split(frontier.states, 7):
-        k, q = bfs.step(chunk, p.expand, [prev.states])
+        k, q = reference.step(chunk, p.expand, [prev.states])
         kids.append(k)
         parents.append(q)
     k = np.concatenate(kids)
@@ -88,7 +89,7 @@ def test_step_on_chunks_equals_step_on_the_whole() -> None:
 
 def test_parent_is_the_smallest_predecessor() -> None:
     p = puzzles.get("2x4")
-    levels = list(bfs.search(p.roots(), p.expand, p.graph))
+    levels = list(reference.search(p.roots(), p.expand, p.graph))
     for d in (5, 20, 30):
         up, here = levels[d - 1], levels[d]
         src, child = p.expand(up.states)
@@ -103,22 +104,12 @@ def test_parent_is_the_smallest_predecessor() -> None:
 
 def test_two_searches_are_identical() -> None:
     p = puzzles.get("3x3")
-    a = list(bfs.search(p.roots(), p.expand, p.graph))
-    b = list(bfs.search(p.roots(), p.expand, p.graph))
+    a = list(reference.search(p.roots(), p.expand, p.graph))
+    b = list(reference.search(p.roots(), p.expand, p.graph))
     assert all(
         np.array_equal(x.states, y.states) and np.array_equal(x.parents, y.parents)
         for x, y in zip(a, b, strict=True)
     )
-
-
-def test_resume_from_the_middle_gives_the_same_levels() -> None:
-    for name in ("oshidori", "3x3"):
-        p = puzzles.get(name)
-        full = list(bfs.search(p.roots(), p.expand, p.graph))
-        k = len(full) // 2
-        rest = bfs.search(p.roots(), p.expand, p.graph, resume=full[k - 1 : k + 1])
-        resumed = full[: k + 1] + list(rest)
-        assert rows(resumed) == rows(full)
 
 
 def test_zero_cost_moves_on_a_made_up_graph() -> None:
@@ -126,7 +117,9 @@ def test_zero_cost_moves_on_a_made_up_graph() -> None:
     ones = {0: [1], 1: [2], 2: [3], 6: [7]}
     zeros = {0: [5], 5: [6], 6: [3], 1: [4]}
     levels = list(
-        bfs.search([0], table_expander(ones), Graph.GENERAL, expand_free=table_expander(zeros))
+        reference.search(
+            [0], table_expander(ones), Graph.GENERAL, expand_free=table_expander(zeros)
+        )
     )
     got = {s: (d, None if p == int(NO_PARENT) else p) for s, d, p in rows(levels)}
     assert got == {
@@ -145,7 +138,7 @@ def test_zero_cost_moves_need_a_general_graph() -> None:
     import pytest
 
     with pytest.raises(ValueError, match="GENERAL"):
-        list(bfs.search([0], table_expander({}), Graph.BIPARTITE, table_expander({})))
+        list(reference.search([0], table_expander({}), Graph.BIPARTITE, table_expander({})))
 
 
 @settings(max_examples=60, deadline=None)
@@ -167,7 +160,9 @@ def test_zero_one_bfs_matches_dijkstra(graph: tuple) -> None:
     for a, b in zero_edges:
         zeros.setdefault(a, []).append(b)
     levels = list(
-        bfs.search([0], table_expander(ones), Graph.GENERAL, expand_free=table_expander(zeros))
+        reference.search(
+            [0], table_expander(ones), Graph.GENERAL, expand_free=table_expander(zeros)
+        )
     )
     found = rows(levels)
     dist = dijkstra(n, ones, zeros, 0)

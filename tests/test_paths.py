@@ -125,7 +125,7 @@ def test_magic9_solutions(pdb: pipeline.Database) -> None:
 def test_a_table_without_paths_is_rebuilt_with_them(tmp_path: Path) -> None:
     db = pipeline.open(tmp_path)
     db.build(["2x3"])
-    assert "paths" not in db.table("2x3").manifest["columns"]
+    assert "paths" not in db.table("2x3").manifest.columns
     db.build(["2x3"], paths=True)
     assert db.table("2x3").has_paths
     assert db.sql('SELECT max(paths) FROM "2x3"').fetchone()[0] > 1

@@ -47,9 +47,9 @@ def full_table(db: pipeline.Database, name: str) -> tuple[np.ndarray, np.ndarray
 def test_pattern_tables_are_complete_and_verified(pdb_data: Path) -> None:
     db = pipeline.open(pdb_data)
     # 10*9*8*7*6 placements of 5 tiles, times the 5 cells left for the blank.
-    assert db.table("2x5-pdb-5").manifest["total"] == 151_200
-    assert db.table("2x5-pdb-4").manifest["total"] == 10 * 9 * 8 * 7 * 6
-    assert db.table("3x3-pdb-4a").manifest["total"] == 9 * 8 * 7 * 6 * 5
+    assert db.table("2x5-pdb-5").manifest.total == 151_200
+    assert db.table("2x5-pdb-4").manifest.total == 10 * 9 * 8 * 7 * 6
+    assert db.table("3x3-pdb-4a").manifest.total == 9 * 8 * 7 * 6 * 5
     report = db.verify("2x5-pdb-5")
     assert report.ok, report.problems
     # Listed in the catalog like any table, with the codec of its own encoding.

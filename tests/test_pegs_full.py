@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline import bfs, puzzles
+from pipeline import puzzles
+from pipeline.engine import reference
 from tests.test_pegs import python_english_levels
 
 pytestmark = pytest.mark.skipif(not os.environ.get("PUZZLEDB_FULL"), reason="make test-full")
@@ -44,13 +45,13 @@ def test_the_level_sizes_add_up_to_the_published_figures() -> None:
 
 def test_engine_matches_a_plain_set_search() -> None:
     p = puzzles.get("english33")
-    engine = [len(lv) for lv in itertools.islice(bfs.search(p.roots(), p.expand, p.graph), 9)]
+    engine = [len(lv) for lv in itertools.islice(reference.search(p.roots(), p.expand, p.graph), 9)]
     assert engine == python_english_levels(8) == ENGLISH33_LEVELS[:9]
 
 
 def test_engine_first_levels() -> None:
     p = puzzles.get("english33")
-    levels = itertools.islice(bfs.search(p.roots(), p.expand, p.graph), ENGINE_DEPTH + 1)
+    levels = itertools.islice(reference.search(p.roots(), p.expand, p.graph), ENGINE_DEPTH + 1)
     assert [len(lv) for lv in levels] == ENGLISH33_LEVELS[: ENGINE_DEPTH + 1]
 
 

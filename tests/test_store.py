@@ -16,8 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 
 import pipeline
-from pipeline import build, puzzles, store
+from pipeline import build, puzzles
 from pipeline.errors import BuildLocked, CorruptTable, NotBuilt
+from pipeline.storage import format as fmt
+from pipeline.storage import reader, staging, writer
 
 
 def test_parquet_contract(data: Path) -> None:
@@ -34,11 +36,11 @@ def test_parquet_contract(data: Path) -> None:
         assert pf.schema_arrow.field("parent").type == pa.uint64()
         meta = pf.schema_arrow.metadata
         assert meta[b"puzzledb.puzzle"] == b"2x5"
-        assert meta[b"puzzledb.format_version"] == str(store.FORMAT_VERSION).encode()
+        assert meta[b"puzzledb.format_version"] == str(fmt.FORMAT_VERSION).encode()
         assert b"4i..4i+3" in meta[b"puzzledb.encoding"]
         md = pf.metadata
         for g in range(md.num_row_groups):
-            assert md.row_group(g).num_rows <= store.ROW_GROUP_ROWS
+            assert md.row_group(g).num_rows <= fmt.ROW_GROUP_ROWS
             for c in range(3):
                 col = md.row_group(g).column(c)
                 assert col.compression == "ZSTD"
@@ -114,12 +116,12 @@ def test_a_part_too_big_for_the_writers_buffer_is_written_the_same(
     entry = max(
         json.loads((data / "2x4" / "_manifest.json").read_text())["files"], key=lambda f: f["rows"]
     )
-    level = store.read_level_file(data / "2x4" / entry["name"])
+    level = reader.read_level_file(data / "2x4" / entry["name"])
     meta = pq.read_schema(data / "2x4" / entry["name"]).metadata
     metadata = {k.decode(): v.decode() for k, v in meta.items() if k.startswith(b"puzzledb.")}
     metadata.pop("puzzledb.depth")
-    monkeypatch.setattr(store._Scratch, "output", lambda self, size: pa.allocate_buffer(64))
-    again = store.write_part(tmp_path, level.depth, 0, level.states, level.parents, metadata)
+    monkeypatch.setattr(writer._Scratch, "output", lambda self, size: pa.allocate_buffer(64))
+    again = writer.write_part(tmp_path, level.depth, 0, level.states, level.parents, metadata)
     assert again["rows"] == entry["rows"] > 1000
     assert again["sha256"] == entry["sha256"]
 
@@ -143,7 +145,7 @@ def test_force_rebuild_keeps_the_old_table_readable(tmp_path: Path) -> None:
 
 
 def test_a_second_build_of_the_same_table_is_refused(tmp_path: Path) -> None:
-    with build.build_lock(tmp_path, "2x3"), pytest.raises(BuildLocked, match="another process"):
+    with staging.build_lock(tmp_path, "2x3"), pytest.raises(BuildLocked, match="another process"):
         build.build(puzzles.get("2x3"), tmp_path)
     build.build(puzzles.get("2x3"), tmp_path)  # the lock died with its holder
     assert (tmp_path / "2x3" / "_manifest.json").exists()
@@ -183,13 +185,13 @@ def test_corrupt_bytes_fail_verify(data: Path, tmp_path: Path) -> None:
 def _plant(tmp_path: Path, name: str, depth: int, change) -> None:
     """Rewrite one level file with ``change`` applied, and re-sign it in the manifest."""
     folder = tmp_path / name
-    path = folder / store.level_file_name(depth, 0)
-    level = store.read_level_file(path)
+    path = folder / fmt.level_file_name(depth, 0)
+    level = reader.read_level_file(path)
     level = change(level)
     manifest = json.loads((folder / "_manifest.json").read_text())
     meta = pq.ParquetFile(path).schema_arrow.metadata
     path.unlink()
-    (entry,) = store.write_level(folder, level, {k.decode(): v.decode() for k, v in meta.items()})
+    (entry,) = writer.write_level(folder, level, {k.decode(): v.decode() for k, v in meta.items()})
     manifest["files"] = [entry if f["name"] == entry["name"] else f for f in manifest["files"]]
     for lv in manifest["levels"]:
         if lv["depth"] == depth:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pipeline.errors import UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.oshidori import OSHIDORI
@@ -41,6 +43,13 @@ def get(name: str) -> Puzzle:
                 return p
         known = ", ".join(REGISTRY)
         raise UnknownPuzzle(f"unknown puzzle {name!r} (known: {known})") from None
+
+
+def family_sql(found: list[Any]) -> list[str]:
+    """Catalog statements the families add for the tables in ``found`` (manifests)."""
+    from pipeline.puzzles import peg_sql
+
+    return peg_sql.statements(found)
 
 
 def defaults() -> list[Puzzle]:

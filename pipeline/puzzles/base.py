@@ -18,16 +18,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pipeline.bfs import Expander, Graph, States
+from pipeline.engine.core import Expander, Graph, States
 from pipeline.errors import BadPosition
 
 if TYPE_CHECKING:
-    from pipeline.packed import Moves
+    from pipeline.engine.packed import Moves
 
 
 def sql_str(text: str) -> str:
     """A SQL string literal."""
     return "'" + text.replace("'", "''") + "'"
+
+
+def ident(name: str) -> str:
+    """A SQL identifier (a table or view name)."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 @dataclass(frozen=True)

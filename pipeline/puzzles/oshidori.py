@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.bfs import Graph, States
+from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle
 

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pipeline.bfs import Graph, States
+from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle
 from pipeline.puzzles.tiles import grid_adjacency

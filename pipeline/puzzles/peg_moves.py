@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.packed import BIT_INDEX, Moves, bit_position, resolve_core, room
+from pipeline.engine.packed import BIT_INDEX, Moves, bit_position, resolve_core, room
 
 TAG_BITS = 7
 
@@ -103,4 +103,4 @@ def peg_moves(
     grid = np.uint64(sum(1 << c for c in cell))
     most = len(jumps)  # keys one state may write at most
     args = (to_grid, grid, left, right, lines, jump_at, flip, BIT_INDEX, most)
-    return Moves(TAG_BITS, _peg_keys, _peg_undo, args, _peg_resolve)
+    return Moves(TAG_BITS, _peg_keys, args, _peg_resolve)

@@ -40,13 +40,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pipeline import bfs
-from pipeline.bfs import Graph, States
-from pipeline.errors import BadPosition
+from pipeline.engine.core import Expander, Graph, States, absent
+from pipeline.errors import BadPosition, NotBuilt
 from pipeline.puzzles.base import Cells, Puzzle
 
 if TYPE_CHECKING:
-    from pipeline.packed import Moves
+    from pipeline.engine.packed import Moves
 
 #: Where the moves board keeps ``1 + the hole the last jump landed in``.
 LAST_SHIFT = 48
@@ -298,7 +297,7 @@ class PegMovesPuzzle(PegPuzzle):
             "; bits 48..55: 1 + the hole the last jump landed in (0 at the start); "
             "a jump by that peg continues the move at no cost"
         )
-        self.expand_free: bfs.Expander = self._expand_free
+        self.expand_free: Expander = self._expand_free
         self.solved_by = name  # its own table: the walk is a fewest-moves line from the start
 
     def _jumps(self, states: States, free: bool) -> tuple[np.ndarray, States]:
@@ -338,11 +337,10 @@ class PegMovesPuzzle(PegPuzzle):
 
 def _read_level(directory: Path, depth: int) -> States:
     """One level's states of a built table (sorted)."""
-    from pipeline.store import Table, read_level_file
+    from pipeline.engine.level import read_all
+    from pipeline.storage.table import Table
 
-    table = Table(directory)
-    parts = [read_level_file(table.path(f)).states for f in table.files_at(depth)]
-    return np.concatenate(parts) if parts else np.empty(0, np.uint64)
+    return read_all(Table(directory).level(depth))
 
 
 class WinnablePuzzle(Puzzle):
@@ -351,9 +349,8 @@ class WinnablePuzzle(Puzzle):
     A position reachable from the start and winnable has a winning line whose
     positions are all reachable and winnable, so pruning every level to the
     reachable positions loses nothing. The reachable positions with ``p`` pegs
-    are the forward table's level ``start pegs - p``: read from the built
-    forward table once bound to a data folder (:meth:`bind`), else enumerated
-    in memory (small boards only).
+    are the forward table's level ``start pegs - p``, read from the built
+    forward table once bound to a data folder (:meth:`bind`).
     """
 
     graph = Graph.LAYERED
@@ -384,10 +381,8 @@ class WinnablePuzzle(Puzzle):
         """The positions with ``pegs`` pegs that the start reaches (sorted)."""
         depth = self._start_pegs - pegs
         if self._source is None:
-            if not self._cache:  # the whole forward search, once
-                levels = bfs.search(self.forward.roots(), self.forward.expand, self.forward.graph)
-                self._cache = {lv.depth: lv.states for lv in levels}
-        elif depth not in self._cache:  # the two levels last asked for (verify uses two)
+            raise NotBuilt(f"{self.name} is read from the {self.forward.name} table: bind it first")
+        if depth not in self._cache:  # the two levels last asked for (verify uses two)
             kept = list(self._cache.items())[-1:]
             self._cache = {**dict(kept), depth: self._source(depth)}
         return self._cache.get(depth, np.empty(0, np.uint64))
@@ -408,7 +403,7 @@ class WinnablePuzzle(Puzzle):
         counts = popcount(child)
         for pegs in np.unique(counts):
             at = np.flatnonzero(counts == pegs)
-            keep[at] = ~bfs.absent(child[at], self.reachable(int(pegs)))
+            keep[at] = ~absent(child[at], self.reachable(int(pegs)))
         return src[keep], child[keep]
 
     def describe(self) -> dict[str, object]:
@@ -421,11 +416,6 @@ class WinnablePuzzle(Puzzle):
 
     def notation(self, states: Sequence[int]) -> str:
         return self.forward.notation(states)
-
-
-def triangle15(empty: int = TRIANGLE15.centre) -> PegPuzzle:
-    """The 15-hole triangle from any start hole (``triangle15@3``: hole 3 empty)."""
-    return PegPuzzle(TRIANGLE15, empty=empty)
 
 
 TRIANGLE15_JUMPS = PegPuzzle(TRIANGLE15, expected_total=4237, default=True)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.packed import BIT_INDEX, Moves, bit_position, resolve_core, room
+from pipeline.engine.packed import BIT_INDEX, Moves, bit_position, resolve_core, room
 
 
 @njit(inline="always")
@@ -81,4 +81,4 @@ def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Moves | None:
             table[b, 1 + k] = j
             table[b, 1 + width + k] = adjacency[j].index(b)
     args = (table, np.uint64(low), BIT_INDEX, width, tag_bits)
-    return Moves(tag_bits, _tile_keys, _tile_undo, args, _tile_resolve)
+    return Moves(tag_bits, _tile_keys, args, _tile_resolve)

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pipeline.bfs import Graph, States
+from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle
 
 if TYPE_CHECKING:
-    from pipeline.packed import Moves
+    from pipeline.engine.packed import Moves
 
 _NIBBLE_LOW = 0x1111_1111_1111_1111
 

@@ -8,7 +8,7 @@ for pages written before; a 2x6 build took 2.1 million page faults and 11 s of
 system time. A level step needs buffers of about the same sizes as the step
 before (the keys, the resolved rows, the new level's columns), so they are
 taken from a :class:`Pool` and given back when done with (with the writers'
-reused output buffers, store.py: 0.1 million faults, 7 s).
+reused output buffers, storage/writer.py: 0.1 million faults, 7 s).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from pipeline.bfs import States
+from pipeline.engine.core import States
 
 #: A buffer made anew is this much larger than asked for, so that it serves the
 #: next, larger levels too (pages never written are never touched).

@@ -11,7 +11,7 @@ smallest parent of each, minus those in the excluded levels: the very rows
 of :func:`bfs.step`.
 
 Sorting keys sorts children, so keys split into child ranges like children do
-(bucketed.py spills keys, 8 bytes a move instead of 16).
+(the local executor spills keys, 8 bytes a move instead of 16).
 
 Like bfs.py it knows no puzzle: the kernels come with the puzzle.
 """
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from pipeline.bfs import States, absent
+from pipeline.engine.core import States, absent
 
 _EMPTY = np.empty(0, np.uint64)
 _TOP = (1 << 64) - 1
@@ -50,15 +50,14 @@ class Moves:
     ``[lo, hi]`` of every move out of ``states`` (any order), leaving out a
     child equal to ``skip[i]`` when ``skip`` is not empty, written from the
     start of ``out`` (a view of it, or of a larger copy when it is short: see
-    :func:`room`); ``undo(key, args)`` returns the parent a key came from;
-    ``resolver(run_a, run_b, shift, ex_a, ex_b, args)`` is :func:`resolve_core`
-    with that ``undo`` inlined, a module-level ``@njit(cache=True)`` function of
+    :func:`room`); ``resolver(run_a, run_b, shift, ex_a, ex_b, args)`` is
+    :func:`resolve_core` with the family's ``undo(key, args)`` (the parent a
+    key came from) inlined, a module-level ``@njit(cache=True)`` function of
     the puzzle family (so it compiles once and is cached on disk).
     """
 
     tag_bits: int
     expand: Any
-    undo: Any
     args: tuple[Any, ...]
     resolver: Any
 
@@ -88,10 +87,6 @@ class Moves:
             buffer = np.empty(int(len(states) * expect * 1.1) + 1024, np.uint64)
         skip = _EMPTY if skip is None else skip
         return self.expand(states, skip, first, last, buffer, self.args)
-
-    def children(self, keys: States) -> States:
-        """The child states of some keys (sorted keys give sorted children)."""
-        return keys >> np.uint64(self.tag_bits)
 
     def resolve(
         self,

@@ -1,0 +1,161 @@
+"""The memory budget: all the arithmetic that decides what fits.
+
+A build is given a budget for the whole process (default 3GB). What the
+level step may use (``work``) is the budget less what the process already
+holds, the parts in flight to the writers, and a reserve for what no estimate
+sees (allocator slack, Arrow's buffers while a part is read or written:
+a tenth of the budget, at least 256 MiB). Each level then asks
+:meth:`Budget.plan` whether the new level can stay in memory for the next
+step, and the executor asks :func:`buckets` how many child ranges its moves
+need.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+from dataclasses import dataclass
+
+from pipeline.errors import PuzzleDBError
+
+DEFAULT_MEMORY = "3GB"
+#: Peak bytes per (child, parent) row while a chunk is expanded, sorted and
+#: resolved (measured on 3x4; numpy temporaries included).
+PAIR_BYTES = 56
+#: The same for a packed key (the key, sorted in place, and the rows it resolves to).
+KEY_BYTES = 20
+#: Extra bytes a row carries with path counts (the weight column and its sums).
+WEIGHT_BYTES = 24
+#: Bytes per state of a level kept in memory (its state and its parent).
+STATE_BYTES = 16
+#: The least the level step can work in.
+MIN_WORK = 64 << 20
+
+
+class BadMemory(PuzzleDBError):
+    """A memory budget that cannot be parsed or is too small to work in."""
+
+
+def parse_memory(text: str | int) -> int:
+    """'3GB', '512MB', '1.5G', '800M' or a number of bytes, as bytes (powers of 1024)."""
+    if isinstance(text, int):
+        return text
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(I?B)?\s*", text.upper())
+    if not m:
+        raise BadMemory(f"memory budget {text!r} not understood (examples: 3GB, 512MB)")
+    scale = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2)]
+    return int(float(m.group(1)) * scale)
+
+
+def rss() -> int:
+    """Resident memory of this process now, in bytes."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * 4096
+    except OSError:  # not Linux: fall back to the peak
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def give_back_freed_memory() -> None:
+    """Have glibc return every freed block of 1 MiB or more to the system at once.
+
+    By default glibc raises its mmap threshold up to 32 MiB after the first large
+    free, and blocks below it then stay in per-thread arenas once freed: with the
+    level step on four threads that kept a 1GB build of 3x4 at 1.9 GiB.
+    """
+    import ctypes
+    import ctypes.util
+
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD (fixed, so no longer raised)
+
+
+def move_bytes(packed: bool, weights: bool = False) -> int:
+    """Peak bytes one move costs the level step."""
+    if packed:
+        return KEY_BYTES
+    return PAIR_BYTES + (WEIGHT_BYTES if weights else 0)
+
+
+def buckets(n: int, branching: float, kept: int, work: int, per_move: int = PAIR_BYTES) -> int:
+    """How many child ranges (buckets) a level of ``n`` states needs within ``work`` bytes."""
+    moves = n * branching
+    need = moves * per_move + kept
+    if need <= work:
+        return 1
+    room = max(work - kept, work // 4)
+    # Spilling, a bucket holds its moves plus the sort's temporaries.
+    return max(2, math.ceil(moves * per_move * 1.25 / room))
+
+
+@dataclass(frozen=True)
+class LevelPlan:
+    """What one level step may use, decided before it runs."""
+
+    #: The new level's size, guessed from the growth of the last one.
+    guess: int
+    #: Whether the new level stays in memory for the next step.
+    keep: bool
+    #: Bytes of levels held in memory during the step (for the executor).
+    held: int
+    #: Bytes of free buffers worth keeping for reuse meanwhile.
+    spare: int
+
+
+@dataclass
+class Budget:
+    """The memory of one build: the whole budget and what the level step may use."""
+
+    total: int
+    work: int = 0
+
+    @classmethod
+    def parse(cls, memory: int | str | None) -> Budget:
+        return cls(parse_memory(memory if memory is not None else DEFAULT_MEMORY))
+
+    def set_work(self, parts_in_flight: int, work: int | None = None, strict: bool = True) -> None:
+        """What the level step may use: ``work`` as given (tests), else the budget less
+        this process, the writers' parts in flight and a reserve; ``strict``
+        refuses a budget that leaves too little."""
+        if work is not None:
+            self.work = work
+            return
+        fixed = rss() + parts_in_flight
+        self.work = self.total - max(self.total // 10, 256 << 20) - fixed
+        if strict and self.work < MIN_WORK:
+            raise BadMemory(
+                f"a memory budget of {self.total >> 20} MiB leaves no room to work "
+                f"(this process already uses {rss() >> 20} MiB): give at least "
+                f"{(fixed + MIN_WORK + (256 << 20)) >> 20}MB"
+            )
+
+    def charge(self, nbytes: int) -> None:
+        """Take memory the process gained for good (compiled kernels) from the work."""
+        self.work -= max(0, nbytes)
+
+    def plan(
+        self, size: int, growth: float, per_state: float, held: int, packed: bool
+    ) -> LevelPlan:
+        """The plan of the step from a level of ``size`` states (``held`` bytes kept meanwhile)."""
+        guess = int(size * max(growth, 1.0))
+        step = guess * (STATE_BYTES + per_state * move_bytes(packed))
+        keep = held + step <= self.work
+        # Free buffers kept for reuse stay within what the step leaves of the
+        # work (a level not kept goes in buckets that reuse about half).
+        spare = int(self.work - held - step if keep else (self.work - held) // 2)
+        return LevelPlan(guess, keep, held + (guess * STATE_BYTES if keep else 0), spare)
+
+    def check_whole_level(self, name: str, depth: int, size: int) -> None:
+        """Levels closed under zero-cost moves are computed whole: stop cleanly before one
+        that would not fit (finished levels are kept)."""
+        need = size * PAIR_BYTES * 4
+        if need > self.total:
+            raise BadMemory(
+                f"{name}: depth {depth + 1} would need about {need >> 20} MiB "
+                "and levels with zero-cost moves are not split into "
+                f"buckets yet: raise --memory above {self.total >> 20} MiB"
+            )

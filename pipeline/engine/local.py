@@ -1,0 +1,102 @@
+"""The local executor: a level step on this machine, within its memory.
+
+A level whose moves fit in the work is expanded, sorted and resolved whole;
+a larger one is cut by child-state range into buckets (boundaries from the
+children of a strided sample, so buckets come out about equal) that are made
+one after the other: with packed keys on two threads (lanes.py), otherwise by
+expanding the frontier again for each of a few buckets or by spilling every
+move to its bucket's file (spill.py). Every child of a state lands in one
+bucket and the buckets cover increasing ranges, so the rows are exactly those
+of the whole step, in the same order, whatever the number of buckets.
+
+A puzzle with zero-cost moves has its level made whole and closed under them
+in memory (the build stops before a level that would not fit).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.engine import budget, lanes, spill
+from pipeline.engine.buffers import Pool
+from pipeline.engine.core import Level
+from pipeline.engine.executor import LevelJob, Sink, StepStats
+from pipeline.engine.level import read_all, sample
+from pipeline.engine.moves import Rows
+from pipeline.engine.reference import close
+
+#: Up to this many buckets, each re-expands the frontier instead of spilling.
+REEXPAND = 4
+#: States expanded for the sample that sets the bucket boundaries.
+SAMPLE = 1 << 16
+
+
+class LocalExecutor:
+    """Level steps in this process: two threads for packed keys, spill files for the rest.
+
+    ``spill`` is the folder for spill files; ``pool`` lends the packed path its
+    big buffers from one level to the next (fresh pages cost: buffers.py).
+    """
+
+    def __init__(self, spill: Path, pool: Pool | None = None) -> None:
+        self.spill = spill
+        self.pool = pool if pool is not None else Pool(0)
+
+    def run_level(self, job: LevelJob, sink: Sink) -> StepStats:
+        rows = Rows(job.rules)
+        if job.rules.free is not None:
+            return _closed(job, rows, sink)
+        stats = StepStats()
+        n = len(job.frontier)
+        if n == 0:
+            return stats
+        clock = time.perf_counter()
+        moves = rows.make(*sample(job.frontier, SAMPLE, *rows.want))
+        branching = len(moves) / max(1, min(n, SAMPLE))
+        k = job.buckets or budget.buckets(n, branching, job.held, job.work, rows.bytes)
+        stats.buckets = k
+        stats.expand += time.perf_counter() - clock
+        if rows.moves is not None and k <= REEXPAND:
+            return lanes.run(job, rows, sink, k, moves, branching, stats, self.pool)
+        if k == 1:
+            return _whole(job, rows, sink, stats)
+        if k <= REEXPAND:
+            return spill.reexpand(job, rows, sink, rows.cuts(moves, k), branching, stats)
+        return spill.spill(job, rows, sink, rows.cuts(moves, k), branching, stats, self.spill)
+
+
+def _made(job: LevelJob, rows: Rows) -> np.ndarray:
+    """Every move out of the frontier, unordered."""
+    made = [rows.make(*c) for c in job.frontier.chunks(1 << 62, *rows.want)]
+    if not made:
+        return rows.empty()
+    return made[0] if len(made) == 1 else np.concatenate(made)
+
+
+def _whole(job: LevelJob, rows: Rows, sink: Sink, stats: StepStats) -> StepStats:
+    """The whole level in one go."""
+    clock = time.perf_counter()
+    moves = _made(job, rows)
+    stats.pairs = len(moves)
+    stats.expand += time.perf_counter() - clock
+    clock = time.perf_counter()
+    result = rows.resolve(rows.order(moves), [read_all(e) for e in job.excluded])
+    del moves
+    stats.dedup += time.perf_counter() - clock
+    sink(*result)
+    return stats
+
+
+def _closed(job: LevelJob, rows: Rows, sink: Sink) -> StepStats:
+    """The whole level, closed under the zero-cost moves (0-1 breadth-first search)."""
+    assert job.rules.free is not None
+    clock = time.perf_counter()
+    exclude = [read_all(e) for e in job.excluded]
+    children, parents, _ = rows.resolve(rows.order(_made(job, rows)), exclude)
+    level = close(Level(job.frontier.depth + 1, children, parents), job.rules.free, exclude)
+    sink(level.states, level.parents, None)
+    # Not cut into buckets: neither buckets nor moves are reported.
+    return StepStats(pairs=None, buckets=None, dedup=time.perf_counter() - clock)

@@ -1,0 +1,202 @@
+"""The levels a build holds between steps, and the levels still being written.
+
+:class:`Held` decides which finished levels stay in memory (the frontier and
+the levels the graph checks against, while the budget allows) and which are
+read back from their files; it lends the level step its pooled buffers and
+takes them back when a level is let go. :class:`Pending` queues the levels
+whose files are still being written while the next levels are computed; a
+level is recorded as done (progress.json) only when all its files are.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipeline.engine.budget import STATE_BYTES, LevelPlan
+from pipeline.engine.buffers import Columns, Pool, owner
+from pipeline.engine.core import Graph, Level, States, excluded_depths, merge_sorted
+from pipeline.engine.level import InMemory, LevelSource, read_all
+from pipeline.storage.format import FILE_ROWS
+from pipeline.storage.reader import LevelFiles
+from pipeline.storage.staging import Progress
+from pipeline.storage.writer import LevelWriter
+
+
+class Output:
+    """Where the level step's runs go: the writer, and a copy kept for the next step.
+
+    The packed step lends its rows (pooled buffers): a kept level is copied into
+    pooled columns, handed to the writer a part at a time as views. Otherwise
+    the writer, and a kept level, take the runs as they are.
+    """
+
+    def __init__(self, writer: LevelWriter, columns: Columns | None, collect: bool) -> None:
+        self.writer = writer
+        self.columns = columns
+        self.runs: list[tuple[States, ...]] | None = [] if collect else None
+        self.handed = 0
+
+    def sink(self, states: States, parents: States, sums: States | None) -> bool:
+        run = (states, parents) if sums is None else (states, parents, sums)
+        if self.columns is None:
+            self.writer.add(*run)
+            if self.runs is not None:
+                self.runs.append(run)
+            return False  # the arrays are kept as they are
+        self.columns.add(*run)
+        while self.columns.rows - self.handed >= FILE_ROWS:
+            part = slice(self.handed, self.handed + FILE_ROWS)
+            self.writer.add(*(c[part] for c in self.columns.arrays()))
+            self.handed += FILE_ROWS
+        return True
+
+    def close(self) -> list[States | None]:
+        """Hand the writer the rest; the level's columns (None where not kept)."""
+        cols: list[States | None] = [None, None, None]
+        if self.columns is not None:
+            arrays = self.columns.arrays()
+            if self.columns.rows > self.handed:
+                self.writer.add(*(c[self.handed :] for c in arrays))
+            cols[: len(arrays)] = arrays
+        elif self.runs:
+            for i, c in enumerate(zip(*self.runs, strict=True)):
+                cols[i] = np.concatenate(c) if len(c) > 1 else c[0]
+        self.runs = None
+        return cols
+
+
+class Pending:
+    """Levels computed but not yet all written, oldest first."""
+
+    def __init__(self, submit: Callable[..., Any], record: Callable[..., None]) -> None:
+        self.submit = submit
+        self._record = record
+        self._items: list[tuple[int, LevelWriter, float, float, dict[str, Any]]] = []
+
+    def add(self, depth: int, writer: LevelWriter, started: float, stats: dict[str, Any]) -> None:
+        writer.finish()
+        self._items.append((depth, writer, started, time.perf_counter(), stats))
+
+    def depths(self) -> set[int]:
+        return {item[0] for item in self._items}
+
+    def bytes(self, held: Held) -> int:
+        """Memory of the levels waiting for a writer that the build no longer holds."""
+        return sum(w.rows * STATE_BYTES for d, w, *_ in self._items if d not in held.levels)
+
+    def settle(self, lag: int = 0) -> None:
+        """Record the written levels; wait while more than ``lag`` are in flight."""
+        while self._items and (len(self._items) > lag or self._items[0][1].done()):
+            depth, writer, started, computed, stats = self._items.pop(0)
+            files = writer.close()
+            stats["write_wait_seconds"] = round(writer.seconds, 4)
+            stats["written_after_seconds"] = round(time.perf_counter() - computed, 4)
+            self._record(depth, files, started, computed, stats)
+
+
+class Held:
+    """The finished levels a build keeps at hand, in memory or as files."""
+
+    def __init__(self, graph: Graph, staging: Path, progress: Progress, parents: bool) -> None:
+        self.graph = graph
+        self.parents = parents
+        self.staging = staging
+        self.progress = progress
+        self.levels: dict[int, LevelSource] = {}
+        # Big buffers (keys, rows, the levels' columns) are reused from one step to
+        # the next: writing fresh pages costs far more (engine/buffers.py).
+        self.pool = Pool(0)
+        self._owned: dict[int, list[np.ndarray]] = {}  # depth -> its columns' buffers
+        # A general graph checks against every level seen: one merged array.
+        self._seen: InMemory | None = None
+        if graph is Graph.GENERAL and progress.levels:
+            seen = np.empty(0, np.uint64)
+            for lv in progress.levels:
+                seen = merge_sorted(seen, read_all(self.get(lv.depth)))
+            self._seen = InMemory(-1, seen)
+
+    def get(self, depth: int) -> LevelSource:
+        if depth not in self.levels:
+            self.levels[depth] = LevelFiles(self.staging, depth, self.progress.files_at(depth))
+        return self.levels[depth]
+
+    def excluded(self, depth: int) -> list[LevelSource]:
+        """The levels a new level after ``depth`` is checked against."""
+        if self._seen is not None:
+            return [self._seen]
+        return [self.get(d) for d in excluded_depths(self.graph, depth)]
+
+    def bytes(self) -> int:
+        """Memory of the levels held as arrays."""
+        held = sum(len(lv) * STATE_BYTES for lv in self.levels.values() if isinstance(lv, InMemory))
+        return held + (len(self._seen) * 8 if self._seen is not None else 0)
+
+    def keep(self, level: Level) -> None:
+        self.levels[level.depth] = InMemory(level.depth, level.states, level.parents, level.paths)
+        self._add_seen(level.states)
+
+    def output(self, writer: LevelWriter, plan: LevelPlan, packed: bool, counts: bool) -> Output:
+        columns = None
+        if plan.keep and packed:
+            columns = Columns(self.pool, 3 if counts else 2, int(plan.guess * 1.15))
+        collect = (plan.keep and not packed) or self.graph is Graph.GENERAL
+        return Output(writer, columns, collect)
+
+    def finish(self, depth: int, out: Output, cols: list[States | None], keep: bool) -> None:
+        """Hold a new level: its columns if kept (parents only to skip moves back)."""
+        if out.columns is not None:
+            self._owned[depth] = out.columns.owned
+        if cols[0] is not None:
+            self._add_seen(cols[0])
+        if keep:
+            if not self.parents:
+                cols[1] = None  # parents serve only to skip the move back
+            self.levels[depth] = InMemory(depth, *cols)  # type: ignore[arg-type]
+
+    def _add_seen(self, states: States) -> None:
+        if self.graph is Graph.GENERAL:
+            seen = self._seen.states if self._seen is not None else np.empty(0, np.uint64)
+            self._seen = InMemory(-1, merge_sorted(seen, states))
+
+    def recorded(self, depth: int) -> None:
+        """A level's files are written: nothing to do while it is held in memory."""
+
+    def release(self, depth: int, pending: Pending) -> None:
+        """After level ``depth`` is made: let go of what the next step does not need.
+
+        Levels kept for the check only keep their states, and only the last one
+        stays in memory (older ones are read by range from their files once written).
+        """
+        needed = {depth, *excluded_depths(self.graph, depth)} if self._seen is None else {depth}
+        writing = pending.depths()
+        for d in list(self.levels):
+            lv = self.levels[d]
+            if d not in needed:
+                del self.levels[d]
+            elif d != depth and isinstance(lv, InMemory):
+                lv.parents = lv.paths = None
+                if d != depth - 1 and d not in writing:
+                    del self.levels[d]  # on disk: read back by range
+        self._give_back(writing)
+
+    def _give_back(self, writing: set[int]) -> None:
+        """Give back the buffers of levels no longer held in memory nor being written."""
+        for d in list(self._owned):
+            if d in writing:
+                continue
+            level = self.levels.get(d)
+            held = (
+                []
+                if not isinstance(level, InMemory)
+                else [level.states, level.parents, level.paths]
+            )
+            bases = {id(owner(a)) for a in held if a is not None}
+            self.pool.give(*(b for b in self._owned[d] if id(owner(b)) not in bases))
+            self._owned[d] = [b for b in self._owned[d] if id(owner(b)) in bases]
+            if not self._owned[d]:
+                del self._owned[d]

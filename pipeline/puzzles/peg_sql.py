@@ -1,0 +1,59 @@
+"""The peg family's part of the DuckDB catalog: jump tests and winnable positions.
+
+Generated from what each peg table's manifest records (its jump lines, and a
+winnable table's source), like the rest of the catalog.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.puzzles.base import ident, sql_str
+
+
+def statements(found: list[Any]) -> list[str]:
+    """The ``winnable`` macro, the status views and the ``can_jump`` macro."""
+    return [*_winnable(found), _can_jump(found)]
+
+
+def _can_jump(found: list[Any]) -> str:
+    """``can_jump(puzzle, state)``: whether a peg position has a legal jump.
+
+    Built from the jump lines each peg table's manifest records; a position
+    without one ends a game (won or a dead end).
+    """
+    arms = []
+    for m in found:
+        jumps = m.puzzle.get("jumps")
+        if not jumps:
+            continue
+        tests = []
+        for a, b, c in jumps:
+            flip, need = (1 << a) | (1 << b) | (1 << c), (1 << a) | (1 << b)
+            tests.append(f"(state & {flip}::UBIGINT) = {need}::UBIGINT")
+        arms.append(f"WHEN {sql_str(m.table)} THEN ({' OR '.join(tests)})")
+    none = "error('no jump table for ' || puzzle || ' in the catalog')"
+    body = f"CASE puzzle {' '.join(arms)} ELSE {none} END" if arms else none
+    return f"CREATE OR REPLACE MACRO can_jump(puzzle, state) AS {body}"
+
+
+def _winnable(found: list[Any]) -> list[str]:
+    """The status views and the ``winnable`` macro over derived winnable tables."""
+    names = {m.table for m in found}
+    pairs = [
+        (m.puzzle["derived_from"], m.table) for m in found if m.puzzle.get("kind") == "winnable"
+    ]
+    sql = [
+        f"CREATE OR REPLACE VIEW {ident(src + '-status')} AS "
+        f"SELECT f.state, f.depth, f.parent, w.state IS NOT NULL AS winnable, "
+        f"w.depth AS jumps_left FROM {ident(src)} f LEFT JOIN {ident(win)} w USING (state)"
+        for src, win in pairs
+        if src in names
+    ]
+    arms = " ".join(
+        f"WHEN {sql_str(src)} THEN (s IN (SELECT state FROM {ident(win)}))" for src, win in pairs
+    )
+    none = "error('no winnable table for ' || puzzle || ' in the catalog')"
+    body = f"CASE puzzle {arms} ELSE {none} END" if arms else none
+    sql.append(f"CREATE OR REPLACE MACRO winnable(puzzle, s) AS {body}")
+    return sql

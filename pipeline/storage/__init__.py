@@ -1,0 +1,6 @@
+"""The public data contract on disk: Parquet level files, manifests, staging.
+
+format.py (schema, version, names), manifest.py (the manifest, validated),
+writer.py (level files), reader.py (levels read back), table.py (point
+look-ups), staging.py (builds in progress: lock, progress, publish).
+"""

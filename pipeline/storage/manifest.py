@@ -1,0 +1,254 @@
+"""The manifest of a table, typed: every field checked when it is read.
+
+A manifest is input like any other file: a hand-edited or damaged one must
+give one clear error, never a traceback nor a value that reaches SQL or a
+path unchecked. :func:`read` validates the types and ranges of every field
+the project uses and how they agree (counts sum to the total, files belong
+to levels); unknown extra fields are kept as they are.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline.engine.core import Graph
+from pipeline.errors import CorruptTable
+from pipeline.storage.format import COLUMNS, FILE_NAME, FORMAT_VERSION, MANIFEST, NAME
+
+_HEX = set("0123456789abcdef")
+
+
+class _Invalid(ValueError):
+    pass
+
+
+def _get(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    value = doc.get(key)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise _Invalid(f"{where}{key} is {value!r}, not a valid value")
+    return value
+
+
+def _count(doc: dict[str, Any], key: str, where: str, top: int = 1 << 64) -> int:
+    value = _get(doc, key, int, where)
+    if not 0 <= value < top:
+        raise _Invalid(f"{where}{key} = {value} is out of range")
+    return value
+
+
+def _state(doc: dict[str, Any], key: str, where: str) -> int | None:
+    return None if doc.get(key) is None else _count(doc, key, where)
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One Parquet file of a table."""
+
+    name: str
+    depth: int
+    rows: int
+    bytes: int
+    sha256: str
+    min_state: int | None
+    max_state: int | None
+
+    @classmethod
+    def parse(cls, doc: Any, where: str) -> FileEntry:
+        if not isinstance(doc, dict):
+            raise _Invalid(f"{where} is not an object")
+        name = _get(doc, "name", str, where)
+        match = FILE_NAME.fullmatch(name)
+        digest = _get(doc, "sha256", str, where)
+        if match is None:
+            raise _Invalid(f"{where}name {name!r} is not a level file name (dDDD-PPP.parquet)")
+        if len(digest) != 64 or not set(digest) <= _HEX:
+            raise _Invalid(f"{where}sha256 is not a sha256 digest")
+        entry = cls(
+            name,
+            _count(doc, "depth", where, 256),
+            _count(doc, "rows", where),
+            _count(doc, "bytes", where),
+            digest,
+            _state(doc, "min_state", where),
+            _state(doc, "max_state", where),
+        )
+        if int(match.group(1)) != entry.depth:
+            raise _Invalid(f"{where}name {name!r} does not match depth {entry.depth}")
+        return entry
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class LevelEntry:
+    """One depth: its count, its files and how it was made (``stats``: numbers and flags)."""
+
+    depth: int
+    positions: int
+    seconds: float
+    files: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, doc: Any, where: str) -> LevelEntry:
+        if not isinstance(doc, dict):
+            raise _Invalid(f"{where} is not an object")
+        files = doc.get("files", [])
+        if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+            raise _Invalid(f"{where}files is not a list of names")
+        stats = {
+            k: v for k, v in doc.items() if k not in ("depth", "positions", "seconds", "files")
+        }
+        if not all(isinstance(v, int | float | bool) for v in stats.values()):
+            raise _Invalid(f"{where}build statistics must be numbers")
+        seconds = _get(doc, "seconds", int | float, where)
+        return cls(
+            _count(doc, "depth", where, 256), _count(doc, "positions", where), seconds, files, stats
+        )
+
+    def to_dict(self, files: bool = True) -> dict[str, Any]:
+        out = {"depth": self.depth, "positions": self.positions, "seconds": self.seconds}
+        out.update(self.stats)
+        return {**out, "files": self.files} if files else out
+
+
+@dataclass
+class Manifest:
+    """What a complete table holds: its puzzle, counts per depth and files."""
+
+    format_version: int
+    table: str
+    puzzle: dict[str, Any]
+    columns: dict[str, str]
+    total: int
+    max_depth: int
+    max_depth_positions: int
+    levels: list[LevelEntry]
+    files: list[FileEntry]
+    build: dict[str, Any]
+    versions: dict[str, Any]
+
+    @property
+    def has_paths(self) -> bool:
+        return "paths" in self.columns
+
+    def files_at(self, depth: int) -> list[FileEntry]:
+        return [f for f in self.files if f.depth == depth]
+
+    def histogram(self) -> list[tuple[int, int]]:
+        return [(lv.depth, lv.positions) for lv in self.levels]
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dict(self.__dict__)
+        out["levels"] = [lv.to_dict() for lv in self.levels]
+        out["files"] = [f.to_dict() for f in self.files]
+        return out
+
+    @classmethod
+    def parse(cls, doc: Any) -> Manifest:
+        """A manifest from its JSON document; _Invalid names the first bad field."""
+        if not isinstance(doc, dict):
+            raise _Invalid("the manifest is not a JSON object")
+        version = doc.get("format_version")
+        if version != FORMAT_VERSION:
+            raise _Invalid(f"format version {version!r}, this puzzledb reads {FORMAT_VERSION}")
+        table = _get(doc, "table", str, "")
+        if not NAME.fullmatch(table):
+            raise _Invalid(f"table {table!r} is not a table name")
+        levels = [
+            LevelEntry.parse(lv, f"levels[{i}].") for i, lv in enumerate(_list(doc, "levels"))
+        ]
+        files = [FileEntry.parse(f, f"files[{i}].") for i, f in enumerate(_list(doc, "files"))]
+        m = cls(
+            version,
+            table,
+            _puzzle(doc.get("puzzle")),
+            _strings(doc, "columns"),
+            _count(doc, "total", ""),
+            _count(doc, "max_depth", "", 256),
+            _count(doc, "max_depth_positions", ""),
+            levels,
+            files,
+            _get(doc, "build", dict, ""),
+            _get(doc, "versions", dict, ""),
+        )
+        _agree(m)
+        return m
+
+
+def _list(doc: dict[str, Any], key: str) -> list[Any]:
+    return _get(doc, key, list, "")
+
+
+def _strings(doc: dict[str, Any], key: str) -> dict[str, str]:
+    value = _get(doc, key, dict, "")
+    if not all(isinstance(v, str) for v in value.values()) or not set(COLUMNS) <= set(value):
+        raise _Invalid(f"{key} must name the columns state, depth and parent")
+    return value
+
+
+def _puzzle(doc: Any) -> dict[str, Any]:
+    """The puzzle's description: the fields the catalog turns into SQL, checked."""
+    if not isinstance(doc, dict):
+        raise _Invalid("puzzle is not an object")
+    for key in ("name", "title", "origin", "encoding", "separator", "layout"):
+        _get(doc, key, str, "puzzle.")
+    if doc.get("graph") not in set(Graph):
+        raise _Invalid(f"puzzle.graph is {doc.get('graph')!r}, not a graph kind")
+    cells = _count(doc, "cells", "puzzle.", 65)
+    bits = _count(doc, "bits_per_cell", "puzzle.", 9)
+    symbols = _get(doc, "symbols", list, "puzzle.")
+    if cells * bits > 64 or not 0 < len(symbols) <= 1 << bits:
+        raise _Invalid("puzzle.cells and bits_per_cell do not fit a 64-bit state")
+    if not all(isinstance(s, str) and s for s in symbols):
+        raise _Invalid("puzzle.symbols must be non-empty strings")
+    roots = _get(doc, "roots", list, "puzzle.")
+    if not all(isinstance(r, str) for r in roots):
+        raise _Invalid("puzzle.roots must be strings")
+    return doc
+
+
+def _agree(m: Manifest) -> None:
+    """The counts and files agree with each other."""
+    if sum(lv.positions for lv in m.levels) != m.total:
+        raise _Invalid(f"the levels' positions do not sum to the total {m.total}")
+    if not m.levels or m.levels[-1].depth != m.max_depth:
+        raise _Invalid(f"max_depth {m.max_depth} is not the last level's depth")
+    if m.levels[-1].positions != m.max_depth_positions:
+        raise _Invalid("max_depth_positions is not the last level's count")
+    depths = [lv.depth for lv in m.levels]
+    if depths != list(range(len(depths))):
+        raise _Invalid("levels must run 0, 1, 2, ... in order")
+    names = [f.name for f in m.files]
+    if len(set(names)) != len(names):
+        raise _Invalid("a file is listed twice")
+    for lv in m.levels:
+        mine = m.files_at(lv.depth)
+        if sum(f.rows for f in mine) != lv.positions or [f.name for f in mine] != lv.files:
+            raise _Invalid(f"the files of depth {lv.depth} do not hold its {lv.positions} rows")
+
+
+def read(directory: Path) -> Manifest:
+    """The manifest of the table in ``directory``, validated; CorruptTable names the fault."""
+    path = directory / MANIFEST
+    rebuild = f"rebuild with `puzzledb build {directory.name} --force`"
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError, RecursionError) as e:
+        raise CorruptTable(f"{path} cannot be read ({_first_line(e)}): {rebuild}") from None
+    try:
+        m = Manifest.parse(doc)
+    except _Invalid as e:
+        raise CorruptTable(f"{path}: {e}: {rebuild}") from None
+    if m.table != directory.name:
+        raise CorruptTable(f"{path} describes table {m.table!r}, not {directory.name!r}")
+    return m
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__

@@ -1,0 +1,140 @@
+"""Reading levels back: the one reader of level files.
+
+:class:`LevelFiles` is a finished level read from its files (the engine's
+``LevelSource``): in chunks, or only the states of a range, reading just the
+row groups whose statistics overlap it. :func:`row_group_mins` is where the
+row groups' statistics are read, for range reads, point look-ups and verify.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.engine.core import NO_PARENT, Level, States
+from pipeline.engine.level import Chunk
+from pipeline.errors import CorruptTable
+from pipeline.storage.manifest import FileEntry
+
+
+def open_file(path: Path) -> pq.ParquetFile:
+    """A level file, opened; CorruptTable when it cannot be."""
+    try:
+        return pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as e:
+        raise CorruptTable(f"{path} cannot be read ({first_line(e)})") from None
+
+
+def row_group_bounds(pf: pq.ParquetFile) -> list[tuple[int, int]]:
+    """(min, max) state of each row group, from the footer's statistics."""
+    md = pf.metadata
+    col = md.schema.names.index("state")
+    out = []
+    for i in range(md.num_row_groups):
+        st = md.row_group(i).column(col).statistics
+        out.append((int(st.min), int(st.max)))
+    return out
+
+
+def row_group_mins(pf: pq.ParquetFile) -> list[int]:
+    return [lo for lo, _ in row_group_bounds(pf)]
+
+
+class LevelFiles:
+    """A finished level read from its files (sorted by state, parts in order)."""
+
+    def __init__(self, directory: Path, depth: int, entries: Sequence[FileEntry]) -> None:
+        self.directory = directory
+        self.depth = depth
+        self.entries = [e for e in entries if e.rows]
+
+    def __len__(self) -> int:
+        return sum(e.rows for e in self.entries)
+
+    def chunks(self, rows: int, parents: bool = False, paths: bool = False) -> Iterator[Chunk]:
+        """(states, parents, paths) in whole row groups of about ``rows`` rows. Null
+        parents come back as NO_PARENT; path counts as uint64 (the build keeps each
+        count within 64 bits)."""
+        columns = ["state", *(["parent"] if parents else []), *(["paths"] if paths else [])]
+        for entry in self.entries:
+            pf = open_file(self.directory / entry.name)
+            per = max(1, rows // max(1, pf.metadata.row_group(0).num_rows))
+            n = pf.metadata.num_row_groups
+            for i in range(0, n, per):
+                t = pf.read_row_groups(list(range(i, min(n, i + per))), columns=columns)
+                got = {c: u64(t.column(c)) for c in columns}
+                yield got["state"], got.get("parent"), got.get("paths")
+
+    def between(self, lo: int, hi: int) -> States:
+        """The states in ``[lo, hi)`` (sorted), reading only the row groups that overlap."""
+        out: list[np.ndarray] = []
+        for entry in self.entries:
+            if entry.max_state < lo or entry.min_state >= hi:  # type: ignore[operator]
+                continue
+            pf = open_file(self.directory / entry.name)
+            groups = [i for i, (a, b) in enumerate(row_group_bounds(pf)) if b >= lo and a < hi]
+            if not groups:
+                continue
+            s = u64(pf.read_row_groups(groups, columns=["state"]).column("state"))
+            a = np.searchsorted(s, np.uint64(lo))
+            b = np.searchsorted(s, np.uint64(hi)) if hi <= int(NO_PARENT) else len(s)
+            out.append(s[a:b].copy() if b - a < len(s) else s)
+        if not out:
+            return np.empty(0, np.uint64)
+        return out[0] if len(out) == 1 else np.concatenate(out)
+
+    def read(self) -> Level:
+        """The whole level as arrays (parents of roots as NO_PARENT)."""
+        parts = [read_level_file(self.directory / e.name) for e in self.entries]
+        if not parts:
+            e = np.empty(0, np.uint64)
+            return Level(self.depth, e, e)
+        paths = None
+        if parts[0].paths is not None:
+            paths = np.concatenate([p.paths for p in parts])  # type: ignore[misc]
+        if len(parts) == 1:
+            return Level(self.depth, parts[0].states, parts[0].parents, parts[0].paths)
+        states = np.concatenate([p.states for p in parts])
+        return Level(self.depth, states, np.concatenate([p.parents for p in parts]), paths)
+
+
+def read_level_file(path: Path) -> Level:
+    """A whole level file as arrays (parents of roots become NO_PARENT)."""
+    try:
+        t = pq.read_table(path)
+    except (OSError, pa.ArrowException) as e:
+        raise CorruptTable(f"{path} cannot be read ({first_line(e)})") from None
+    depth = int(t.column("depth")[0].as_py()) if t.num_rows else -1
+    paths = u64(t.column("paths")) if "paths" in t.column_names else None
+    return Level(depth, u64(t.column("state")), u64(t.column("parent")), paths)
+
+
+def u64(column: pa.ChunkedArray) -> np.ndarray:
+    """A uint64 column (or path counts) as numpy, nulls as NO_PARENT, from the Arrow buffers.
+
+    (``fill_null`` would do it too, but importing pyarrow.compute costs a
+    solve command 0.2 s.)
+    """
+    if column.type != pa.uint64():
+        column = column.cast(pa.uint64())
+    parts = []
+    for chunk in column.chunks:
+        n, off = len(chunk), chunk.offset
+        validity, data = chunk.buffers()[:2]
+        values = np.frombuffer(data, dtype=np.uint64, count=n, offset=8 * off)
+        if chunk.null_count:
+            bits = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")
+            values = np.where(bits[off : off + n].astype(bool), values, NO_PARENT)
+        parts.append(values)
+    if not parts:
+        return np.empty(0, np.uint64)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__

@@ -1,0 +1,162 @@
+"""Builds in progress: ``<data>/.staging/<name>/``, its lock, its progress and its publication.
+
+A build works in the staging folder under an OS lock (flock, released by the
+kernel when the process dies, so kill -9 leaves no stale lock). After each
+level it records the finished levels in ``progress.json``; a rerun of an
+interrupted build resumes after the last finished level. When the search ends
+the manifest is written last and the folder swapped into ``<data>/<name>`` in
+one rename, so readers see the old complete table or the new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import fcntl
+import json
+import os
+import platform
+import shutil
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import BuildLocked, DiskFull
+from pipeline.storage.format import FORMAT_VERSION
+from pipeline.storage.manifest import FileEntry, LevelEntry
+from pipeline.storage.writer import write_json_atomic
+
+PROGRESS = "progress.json"
+#: Kept free on the disk beyond the estimate of the next level.
+DISK_MARGIN = 64 << 20
+
+
+@contextlib.contextmanager
+def build_lock(data: Path, name: str) -> Iterator[None]:
+    """Hold the build lock of one table; refuse at once if another build holds it."""
+    lock_dir = data / ".staging"
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_dir / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+            raise BuildLocked(
+                f"{name} is being built by another process (pid {holder}); "
+                "wait for it or stop it, then run the build again"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)
+
+
+class Progress:
+    """The finished levels of a build in its staging folder (``progress.json``).
+
+    Opening it resumes an interrupted build of the same puzzle and columns, or
+    starts afresh; anything not recorded as finished is a leftover of a killed
+    level and is removed.
+    """
+
+    def __init__(self, staging: Path, describe: dict[str, Any], table: str, paths: bool) -> None:
+        self.staging = staging
+        doc = self._resume(describe, paths)
+        if doc is None:
+            shutil.rmtree(staging, ignore_errors=True)
+            staging.mkdir(parents=True)
+            doc = {
+                "format_version": FORMAT_VERSION,
+                "table": table,
+                "puzzle": describe,
+                "started": datetime.now(UTC).isoformat(timespec="seconds"),
+                "levels": [],
+                "files": [],
+                "seconds": 0.0,
+                "paths": paths,
+            }
+        self.doc = doc
+        self.levels = [LevelEntry.parse(lv, "") for lv in doc["levels"]]
+        self.files = [FileEntry.parse(f, "") for f in doc["files"]]
+        kept = {f.name for f in self.files} | {PROGRESS}
+        for p in staging.iterdir():
+            if p.name not in kept:
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
+
+    def _resume(self, describe: dict[str, Any], paths: bool) -> dict[str, Any] | None:
+        try:
+            doc = json.loads((self.staging / PROGRESS).read_text())
+            ok = (
+                doc.get("puzzle") == describe
+                and doc.get("format_version") == FORMAT_VERSION
+                and doc.get("paths", False) == paths
+            )
+            if ok:
+                [LevelEntry.parse(lv, "") for lv in doc["levels"]]
+                [FileEntry.parse(f, "") for f in doc["files"]]
+                return doc
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass
+        return None
+
+    @property
+    def total(self) -> int:
+        return sum(lv.positions for lv in self.levels)
+
+    def files_at(self, depth: int) -> list[FileEntry]:
+        return [f for f in self.files if f.depth == depth]
+
+    def record(self, level: LevelEntry, files: list[dict[str, Any]], seconds: float) -> None:
+        """Note a level whose files are all written (``seconds``: build time since the last)."""
+        self.levels.append(level)
+        self.files += [FileEntry.parse(f, "") for f in files]
+        self.doc["levels"].append(level.to_dict(files=False))
+        self.doc["files"].extend(files)
+        self.doc["seconds"] = round(self.doc["seconds"] + seconds, 4)
+        write_json_atomic(self.staging / PROGRESS, self.doc, indent=None)
+
+    def finish(self) -> None:
+        (self.staging / PROGRESS).unlink()
+
+
+def check_disk(where: Path, last_bytes: int, growth: float) -> None:
+    """Stop cleanly, keeping the finished levels, when the next level may not fit."""
+    need = int(last_bytes * max(growth, 1.0) * 1.5) + DISK_MARGIN
+    free = shutil.disk_usage(where).free
+    if free < need:
+        raise DiskFull(
+            f"only {free >> 20} MiB free under {where}, the next level needs about "
+            f"{need >> 20} MiB; finished levels are kept: free some space and rerun to resume"
+        )
+
+
+def publish(staging: Path, target: Path) -> None:
+    """Put the finished table in place: a rename, or an atomic swap with the old table."""
+    if not target.exists():
+        os.rename(staging, target)
+        return
+    if _exchange(staging, target):
+        shutil.rmtree(staging)  # now holds the old table
+        return
+    old = staging.with_name(staging.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    os.rename(target, old)
+    os.rename(staging, target)
+    shutil.rmtree(old)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (Linux renameat2 RENAME_EXCHANGE); False if unsupported."""
+    if platform.system() != "Linux":
+        return False
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    fn = getattr(libc, "renameat2", None)
+    if fn is None:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    rc = fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
+    return rc == 0

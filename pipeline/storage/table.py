@@ -1,0 +1,165 @@
+"""A complete table opened for point look-ups: where a state sits, and its walk to a root."""
+
+from __future__ import annotations
+
+import bisect
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.engine.core import NO_PARENT, Level
+from pipeline.errors import CorruptTable, NotBuilt
+from pipeline.storage import manifest as manifests
+from pipeline.storage.format import FILE_ROWS, MANIFEST
+from pipeline.storage.manifest import FileEntry, Manifest
+from pipeline.storage.reader import LevelFiles, first_line, row_group_mins, u64
+
+
+@dataclass(frozen=True)
+class Hit:
+    """Where a state sits in a table."""
+
+    state: int
+    depth: int
+    parent: int | None
+
+
+class Table:
+    """A complete table on disk, opened from its manifest, for point look-ups.
+
+    Opening reads only the manifest; a file's footer is read the first time a
+    look-up needs it, and the row groups last read are kept (a walk to the root
+    touches one row group a depth, often the same ones again).
+    """
+
+    def __init__(self, directory: Path, cache_row_groups: int = 128) -> None:
+        self.directory = directory
+        self.name = directory.name
+        if not (directory / MANIFEST).exists():
+            raise NotBuilt(f"{self.name} is not built yet: run `puzzledb build {self.name}`")
+        self.manifest: Manifest = manifests.read(directory)
+        self.files: list[FileEntry] = self.manifest.files
+        self._footers: dict[str, tuple[pq.ParquetFile, list[int]]] = {}
+        self._groups: OrderedDict[tuple[str, int, str], np.ndarray] = OrderedDict()
+        self._cache = cache_row_groups
+
+    @property
+    def max_depth(self) -> int:
+        return self.manifest.max_depth
+
+    @property
+    def has_paths(self) -> bool:
+        return self.manifest.has_paths
+
+    def histogram(self) -> list[tuple[int, int]]:
+        return self.manifest.histogram()
+
+    def path(self, entry: FileEntry) -> Path:
+        return self.directory / entry.name
+
+    def _damaged(self, entry: FileEntry, why: str) -> CorruptTable:
+        return CorruptTable(
+            f"{self.path(entry)} {why}: rebuild with `puzzledb build {self.name} --force`"
+        )
+
+    def check_sizes(self) -> None:
+        """Cheap damage check: every file present with the size the manifest says."""
+        for entry in self.files:
+            try:
+                size = self.path(entry).stat().st_size
+            except FileNotFoundError:
+                raise self._damaged(entry, "is missing") from None
+            if size != entry.bytes:
+                raise self._damaged(entry, f"has {size} bytes, the manifest says {entry.bytes}")
+
+    def level(self, depth: int) -> LevelFiles:
+        """One level, to read in chunks or by range."""
+        return LevelFiles(self.directory, depth, self.manifest.files_at(depth))
+
+    def levels(self) -> Iterator[Level]:
+        """Every level as arrays, depth 0 first, one at a time (verify, derived arrays)."""
+        for lv in self.manifest.levels:
+            yield self.level(lv.depth).read()
+
+    def _footer(self, entry: FileEntry) -> tuple[pq.ParquetFile, list[int]]:
+        if entry.name not in self._footers:
+            try:
+                pf = pq.ParquetFile(self.path(entry))
+                mins = row_group_mins(pf)
+            except (OSError, pa.ArrowException, AttributeError, TypeError) as e:
+                raise self._damaged(entry, f"cannot be read ({first_line(e)})") from None
+            self._footers[entry.name] = (pf, mins)
+        return self._footers[entry.name]
+
+    def _column(self, entry: FileEntry, i: int, column: str) -> np.ndarray:
+        """One column of one row group (cached): probes read states, hits parents."""
+        key = (entry.name, i, column)
+        hit = self._groups.get(key)
+        if hit is not None:
+            self._groups.move_to_end(key)
+            return hit
+        pf, _ = self._footer(entry)
+        try:
+            values = u64(pf.read_row_group(i, columns=[column]).column(0))
+        except (OSError, pa.ArrowException) as e:
+            raise self._damaged(entry, f"cannot be read ({first_line(e)})") from None
+        self._groups[key] = values
+        if len(self._groups) > self._cache:
+            self._groups.popitem(last=False)
+        return values
+
+    def find_at(self, state: int, depth: int) -> Hit | None:
+        """The row of ``state`` at ``depth``, reading at most one row group a file."""
+        for entry in self.manifest.files_at(depth):
+            if entry.rows == 0 or not entry.min_state <= state <= entry.max_state:  # type: ignore[operator]
+                continue
+            _, mins = self._footer(entry)
+            i = bisect.bisect_right(mins, state) - 1
+            states = self._column(entry, i, "state")
+            k = int(np.searchsorted(states, np.uint64(state)))
+            if k < len(states) and int(states[k]) == state:
+                parent = int(self._column(entry, i, "parent")[k])
+                return Hit(state, depth, None if parent == int(NO_PARENT) else parent)
+        return None
+
+    def find(self, state: int, parity: int | None = None) -> Hit | None:
+        """The row of ``state`` at whatever depth it sits, or None.
+
+        The largest levels are probed first; a known depth ``parity`` (bipartite
+        graphs: the puzzle's depth_parity) skips half of them.
+        """
+        depths = [
+            d
+            for d, _ in sorted(self.histogram(), key=lambda dn: -dn[1])
+            if parity is None or d % 2 == parity
+        ]
+        for depth in depths:
+            hit = self.find_at(state, depth)
+            if hit is not None:
+                return hit
+        return None
+
+    def walk(self, state: int, parity: int | None = None) -> list[Hit]:
+        """The rows from ``state`` to its root, following parents."""
+        hit = self.find(state, parity)
+        if hit is None:
+            return []
+        rows = [hit]
+        while hit.parent is not None:
+            parent = hit.parent
+            nxt = self.find_at(parent, hit.depth - 1) or self.find_at(parent, hit.depth)
+            if nxt is None:
+                raise CorruptTable(
+                    f"{self.name}: parent {parent} of a depth-{hit.depth} state is missing; "
+                    f"run `puzzledb verify {self.name}`"
+                )
+            hit = nxt
+            rows.append(hit)
+            if len(rows) > len(self.files) * FILE_ROWS + 1:
+                raise CorruptTable(f"{self.name}: parents form a cycle")
+        return rows
