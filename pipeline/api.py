@@ -47,7 +47,7 @@ class Solution:
     path: list[str]
     #: The line in the family's own notation (peg jumps: "(10,12)(3,10,12,3)"), start first.
     notation: str | None = None
-    #: Moves when they are not one a step (zero-cost steps: peg runs on the moves board).
+    #: Kernels when they are not one a step (zero-cost steps: peg runs on the moves board).
     cost: int | None = None
 
     @property

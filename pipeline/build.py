@@ -23,13 +23,13 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.engine import budget as budgets
-from pipeline.engine import moves as move_rules
+from pipeline.engine import rows as row_rules
 from pipeline.engine.budget import Budget
 from pipeline.engine.core import Graph, Level
 from pipeline.engine.executor import Executor, LevelJob, StepStats
 from pipeline.engine.local import LocalExecutor
-from pipeline.engine.moves import MoveRules
 from pipeline.engine.reference import roots_level
+from pipeline.engine.rows import MoveRules
 from pipeline.errors import PuzzleDBError
 from pipeline.levels import Held, Pending
 from pipeline.puzzles.base import Puzzle
@@ -113,7 +113,7 @@ class Builder:
         self.metadata = metadata(puzzle.name, puzzle.encoding)
         self.progress = Progress(self.staging, puzzle.describe(), puzzle.name, counts)
         # Parents of a kept level serve to skip the move back with compiled moves.
-        skip_back = not counts and puzzle.moves_possible and puzzle.graph is not Graph.LAYERED
+        skip_back = not counts and puzzle.has_kernels and puzzle.graph is not Graph.LAYERED
         self.held = Held(puzzle.graph, self.staging, self.progress, skip_back)
         self.clock = self.last = time.perf_counter()
 
@@ -188,12 +188,12 @@ class Builder:
         has them and the level is large enough (numba loads the first time)."""
         p = self.puzzle
         kernels = None
-        if not self.counts and p.moves_possible and size >= move_rules.PACKED_MIN:
+        if not self.counts and p.has_kernels and size >= row_rules.PACKED_MIN:
             before = budgets.rss()
             # The first time: numba and the kernels load, and the threaded step
             # begins (small builds keep glibc's default, which faults less).
             budgets.give_back_freed_memory()
-            kernels = p.moves
+            kernels = p.kernels
             self.budget.charge(budgets.rss() - before)
         skip_back = p.graph is not Graph.LAYERED
         return MoveRules(p.expand, kernels, p.expand_free, self.counts, skip_back)

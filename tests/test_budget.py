@@ -17,13 +17,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline import build, puzzles
-from pipeline.engine import budget, moves, reference
+from pipeline.engine import budget, reference
+from pipeline.engine import rows as row_rules
 from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Graph, Level
 from pipeline.engine.executor import LevelJob
 from pipeline.engine.level import InMemory
 from pipeline.engine.local import LocalExecutor
-from pipeline.engine.moves import MoveRules
+from pipeline.engine.rows import MoveRules
 from pipeline.storage.table import Table
 from pipeline.verify import duplicates
 
@@ -55,9 +56,9 @@ def test_packed_moves_give_the_rows_of_the_general_step(
     # The default builds run on (child, parent) rows (their levels are below
     # PACKED_MIN); on packed keys (packed.py, compiled moves) every level gives
     # the same bytes.
-    monkeypatch.setattr(moves, "PACKED_MIN", 0)
+    monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
     p = puzzles.get(name)
-    assert p.moves is not None and p.moves.tag_bits == tag_bits
+    assert p.kernels is not None and p.kernels.tag_bits == tag_bits
     m = build.build(p, tmp_path)
     assert all(lv.stats["pairs"] > 0 for lv in m.levels[1:-1])
     _same_rows(tmp_path / name, data / name, rows)
@@ -76,7 +77,7 @@ def test_small_budget_gives_every_row_of_the_in_memory_build(
     data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, packed: bool
 ) -> None:
     if packed:
-        monkeypatch.setattr(moves, "PACKED_MIN", 0)
+        monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
     m = build.build(puzzles.get("2x5"), tmp_path, work=SMALL // (3 if packed else 1))
     buckets = [lv.stats["buckets"] for lv in m.levels]
     assert max(buckets) >= 20 and sum(b > 1 for b in buckets) >= 20
@@ -95,7 +96,7 @@ def test_buckets_for_every_graph_kind(name: str, buckets: int) -> None:
     # with (child, parent) rows or with packed keys.
     name, packed = name.split()[0], name.endswith("packed")
     p = puzzles.get(name)
-    assert (p.moves is not None) == (name == "3x3")
+    assert (p.kernels is not None) == (name == "3x3")
     for graph in (p.graph, Graph.GENERAL, Graph.LAYERED):
         # Layered, these graphs never end (no dedup across levels): take 8 levels.
         limit = 8 if graph is Graph.LAYERED else None
@@ -105,7 +106,7 @@ def test_buckets_for_every_graph_kind(name: str, buckets: int) -> None:
         spill = Path(os.environ.get("TMPDIR", "/tmp")) / f"spill-{os.getpid()}-{name}-{buckets}"
         executor = LocalExecutor(spill, Pool(1 << 30))
         rules = MoveRules(
-            p.expand, p.moves if packed else None, skip_back=graph is not Graph.LAYERED
+            p.expand, p.kernels if packed else None, skip_back=graph is not Graph.LAYERED
         )
         while len(got) < len(want):
             d = got[-1].depth

@@ -15,8 +15,8 @@ import pytest
 
 import pipeline
 from pipeline import puzzles
-from pipeline.puzzles.pdb import PARTITIONS
-from pipeline.solvers import pdb
+from pipeline.puzzles.patterns import PARTITIONS
+from pipeline.solvers import optimal
 from pipeline.solvers.korf import from_korf, read_instances
 from pipeline.solvers.loop15 import apply_moves, is_solvable
 from tests.conftest import run_cli
@@ -83,10 +83,10 @@ def test_pattern_databases_are_admissible_and_additive(
     cells, depth = full_table(db, "2x5")
     n = 10
     where = np.argsort(cells, axis=1)  # where[:, t] = cell of tile t
-    solver = pdb.solver(pipeline.open(pdb_data), "2x5")
+    solver = optimal.solver(pipeline.open(pdb_data), "2x5")
     total = np.zeros(len(depth), np.int64)
-    for p in pdb.patterns("2x5"):
-        arr = pdb.load_compact(pipeline.open(pdb_data).table(p.name), p)
+    for p in optimal.patterns("2x5"):
+        arr = optimal.load_compact(pipeline.open(pdb_data).table(p.name), p)
         idx = sum(where[:, t] * n**i for i, t in enumerate(p.tiles))
         total += arr[idx]
     assert int((total > depth).sum()) == 0
@@ -99,7 +99,7 @@ def test_pattern_databases_are_admissible_and_additive(
 def test_ida_lengths_equal_the_full_database(
     db: pipeline.Database, pdb_data: Path, board: str
 ) -> None:
-    solver = pdb.solver(pipeline.open(pdb_data), board)
+    solver = optimal.solver(pipeline.open(pdb_data), board)
     p = puzzles.get(board)
     db = pipeline.open(db.data)  # a connection of its own
     rows = db.sql(
@@ -139,7 +139,7 @@ def test_optimal_builds_its_databases_on_first_use(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("3x3: 31 moves")
     assert (tmp_path / "3x3-pdb-4a" / "_manifest.json").exists()
-    assert (tmp_path / "3x3-pdb-4a" / pdb.COMPACT).exists()
+    assert (tmp_path / "3x3-pdb-4a" / optimal.COMPACT).exists()
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import pytest
 
 import pipeline
 from pipeline import puzzles
-from pipeline.solvers import pdb
+from pipeline.solvers import optimal
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("PUZZLEDB_TEST_FULL") != "1", reason="full databases: make test-full"
@@ -25,7 +25,7 @@ def test_pdb_lengths_equal_the_full_database(board: str) -> None:
     data = Path(os.environ.get("PUZZLEDB_DATA") or "data")
     db = pipeline.open(data)
     db.build([board])
-    solver = pdb.solver(db, board)
+    solver = optimal.solver(db, board)
     p = puzzles.get(board)
     rows = db.sql(
         f'SELECT state, depth FROM "{board}" USING SAMPLE 200 ROWS (reservoir, 42)'

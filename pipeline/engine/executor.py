@@ -18,7 +18,7 @@ from typing import Protocol
 
 from pipeline.engine.core import States
 from pipeline.engine.level import LevelSource
-from pipeline.engine.moves import MoveRules
+from pipeline.engine.rows import MoveRules
 
 #: Takes a run of rows (states, parents, path sums); returns whether it copied
 #: them (True: the executor may reuse the arrays) or kept them.

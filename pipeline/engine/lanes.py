@@ -22,8 +22,8 @@ from pipeline.engine.buffers import Pool
 from pipeline.engine.core import States, unique
 from pipeline.engine.executor import LevelJob, Sink, StepStats
 from pipeline.engine.level import Chunk, InMemory
-from pipeline.engine.moves import Rows
-from pipeline.engine.packed import Moves
+from pipeline.engine.packed import Kernels
+from pipeline.engine.rows import Rows
 
 #: A level of at least this many states is worked in two lanes (threads).
 LANE_MIN = 1 << 14
@@ -40,7 +40,7 @@ def run(
     buffers: Pool,
 ) -> StepStats:
     """The level in ``k`` child ranges, each on two threads (see the module docstring)."""
-    assert rows.moves is not None
+    assert rows.kernels is not None
     current = job.frontier
     edges = rows.cuts(sample, k)
     stats.buckets = len(edges) - 1
@@ -54,7 +54,7 @@ def run(
             clock = time.perf_counter()
             parts = _bounded_map(
                 pool,
-                lambda part, lo=lo, hi=hi: _chunk_keys(rows.moves, buffers, part, lo, hi, share),
+                lambda part, lo=lo, hi=hi: _chunk_keys(rows.kernels, buffers, part, lo, hi, share),
                 current.chunks(chunk, *rows.want),
             )
             runs, taken = _two_runs(parts, int(len(current) * share * 0.55) + 1024, buffers)
@@ -70,7 +70,7 @@ def run(
                 (_key_range(runs, a, b, rows.shift), tuple(e.between(a, b) for e in job.excluded))
                 for a, b in itertools.pairwise(splits)
             ]
-            resolve = _span_resolver(rows.moves, runs, buffers)
+            resolve = _span_resolver(rows.kernels, runs, buffers)
             for states, parents, out in pool.map(resolve, spans):
                 copied = sink(states, parents, None)
                 del states, parents
@@ -94,7 +94,7 @@ def _key_range(runs: tuple[States, States], lo: int, hi: int, shift: int) -> lis
 
 
 def _chunk_keys(
-    moves: Moves, buffers: Pool, part: Chunk, lo: int, hi: int, expect: float
+    moves: Kernels, buffers: Pool, part: Chunk, lo: int, hi: int, expect: float
 ) -> tuple[States, States]:
     """The keys of one chunk of the frontier, and the pooled buffer they were written to."""
     states, parents, _ = part
@@ -102,7 +102,7 @@ def _chunk_keys(
     return moves.keys(states, parents, lo, hi, expect, buffer), buffer
 
 
-def _span_resolver(moves: Moves, runs: tuple[States, States], buffers: Pool) -> Callable:
+def _span_resolver(moves: Kernels, runs: tuple[States, States], buffers: Pool) -> Callable:
     """Resolves one child range of both runs into pooled buffers (returned to give back)."""
 
     def resolve(span: tuple[list[tuple[int, int]], tuple[States, ...]]) -> tuple:

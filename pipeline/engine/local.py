@@ -25,8 +25,8 @@ from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Level
 from pipeline.engine.executor import LevelJob, Sink, StepStats
 from pipeline.engine.level import read_all, sample
-from pipeline.engine.moves import Rows
 from pipeline.engine.reference import close
+from pipeline.engine.rows import Rows
 
 #: Up to this many buckets, each re-expands the frontier instead of spilling.
 REEXPAND = 4
@@ -59,7 +59,7 @@ class LocalExecutor:
         k = job.buckets or budget.buckets(n, branching, job.held, job.work, rows.bytes)
         stats.buckets = k
         stats.expand += time.perf_counter() - clock
-        if rows.moves is not None and k <= REEXPAND:
+        if rows.kernels is not None and k <= REEXPAND:
             return lanes.run(job, rows, sink, k, moves, branching, stats, self.pool)
         if k == 1:
             return _whole(job, rows, sink, stats)

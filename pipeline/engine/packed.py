@@ -1,7 +1,7 @@
 """The fast level step: each move packed in one uint64 key and sorted by numpy.
 
 A puzzle that can name the move into a child with a tag of a few bits, such
-that the parent follows from the child and the tag, supplies :class:`Moves`:
+that the parent follows from the child and the tag, supplies :class:`Kernels`:
 a compiled kernel that expands states into keys ``child << tag_bits | tag``
 and an inline function that turns a key back into its parent. A level's keys
 then sort with numpy's plain ``np.sort`` (a SIMD sort, about ten times quicker
@@ -43,7 +43,7 @@ def bit_position(single_bit, bit_index):
 
 
 @dataclass(frozen=True)
-class Moves:
+class Kernels:
     """A puzzle's moves as compiled kernels.
 
     ``expand(states, skip, lo, hi, out, args)`` returns the keys in

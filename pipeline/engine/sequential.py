@@ -16,8 +16,8 @@ import numpy as np
 from pipeline.engine.core import Level
 from pipeline.engine.executor import LevelJob, Sink, StepStats
 from pipeline.engine.level import read_all
-from pipeline.engine.moves import Rows
 from pipeline.engine.reference import close
+from pipeline.engine.rows import Rows
 
 
 class SequentialExecutor:

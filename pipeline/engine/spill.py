@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.engine.executor import LevelJob, Sink, StepStats
-from pipeline.engine.moves import Rows
+from pipeline.engine.rows import Rows
 
 
 def _chunk_rows(job: LevelJob, rows: Rows, branching: float) -> int:

@@ -7,7 +7,7 @@ from typing import Any
 from pipeline.errors import UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.oshidori import OSHIDORI
-from pipeline.puzzles.pdb import group_names, pattern_puzzles
+from pipeline.puzzles.patterns import group_names, pattern_puzzles
 from pipeline.puzzles.pegs import PUZZLES as PEGS
 from pipeline.puzzles.pegs import variant as peg_variant
 from pipeline.puzzles.placements import MAGIC9

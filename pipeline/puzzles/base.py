@@ -22,7 +22,7 @@ from pipeline.engine.core import Expander, Graph, States
 from pipeline.errors import BadPosition
 
 if TYPE_CHECKING:
-    from pipeline.engine.packed import Moves
+    from pipeline.engine.packed import Kernels
 
 
 def sql_str(text: str) -> str:
@@ -150,13 +150,14 @@ class Puzzle(ABC):
     expected_total: int | None = None
     #: Built by ``make build-db`` / ``puzzledb build --default``.
     default: bool = False
-    #: Moves that cost nothing (0-1 BFS), or None.
+    #: Kernels that cost nothing (0-1 BFS), or None.
     expand_free: Expander | None = None
-    #: The same moves as compiled kernels for the fast level step (packed.py),
-    #: where the puzzle has them (a property that compiles on first use).
-    moves: Moves | None = None
-    #: Whether ``moves`` may exist (known without compiling anything).
-    moves_possible: bool = False
+    #: The same moves as compiled kernels for the fast level step
+    #: (engine/packed.py), where the puzzle has them (a property that compiles
+    #: on first use).
+    kernels: Kernels | None = None
+    #: Whether ``kernels`` may exist (known without compiling anything).
+    has_kernels: bool = False
     #: Tables a derived table is computed from (built first, read by :meth:`bind`).
     requires: tuple[str, ...] = ()
     #: The table whose parent walk answers ``solve`` (None: this puzzle's own).

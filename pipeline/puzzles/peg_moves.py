@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.engine.packed import BIT_INDEX, Moves, bit_position, resolve_core, room
+from pipeline.engine.packed import BIT_INDEX, Kernels, bit_position, resolve_core, room
 
 TAG_BITS = 7
 
@@ -66,7 +66,7 @@ def _peg_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
 
 def peg_moves(
     holes: Sequence[tuple[int, int]], jumps: Sequence[tuple[int, int, int]]
-) -> Moves | None:
+) -> Kernels | None:
     """The kernels for ``jumps`` (from, over, to) between ``holes`` at (row, column)
     of a picture, or None when a key or the grid would not fit in 64 bits."""
     n = len(holes)
@@ -103,4 +103,4 @@ def peg_moves(
     grid = np.uint64(sum(1 << c for c in cell))
     most = len(jumps)  # keys one state may write at most
     args = (to_grid, grid, left, right, lines, jump_at, flip, BIT_INDEX, most)
-    return Moves(TAG_BITS, _peg_keys, args, _peg_resolve)
+    return Kernels(TAG_BITS, _peg_keys, args, _peg_resolve)

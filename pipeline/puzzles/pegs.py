@@ -45,7 +45,7 @@ from pipeline.errors import BadPosition, NotBuilt
 from pipeline.puzzles.base import Cells, Puzzle
 
 if TYPE_CHECKING:
-    from pipeline.engine.packed import Moves
+    from pipeline.engine.packed import Kernels
 
 #: Where the moves board keeps ``1 + the hole the last jump landed in``.
 LAST_SHIFT = 48
@@ -203,10 +203,10 @@ class PegPuzzle(Puzzle):
         self._masks = _jump_masks(board.jumps)
         self.solved_by = self.winnable_name
 
-    moves_possible = True
+    has_kernels = True
 
     @cached_property
-    def moves(self) -> Moves | None:  # type: ignore[override]
+    def kernels(self) -> Kernels | None:  # type: ignore[override]
         """The packed kernels (compiled on first use)."""
         from pipeline.puzzles.peg_moves import peg_moves
 
@@ -287,8 +287,8 @@ class PegMovesPuzzle(PegPuzzle):
     """The same board counted in moves: a run of jumps by one peg is one move."""
 
     graph = Graph.GENERAL
-    moves = None  # type: ignore[assignment]  # states carry the last landing hole: no kernels
-    moves_possible = False
+    kernels = None  # type: ignore[assignment]  # states carry the last landing hole
+    has_kernels = False
 
     def __init__(self, board: Board, *, name: str, default: bool = False) -> None:
         super().__init__(board, name=name, default=default)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.engine.packed import BIT_INDEX, Moves, bit_position, resolve_core, room
+from pipeline.engine.packed import BIT_INDEX, Kernels, bit_position, resolve_core, room
 
 
 @njit(inline="always")
@@ -63,7 +63,7 @@ def _tile_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
     return resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, _tile_undo, args)
 
 
-def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Moves | None:
+def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Kernels | None:
     """The kernels for tiles on ``adjacency`` (4 bits a cell, ``low`` the low bit of
     each cell's nibble), or None when a move's tag does not fit beside the state."""
     width = max(len(a) for a in adjacency)
@@ -81,4 +81,4 @@ def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Moves | None:
             table[b, 1 + k] = j
             table[b, 1 + width + k] = adjacency[j].index(b)
     args = (table, np.uint64(low), BIT_INDEX, width, tag_bits)
-    return Moves(tag_bits, _tile_keys, args, _tile_resolve)
+    return Kernels(tag_bits, _tile_keys, args, _tile_resolve)

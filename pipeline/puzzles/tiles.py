@@ -23,7 +23,7 @@ from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle
 
 if TYPE_CHECKING:
-    from pipeline.engine.packed import Moves
+    from pipeline.engine.packed import Kernels
 
 _NIBBLE_LOW = 0x1111_1111_1111_1111
 
@@ -96,10 +96,10 @@ class TilePuzzle(Puzzle):
         self._colour = _colouring(self.adjacency)
         self._low = _NIBBLE_LOW & ((1 << (4 * n)) - 1)
 
-    moves_possible = True
+    has_kernels = True
 
     @functools.cached_property
-    def moves(self) -> Moves | None:  # type: ignore[override]
+    def kernels(self) -> Kernels | None:  # type: ignore[override]
         """The packed kernels (compiled on first use), when a tag fits beside the state."""
         from pipeline.puzzles.tile_moves import tile_moves
 

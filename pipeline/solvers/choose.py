@@ -18,7 +18,7 @@ from typing import Any
 from pipeline import puzzles
 from pipeline.api import Solution
 from pipeline.errors import BadMethod, BadPosition, NotBuilt, Unsolvable
-from pipeline.puzzles.pdb import PARTITIONS
+from pipeline.puzzles.patterns import PARTITIONS
 
 METHODS = ("auto", "table", "optimal", "loop")
 #: Boards where ``auto`` falls back to the pattern-database search.
@@ -105,7 +105,7 @@ def solve(
 def _optimal(
     db: Any, p: Any, position: str, on_level: Callable[[str, Any], None] | None
 ) -> MethodSolution:
-    from pipeline.solvers import pdb
+    from pipeline.solvers import optimal
 
     if p.name not in PARTITIONS:
         raise BadMethod(
@@ -115,7 +115,7 @@ def _optimal(
     cells = p.cells.values(p.parse(position))
     key = (str(db.data.resolve()), p.name)
     if key not in _solvers:
-        _solvers[key] = pdb.solver(db, p.name, on_level)
+        _solvers[key] = optimal.solver(db, p.name, on_level)
     r = _solvers[key].solve(cells)
     boards = _slide(cells, r.tiles)
     states = [p.cells.encode(b) for b in boards]

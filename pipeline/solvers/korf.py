@@ -69,17 +69,17 @@ def main(argv: list[str] | None = None) -> int:
 
     import pipeline
     from pipeline.progress import BuildProgress
-    from pipeline.solvers import pdb
+    from pipeline.solvers import optimal
 
     instances = read_instances(args.file)[: args.first]
     db = pipeline.open(args.data)
     clock = time.perf_counter()
     with BuildProgress([]) as progress:
-        solver = pdb.solver(db, "4x4", progress.level)
+        solver = optimal.solver(db, "4x4", progress.level)
     load = time.perf_counter() - clock
-    plain = pdb.solver(db, "4x4", reflect=False) if args.baseline else None
+    plain = optimal.solver(db, "4x4", reflect=False) if args.baseline else None
     solver.solve(from_korf([1, 0, *range(2, SIZE)]))  # compile outside the timings
-    print(f"pattern databases ready in {load:.1f} s (4x4: {', '.join(pdb.PARTITIONS['4x4'])})")
+    print(f"pattern databases ready in {load:.1f} s (4x4: {', '.join(optimal.PARTITIONS['4x4'])})")
     head = f"{'id':>4} {'length':>6} {'h0':>4} {'nodes':>14} {'seconds':>9}"
     if plain:
         head += f" {'plain nodes':>14} {'plain s':>9} {'ratio':>6}"

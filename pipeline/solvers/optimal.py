@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import BadPosition
-from pipeline.puzzles.pdb import PARTITIONS, PatternPuzzle
+from pipeline.puzzles.patterns import PARTITIONS, PatternPuzzle
 from pipeline.puzzles.tiles import grid_adjacency
 from pipeline.solvers import ida
 

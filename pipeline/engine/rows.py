@@ -1,6 +1,6 @@
 """How a level's moves are made, ordered and resolved into rows.
 
-Packed keys (:class:`pipeline.engine.packed.Moves`) are one uint64 a move,
+Packed keys (:class:`pipeline.engine.packed.Kernels`) are one uint64 a move,
 sorted with np.sort; otherwise a move is a row ``(child, parent)`` of a 2-D
 array, plus the parent's weight as a third column when path counts are built.
 Either way column 0 (or the key) orders the moves by child, ``shift`` bits up,
@@ -17,7 +17,7 @@ import numpy as np
 
 from pipeline.engine import budget
 from pipeline.engine.core import Expander, States, resolve_sorted, unique
-from pipeline.engine.packed import Moves
+from pipeline.engine.packed import Kernels
 
 #: Levels of at least this many states use the puzzle's compiled moves (when it
 #: has them); smaller ones are quicker in numpy than compiling is.
@@ -35,7 +35,7 @@ class MoveRules:
     """
 
     expand: Expander
-    packed: Moves | None = None
+    packed: Kernels | None = None
     free: Expander | None = None
     weights: bool = False
     skip_back: bool = True
@@ -45,20 +45,20 @@ class Rows:
     """The moves of one level step: made from chunks of the frontier, ordered, resolved."""
 
     def __init__(self, rules: MoveRules) -> None:
-        self.moves = None if rules.weights else rules.packed
+        self.kernels = None if rules.weights else rules.packed
         self.expand = rules.expand
         self.weights = rules.weights
         #: The columns of the current level a step reads: parents (to skip the
         #: move back), paths (the weights).
-        self.want = (self.moves is not None and rules.skip_back, rules.weights)
-        self.shift = self.moves.tag_bits if self.moves else 0
-        self.bytes = budget.move_bytes(self.moves is not None, rules.weights)
-        self.width = 1 if self.moves else (3 if rules.weights else 2)
+        self.want = (self.kernels is not None and rules.skip_back, rules.weights)
+        self.shift = self.kernels.tag_bits if self.kernels else 0
+        self.bytes = budget.move_bytes(self.kernels is not None, rules.weights)
+        self.width = 1 if self.kernels else (3 if rules.weights else 2)
 
     def make(self, states: States, parents: States | None, paths: States | None) -> np.ndarray:
         """The moves out of a chunk of a level, unordered."""
-        if self.moves:
-            return self.moves.keys(states, parents)
+        if self.kernels:
+            return self.kernels.keys(states, parents)
         src, child = self.expand(states)
         rows = np.empty((len(child), self.width), np.uint64)
         rows[:, 0] = child
@@ -96,8 +96,8 @@ class Rows:
         self, rows: np.ndarray, exclude: Sequence[States]
     ) -> tuple[States, States, States | None]:
         """Ordered moves to (unique children, smallest parents, path sums), minus ``exclude``."""
-        if self.moves:
-            children, parents = self.moves.resolve(rows, tuple(exclude))
+        if self.kernels:
+            children, parents = self.kernels.resolve(rows, tuple(exclude))
             return children, parents, None
         weights = rows[:, 2] if self.weights else None
         return resolve_sorted(rows[:, 0], rows[:, 1], weights, exclude)
