@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pipeline.errors import UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.cube import POCKET, POCKET_QTM
 from pipeline.puzzles.oshidori import OSHIDORI
 from pipeline.puzzles.pdb import group_names, pattern_puzzles
 from pipeline.puzzles.pegs import PUZZLES as PEGS
@@ -25,6 +26,8 @@ _ALL: list[Puzzle] = [
     KNIGHT14,
     MAGIC9,
     *PEGS,
+    POCKET,  # the 2x2x2 cube, corner DBL fixed (pipeline/puzzles/cube.py)
+    POCKET_QTM,
     *pattern_puzzles(),  # derived tables: pattern databases (pipeline/puzzles/pdb.py)
 ]
 
