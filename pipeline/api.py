@@ -143,7 +143,8 @@ class Database:
                 "no sequence of moves reaches it from the roots"
             )
         states = [r.state for r in rows]
-        return Solution(puzzle, p.origin, states, [p.text(s) for s in states])
+        line = p.notation(states if p.origin == "goal" else states[::-1])
+        return Solution(puzzle, p.origin, states, [p.text(s) for s in states], line)
 
     def _solve_derived(self, p: Puzzle, position: str | int) -> Solution:
         """Solve through the table that answers for ``p`` (peg boards: the winnable table).

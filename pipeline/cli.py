@@ -151,14 +151,32 @@ def longest(puzzle: PuzzleArg, data: DataOpt = Path("data"), as_json: JsonOpt = 
         typer.echo(r)
 
 
+def _typed(puzzle: str, position: str, moves: bool, only_turns: bool = False) -> str | int:
+    """The position as typed, or with ``--moves`` (the pocket cube) the state its turns reach.
+
+    ``only_turns``: ``--moves`` means nothing else here, so a puzzle without turns is an error.
+    """
+    p = db_puzzle(puzzle)
+    if moves and (p.typed_moves or only_turns):
+        return int(p.from_moves(position))
+    return position
+
+
 @app.command()
 def show(
-    puzzle: PuzzleArg, position: PositionArg, data: DataOpt = Path("data"), as_json: JsonOpt = False
+    puzzle: PuzzleArg,
+    position: PositionArg,
+    moves: Annotated[
+        bool, typer.Option("--moves", help="POSITION is turns from solved (pocket cube).")
+    ] = False,
+    data: DataOpt = Path("data"),
+    as_json: JsonOpt = False,
 ) -> None:
     """Draw a position in the board's real shape, with its depth when the table is built."""
     db = _db(data)
-    drawing = db.draw(puzzle, position)
-    depth = db.depth(puzzle, position) if puzzle in db.built() else None
+    state = _typed(puzzle, position, moves, only_turns=True)
+    drawing = db.draw(puzzle, state)
+    depth = db.depth(puzzle, state) if puzzle in db.built() else None
     if as_json:
         _emit({"puzzle": puzzle, "position": position, "depth": depth, "drawing": drawing})
         return
@@ -181,7 +199,12 @@ def solve(
         ),
     ] = "auto",
     moves: Annotated[
-        bool, typer.Option("--moves", help="Print the tiles slid (methods other than table).")
+        bool,
+        typer.Option(
+            "--moves",
+            help="Print the tiles slid (methods other than table); for the pocket cube, "
+            "POSITION is turns from solved, e.g. \"R U R' U'\".",
+        ),
     ] = False,
     data: DataOpt = Path("data"),
     as_json: JsonOpt = False,
@@ -195,10 +218,11 @@ def solve(
     from pipeline.solvers.choose import walks_table
 
     db = _db(data)
+    typed = _typed(puzzle, position, moves)
     if not walks_table(db, puzzle, method):
-        _solve_by(db, puzzle, position, method, moves, as_json)
+        _solve_by(db, puzzle, typed, method, moves, as_json)
         return
-    sol = db.solve(puzzle, position)
+    sol = db.solve(puzzle, typed)
     if as_json:
         _emit(sol.as_dict())
         return
@@ -220,7 +244,9 @@ def solve(
             typer.echo(p.draw(s))
 
 
-def _solve_by(db: Any, puzzle: str, position: str, method: str, moves: bool, js: bool) -> None:
+def _solve_by(
+    db: Any, puzzle: str, position: str | int, method: str, moves: bool, js: bool
+) -> None:
     """Solve by a method (the move count; the tiles slid with ``moves``)."""
     from pipeline.progress import BuildProgress
 

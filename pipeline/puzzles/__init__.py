@@ -6,6 +6,7 @@ from typing import Any
 
 from pipeline.errors import UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.cube import POCKET, POCKET_QTM
 from pipeline.puzzles.oshidori import OSHIDORI
 from pipeline.puzzles.patterns import group_names, pattern_puzzles
 from pipeline.puzzles.pegs import PUZZLES as PEGS
@@ -27,6 +28,8 @@ _ALL: list[Puzzle] = [
     KNIGHT14,
     MAGIC9,
     *PEGS,
+    POCKET,  # the 2x2x2 cube, corner DBL fixed (pipeline/puzzles/cube.py)
+    POCKET_QTM,
     *pattern_puzzles(),  # derived tables: pattern databases (pipeline/puzzles/pdb.py)
 ]
 

@@ -39,7 +39,8 @@ def ident(name: str) -> str:
 class Cells:
     """Cell i holds a value in bits ``bits*i ..``; each value has a symbol.
 
-    ``layout`` draws the board in its real shape: ``{i}`` stands for cell i.
+    ``layout`` draws the board in its real shape: ``{i}`` stands for cell i,
+    ``{i[k]}`` for character k of its symbol (a cube corner's facelets).
     Symbols of one character may be typed without spaces; longer symbols
     (tile numbers) are separated by spaces or commas.
     """
@@ -111,8 +112,14 @@ class Cells:
             if literal:
                 parts.append(sql_str(literal))
             if field is not None:
-                parts.append(f"lpad({self.sql_cell(state, field)}, {self.width}, ' ')")
+                parts.append(self._sql_field(state, field))
         return "concat(" + ", ".join(parts) + ")"
+
+    def _sql_field(self, state: str, field: str) -> str:
+        """A layout field: ``{i}`` (cell i, padded) or ``{i[k]}`` (character k of its symbol)."""
+        cell, _, char = field.partition("[")
+        padded = f"lpad({self.sql_cell(state, cell)}, {self.width}, ' ')"
+        return f"substr({padded}, {int(char.rstrip(']')) + 1}, 1)" if char else padded
 
     def sql_parse(self, text: str) -> str:
         if self.width == 1:
@@ -162,6 +169,13 @@ class Puzzle(ABC):
     requires: tuple[str, ...] = ()
     #: The table whose parent walk answers ``solve`` (None: this puzzle's own).
     solved_by: str | None = None
+
+    #: Whether a position may also be typed as moves from the root (:meth:`from_moves`).
+    typed_moves: bool = False
+
+    def from_moves(self, text: str) -> int:
+        """The position a sequence of moves reaches from the root (when ``typed_moves``)."""
+        raise BadPosition(f"{self.name}: positions cannot be typed as moves")
 
     def bind(self, data: Path) -> Puzzle:
         """The puzzle ready to build or verify in ``data`` (derived tables read their source)."""
