@@ -5,7 +5,10 @@
     >>> db.solve("3x3", "8 6 7 2 5 4 3 0 1").moves
     31
 
-The CLI, the tests and notebooks all go through this; heavy imports (DuckDB,
+Tables come back as polars DataFrames, single answers as small dataclasses
+(pipeline/answers.py, the manifest, the verify report). The API is the one
+place that decides to build: solvers are handed the tables they read. The
+CLI, the tests and notebooks all go through this; heavy imports (DuckDB,
 polars) happen only in the methods that need them, so a solve starts fast.
 """
 
@@ -13,56 +16,31 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline import puzzles
+from pipeline.answers import MethodSolution, Solution
 from pipeline.build import LevelDone
-from pipeline.errors import BadPosition, PositionLost
+from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Puzzle
+from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from pipeline.verify import Report
 
 #: The environment variable that names the data folder.
 DATA_ENV = "PUZZLEDB_DATA"
-QUERIES = Path(__file__).resolve().parent.parent / "queries"
+#: The SQL files the API runs (installed with the package; ``queries/`` at the
+#: top of the repository is the same folder).
+QUERIES = Path(__file__).resolve().parent / "queries"
 
 
 def default_data() -> Path:
     return Path(os.environ.get(DATA_ENV) or "data")
-
-
-@dataclass(frozen=True)
-class Solution:
-    """A walk along parents from a position to a root of its table.
-
-    ``origin`` says what the walk means: "goal" (the table was enumerated from
-    the goal, so this is an optimal solution) or "start" (a shortest way from
-    the start to the position, listed here from the position back).
-    """
-
-    puzzle: str
-    origin: str
-    states: list[int]
-    path: list[str]
-    #: The line in the family's own notation (peg jumps: "(10,12)(3,10,12,3)"), start first.
-    notation: str | None = None
-    #: Kernels when they are not one a step (zero-cost steps: peg runs on the moves board).
-    cost: int | None = None
-
-    @property
-    def moves(self) -> int:
-        return self.cost if self.cost is not None else len(self.states) - 1
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "puzzle": self.puzzle,
-            "origin": self.origin,
-            "moves": self.moves,
-            "path": self.path,
-            "states": self.states,
-            **({"notation": self.notation} if self.notation is not None else {}),
-        }
 
 
 class Database:
@@ -71,6 +49,7 @@ class Database:
     def __init__(self, data: str | os.PathLike[str] | None = None) -> None:
         self.data = Path(data) if data is not None else default_data()
         self._tables: dict[str, Table] = {}
+        self._solvers: dict[tuple[str, bool], Any] = {}
         self._con: Any = None
 
     # -- building ---------------------------------------------------------
@@ -82,8 +61,8 @@ class Database:
         paths: bool = False,
         on_level: Callable[[str, LevelDone], None] | None = None,
         memory: int | str | None = None,
-    ) -> list[dict[str, Any]]:
-        """Build (or resume) each table, then rewrite the catalog.
+    ) -> list[Manifest]:
+        """Build (or resume) each table, then rewrite the catalog; the manifests.
 
         ``paths`` adds the path-count column (see README: it costs time and disk).
         ``memory`` is the budget of the build process (default 3GB, e.g. "1GB").
@@ -119,6 +98,7 @@ class Database:
         return self._tables[name]
 
     def built(self) -> list[str]:
+        """The names of the complete tables in the data folder."""
         from pipeline import catalog
 
         return [m.table for m in catalog.manifests(self.data)]
@@ -150,8 +130,8 @@ class Database:
         """Solve through the table that answers for ``p`` (peg boards: the winnable table).
 
         Walks parents there from every state the typed position stands for and
-        keeps the shortest walk; a position missing there is lost (when the
-        puzzle's own table holds it) or unreachable.
+        keeps the shortest walk; the family says why a position missing there
+        cannot be solved.
         """
         state = self.state(p.name, position)
         name = p.solved_by or p.name
@@ -159,22 +139,7 @@ class Database:
         walks = [w for w in (table.walk(s) for s in p.variants(state)) if w]
         if not walks:
             own = self.table(p.name) if name != p.name and p.name in self.built() else None
-            where = own.find(state) if own is not None else None
-            if where is not None:
-                goal = puzzles.get(name).root_texts[0]
-                raise PositionLost(
-                    f"{p.text(state)} is lost: the start reaches it ({where.depth} moves) "
-                    f"but no line from it reaches the goal {goal}"
-                )
-            if own is not None or name == p.name:
-                raise BadPosition(
-                    f"{p.text(state)} is not reachable from the start of {p.name} "
-                    f"({p.text(p.roots()[0])})"
-                )
-            raise BadPosition(
-                f"{p.text(state)} is not in the {name} table: lost or unreachable "
-                f"(build {p.name} to tell which)"
-            )
+            raise p.unsolved(state, own.find(state) if own else None, own is not None)
         rows = min(walks, key=lambda w: (w[0].depth, w[0].state))
         states = [r.state for r in rows]
         origin = puzzles.get(name).origin
@@ -189,15 +154,51 @@ class Database:
         position: str,
         method: str = "auto",
         on_level: Callable[[str, LevelDone], None] | None = None,
-    ) -> Any:
-        """Solve by a method: the table, pattern databases or the loop (pipeline.solvers.choose).
+    ) -> MethodSolution:
+        """Solve by a method: the table, pattern databases or the loop (solvers/choose.py).
 
         ``auto`` walks the table when it is built, else searches with pattern
-        databases on 4x4 (building them on first use, reported to ``on_level``).
+        databases on 4x4, building them on first use (reported to ``on_level``).
         """
         from pipeline.solvers import choose
 
-        return choose.solve(self, puzzle, position, method, on_level)
+        p = puzzles.get(puzzle)
+        chosen = choose.pick(method, puzzle, puzzle in self.built())
+        if chosen == "loop":
+            return choose.loop(p, position)
+        if chosen == "optimal":
+            return choose.optimal(lambda: self.pattern_solver(puzzle, on_level), p, position)
+        if puzzle not in self.built() and method == "auto":
+            raise choose.not_built(puzzle)
+        return choose.from_table(self.solve(puzzle, position), p)
+
+    def pattern_solver(
+        self,
+        board: str,
+        on_level: Callable[[str, LevelDone], None] | None = None,
+        reflect: bool = True,
+    ) -> Any:
+        """The IDA* search of ``board`` over its pattern databases, built here if missing.
+
+        ``reflect=False`` drops the reflection (the plain additive sum): a baseline.
+        """
+        from pipeline.errors import BadMethod
+        from pipeline.solvers import optimal
+
+        if board not in optimal.PARTITIONS:
+            raise BadMethod(
+                f"no pattern databases for {board} (boards: {', '.join(optimal.PARTITIONS)}): "
+                f"build its table with `puzzledb build {board}`"
+            )
+        key = (board, reflect)
+        if key not in self._solvers:
+            pats = optimal.patterns(board)
+            missing = [p.name for p in pats if p.name not in self.built()]
+            if missing:
+                self.build(missing, on_level=on_level)
+            arrays = [optimal.load_compact(self.table(p.name), p) for p in pats]
+            self._solvers[key] = optimal.Solver(board, arrays, reflect=reflect)
+        return self._solvers[key]
 
     def depth(self, puzzle: str, position: str | int) -> int:
         """Fewest moves between the position and the roots of its table.
@@ -216,25 +217,28 @@ class Database:
             raise BadPosition(f"{p.text(state)} is not reachable from the start of {puzzle}")
         return self.solve(puzzle, position).moves
 
-    def histogram(self, puzzle: str) -> list[tuple[int, int]]:
-        """(depth, positions) for every depth.
+    def histogram(self, puzzle: str) -> pl.DataFrame:
+        """Positions at every depth: columns ``depth``, ``positions``.
 
         From the manifest: its counts are those of the rows written (verify
         checks them against the files), so a 239-million-row table answers at
         once; queries/histogram.sql counts the Parquet rows themselves.
         """
-        return self.table(puzzle).histogram()
+        import polars as pl
 
-    def longest(self, puzzle: str) -> list[str]:
-        """The positions farthest from the roots, as typed text, in state order."""
+        rows = self.table(puzzle).histogram()
+        return pl.DataFrame(rows, schema={"depth": pl.Int64, "positions": pl.Int64}, orient="row")
+
+    def longest(self, puzzle: str) -> pl.DataFrame:
+        """The positions farthest from the roots: columns ``position``, ``state``, ``depth``."""
         self.table(puzzle)
-        return [r[0] for r in self._run("longest", puzzle=puzzle)]
+        return self.query((QUERIES / "longest.sql").read_text(), {"puzzle": puzzle})
 
-    def summary(self) -> list[tuple[str, int, int, int]]:
-        """(puzzle, positions, maximum depth, positions at the maximum) per table."""
-        return [tuple(r) for r in self._run("summary")]  # type: ignore[misc]
+    def summary(self) -> pl.DataFrame:
+        """One row a table: ``puzzle``, ``positions``, ``max_depth``, ``max_depth_positions``."""
+        return self.query((QUERIES / "summary.sql").read_text())
 
-    def verify(self, puzzle: str, on_level: Callable[[int], None] | None = None) -> Any:
+    def verify(self, puzzle: str, on_level: Callable[[int], None] | None = None) -> Report:
         """Check the table against its puzzle (see pipeline.verify)."""
         from pipeline.verify import verify
 
@@ -263,25 +267,18 @@ class Database:
             self._con = catalog.connect(self.data)
         return self._con
 
-    def sql(self, query: str, params: dict[str, Any] | None = None) -> Any:
-        """Run SQL against the catalog (variables from ``params``); returns the cursor."""
-        con = self.connection()
-        if params:
-            for key, value in params.items():
-                con.execute(f"SET VARIABLE {key} = ?", [value])
-        return con.execute(query)
+    def query(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+        """Run SQL (text, or the path of a .sql file) with variables ``params``; a DataFrame.
 
-    def query(self, query: str) -> Any:
-        """Run SQL (text or a .sql file) and return a polars DataFrame."""
+        For a cursor of your own, :meth:`connection` is the DuckDB connection.
+        """
         path = Path(query)
         if query.endswith(".sql") and path.exists():
             query = path.read_text()
-        return self.connection().sql(query).pl()
-
-    def _run(self, name: str, **params: Any) -> list[tuple[Any, ...]]:
-        """Run queries/<name>.sql with its variables set."""
-        text = (QUERIES / f"{name}.sql").read_text()
-        return self.sql(text, params).fetchall()
+        cursor = self.connection().cursor()  # its own results, the catalog's views
+        for key, value in (params or {}).items():
+            cursor.execute(f"SET VARIABLE {key} = ?", [value])
+        return cursor.sql(query).pl()
 
 
 def _with_requirements(chosen: list[Puzzle]) -> list[Puzzle]:

@@ -199,7 +199,7 @@ def _queries(data: Path) -> None:
 
     db = pipeline.open(data)
     db.write_catalog()
-    deepest = db.longest("3x4")
+    deepest = db.longest("3x4")["position"].to_list()
     start = deepest[0]
     state = db.state("3x4", start)
     db.solve("3x4", start)  # warm: the footers are read, not these walks' row groups
@@ -209,7 +209,7 @@ def _queries(data: Path) -> None:
         db.solve("3x4", other)
         walks.append(time.perf_counter() - t)
     walk = statistics.median(walks)
-    hist = _timed(lambda: db.histogram("3x4"))
+    hist = _timed(lambda: db.histogram("3x4").rows())
     cli = [sys.executable, "-m", "pipeline.cli", "histogram", "3x4", "--data", str(data)]
     hist_cli = _timed(lambda: subprocess.run(cli, capture_output=True, check=True), 1)
     con = db.connection()

@@ -126,7 +126,7 @@ def catalog(data: DataOpt = Path("data")) -> None:
 @app.command()
 def histogram(puzzle: PuzzleArg, data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
     """Positions at each depth."""
-    rows = _db(data).histogram(puzzle)
+    rows = _db(data).histogram(puzzle).rows()
     if as_json:
         _emit({"puzzle": puzzle, "histogram": [{"depth": d, "positions": n} for d, n in rows]})
         return
@@ -141,7 +141,7 @@ def histogram(puzzle: PuzzleArg, data: DataOpt = Path("data"), as_json: JsonOpt 
 def longest(puzzle: PuzzleArg, data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
     """The positions farthest from the roots (the deepest level)."""
     db = _db(data)
-    rows = db.longest(puzzle)
+    rows = db.longest(puzzle)["position"].to_list()
     depth = db.table(puzzle).max_depth
     if as_json:
         _emit({"puzzle": puzzle, "depth": depth, "positions": rows})
@@ -215,11 +215,11 @@ def solve(
     solution. Oshidori is enumerated from the start: the path, read backwards,
     is a shortest way from the start to the position.
     """
-    from pipeline.solvers.choose import walks_table
+    from pipeline.solvers.choose import pick
 
     db = _db(data)
     typed = _typed(puzzle, position, moves)
-    if not walks_table(db, puzzle, method):
+    if pick(method, puzzle, method == "auto" and puzzle in db.built()) != "table":
         _solve_by(db, puzzle, typed, method, moves, as_json)
         return
     sol = db.solve(puzzle, typed)

@@ -27,11 +27,11 @@ def db(data: Path) -> pipeline.Database:
 
 def one(db: pipeline.Database, sql: str) -> object:
     """The single value a query returns."""
-    return db.sql(sql).fetchone()[0]
+    return db.connection().execute(sql).fetchone()[0]
 
 
 def column(db: pipeline.Database, sql: str) -> list[object]:
-    return [r[0] for r in db.sql(sql).fetchall()]
+    return [r[0] for r in db.connection().execute(sql).fetchall()]
 
 
 def run_cli(*args: str, data: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline import build, puzzles
+from pipeline.api import QUERIES
 from pipeline.engine import budget, reference
 from pipeline.engine import rows as row_rules
 from pipeline.engine.buffers import Pool
@@ -203,8 +204,8 @@ def test_histogram_from_the_manifest_matches_the_rows(data: Path) -> None:
     import pipeline
 
     db = pipeline.open(data)
-    counted = [(int(d), int(n)) for d, n in db._run("histogram", puzzle="2x5")]
-    assert db.histogram("2x5") == counted
+    counted = db.query((QUERIES / "histogram.sql").read_text(), {"puzzle": "2x5"}).rows()
+    assert db.histogram("2x5").rows() == counted
     assert counted[-1] == (55, 2)
 
 

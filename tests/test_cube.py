@@ -28,11 +28,11 @@ def test_positions_per_depth(
     db: pipeline.Database, name: str, counts: list[int], deepest: int, there: int
 ) -> None:
     q = f'SELECT depth, count(*) FROM "{name}" GROUP BY depth ORDER BY depth'
-    assert [n for _, n in db.sql(q).fetchall()] == counts
+    assert [n for _, n in db.connection().execute(q).fetchall()] == counts
     assert one(db, f'SELECT count(*) FROM "{name}"') == 3_674_160 == 5040 * 3**6
     assert one(db, f'SELECT max(depth) FROM "{name}"') == deepest
     assert one(db, f'SELECT count(*) FROM "{name}" WHERE depth = {deepest}') == there
-    assert [r for r in db.summary() if r[0] == name] == [(name, 3_674_160, deepest, there)]
+    assert [r for r in db.summary().rows() if r[0] == name] == [(name, 3_674_160, deepest, there)]
 
 
 # --- an independent search on facelets -------------------------------------
@@ -115,7 +115,11 @@ def test_half_turn_metric_has_same_level_edges(db: pipeline.Database) -> None:
 def test_quarter_turn_depth_parity_is_the_corner_permutation_parity(
     db: pipeline.Database,
 ) -> None:
-    rows = db.sql('SELECT state, depth FROM "pocket-qtm" USING SAMPLE 2000 ROWS').fetchall()
+    rows = (
+        db.connection()
+        .execute('SELECT state, depth FROM "pocket-qtm" USING SAMPLE 2000 ROWS')
+        .fetchall()
+    )
     assert len(rows) == 2000
     assert all(POCKET_QTM.depth_parity(s) == d % 2 for s, d in rows)
 

@@ -77,7 +77,7 @@ def test_rectangles(
     assert one(db, f'SELECT max(depth) FROM "{name}"') == longest
     found = column(db, f"SELECT board('{name}', state) FROM \"{name}\" WHERE depth = {longest}")
     assert sorted(found) == sorted(positions)
-    assert sorted(db.longest(name)) == sorted(positions)
+    assert sorted(db.longest(name)["position"].to_list()) == sorted(positions)
 
 
 @pytest.mark.parametrize("position", ["0 9 3 7 1 5 4 8 2 6", "0 5 3 2 1 9 4 8 7 6"])
@@ -94,10 +94,10 @@ def test_2x3_total(db: pipeline.Database) -> None:
 
 
 def test_summary_and_histogram(db: pipeline.Database) -> None:
-    rows = {r[0]: r[1:] for r in db.summary()}
+    rows = {r[0]: r[1:] for r in db.summary().rows()}
     assert rows["3x3"] == (181_440, 31, 2)
     assert rows["hex6"] == (5040, 15, 24)
-    hist = db.histogram("2x5")
+    hist = db.histogram("2x5").rows()
     assert sum(n for _, n in hist) == 1_814_400
     assert hist[0] == (0, 1) and hist[-1] == (55, 2)
     # Every move flips the permutation parity: depth parity equals it too.

@@ -47,7 +47,11 @@ def brute_force_paths(name: str) -> dict[str, int]:
 
 
 def test_paths_equal_a_brute_force_count_on_2x3(pdb: pipeline.Database) -> None:
-    got = dict(pdb.sql("SELECT board('2x3', state), paths::UBIGINT FROM \"2x3\"").fetchall())
+    got = dict(
+        pdb.connection()
+        .execute("SELECT board('2x3', state), paths::UBIGINT FROM \"2x3\"")
+        .fetchall()
+    )
     expected = brute_force_paths("2x3")
     assert len(got) == len(expected) == 360
     assert got == expected
@@ -58,9 +62,11 @@ def test_longest_positions_have_their_published_numbers_of_solutions(
     pdb: pipeline.Database,
 ) -> None:
     def longest(name: str, depth: int) -> dict[str, int]:
-        rows = pdb.sql(
-            f"SELECT board('{name}', state), paths FROM \"{name}\" WHERE depth = {depth}"
-        ).fetchall()
+        rows = (
+            pdb.connection()
+            .execute(f"SELECT board('{name}', state), paths FROM \"{name}\" WHERE depth = {depth}")
+            .fetchall()
+        )
         return {b: int(n) for b, n in rows}
 
     assert longest("2x4", 36) == {"0 7 2 1 4 3 6 5": 24}
@@ -73,8 +79,11 @@ def test_paths_column_is_exact_decimal_in_every_reader(pdb: pipeline.Database) -
     import pyarrow.dataset as ds
 
     folder = pdb.data / "2x5"
-    assert pdb.sql('SELECT typeof(paths) FROM "2x5" LIMIT 1').fetchone()[0] == "DECIMAL(38,0)"
-    total = pdb.sql('SELECT sum(paths) FROM "2x5"').fetchone()[0]
+    assert (
+        pdb.connection().execute('SELECT typeof(paths) FROM "2x5" LIMIT 1').fetchone()[0]
+        == "DECIMAL(38,0)"
+    )
+    total = pdb.connection().execute('SELECT sum(paths) FROM "2x5"').fetchone()[0]
     lf = pl.scan_parquet(str(folder / "*.parquet")).select(pl.col("paths").sum()).collect()
     assert int(lf.item()) == int(total)
     assert str(ds.dataset(folder).schema.field("paths").type) == "decimal128(38, 0)"
@@ -98,18 +107,25 @@ def test_knight14_adjacency_is_the_published_one() -> None:
 
 
 def test_knight14_has_one_closed_tour_both_ways(pdb: pipeline.Database) -> None:
-    tours = [r[0] for r in pdb.sql((QUERIES / "knight_tours.sql").read_text()).fetchall()]
+    tours = [
+        r[0]
+        for r in pdb.connection().execute((QUERIES / "knight_tours.sql").read_text()).fetchall()
+    ]
     tour = "0 6 12 11 4 9 2 1 7 13 8 3 10 5 0"
     assert sorted(tours) == sorted([tour, " ".join(reversed(tour.split()))])
-    directed = pdb.sql(
-        "SELECT sum(paths) FROM knight14 WHERE depth = 13 "
-        "AND list_position(cells('knight14', state), 2) - 1 IN (5, 6)"
-    ).fetchone()[0]
+    directed = (
+        pdb.connection()
+        .execute(
+            "SELECT sum(paths) FROM knight14 WHERE depth = 13 "
+            "AND list_position(cells('knight14', state), 2) - 1 IN (5, 6)"
+        )
+        .fetchone()[0]
+    )
     assert directed == 2
 
 
 def test_magic9_solutions(pdb: pipeline.Database) -> None:
-    rows = pdb.sql((QUERIES / "magic_solutions.sql").read_text()).fetchall()
+    rows = pdb.connection().execute((QUERIES / "magic_solutions.sql").read_text()).fetchall()
     by_sum = Counter(s for s, _ in rows)
     assert dict(by_sum) == {17: 2, 19: 4, 20: 6, 21: 4, 23: 2}
     assert sorted(p for s, p in rows if s == 20) == [
@@ -128,7 +144,7 @@ def test_a_table_without_paths_is_rebuilt_with_them(tmp_path: Path) -> None:
     assert "paths" not in db.table("2x3").manifest.columns
     db.build(["2x3"], paths=True)
     assert db.table("2x3").has_paths
-    assert db.sql('SELECT max(paths) FROM "2x3"').fetchone()[0] > 1
+    assert db.connection().execute('SELECT max(paths) FROM "2x3"').fetchone()[0] > 1
 
 
 # The triangle's jumps as PUZZLES.md prints them: from: (over, to) ...
@@ -167,9 +183,9 @@ def test_triangle15_game_counts(tmp_path: Path) -> None:
     db = pipeline.open(tmp_path)
     db.build(["triangle15"], paths=True)
     query = (QUERIES / "peg_games.sql").read_text()
-    wins, dead, positions = db.sql(
+    wins, dead, positions = db.query(
         query, {"puzzle": "triangle15", "goal": "............x.."}
-    ).fetchone()
+    ).row(0)
     assert (int(wins), int(dead)) == brute_force_games(12, 12) == (51_452, 1_149_568)
     assert positions == 142
     assert db.verify("triangle15").ok

@@ -15,6 +15,7 @@ import pytest
 
 import pipeline
 from pipeline import puzzles
+from pipeline.errors import NotBuilt
 from pipeline.puzzles.patterns import PARTITIONS
 from pipeline.solvers import optimal
 from pipeline.solvers.korf import from_korf, read_instances
@@ -53,16 +54,20 @@ def test_pattern_tables_are_complete_and_verified(pdb_data: Path) -> None:
     report = db.verify("2x5-pdb-5")
     assert report.ok, report.problems
     # Listed in the catalog like any table, with the codec of its own encoding.
-    names = {r[0] for r in db.sql("SELECT name FROM puzzles").fetchall()}
+    names = {r[0] for r in db.connection().execute("SELECT name FROM puzzles").fetchall()}
     assert {"2x5-pdb-4", "2x5-pdb-5", "3x3-pdb-4a", "3x3-pdb-4b"} <= names
-    root = db.sql("SELECT board('2x5-pdb-5', state) FROM \"2x5-pdb-5\" WHERE parent IS NULL")
+    root = db.connection().execute(
+        "SELECT board('2x5-pdb-5', state) FROM \"2x5-pdb-5\" WHERE parent IS NULL"
+    )
     assert root.fetchall() == [("0 1 2 5 6 9",)]  # tiles 1 2 3 6 7 at home, blank in cell 9
 
 
 def test_pattern_depth_counts_only_pattern_moves(pdb_data: Path) -> None:
     db = pipeline.open(pdb_data)
     # Blank anywhere among the free cells of the goal: no pattern tile moved, depth 0.
-    depth0 = db.sql('SELECT count(*) FROM "2x5-pdb-5" WHERE depth = 0').fetchone()[0]
+    depth0 = (
+        db.connection().execute('SELECT count(*) FROM "2x5-pdb-5" WHERE depth = 0').fetchone()[0]
+    )
     assert depth0 == 5
     # Tile 3 one cell right of home (cell 3), blank in its home cell 2: one move.
     state = puzzles.get("2x5-pdb-5").parse("0 1 3 5 6 2")
@@ -83,7 +88,7 @@ def test_pattern_databases_are_admissible_and_additive(
     cells, depth = full_table(db, "2x5")
     n = 10
     where = np.argsort(cells, axis=1)  # where[:, t] = cell of tile t
-    solver = optimal.solver(pipeline.open(pdb_data), "2x5")
+    solver = pipeline.open(pdb_data).pattern_solver("2x5")
     total = np.zeros(len(depth), np.int64)
     for p in optimal.patterns("2x5"):
         arr = optimal.load_compact(pipeline.open(pdb_data).table(p.name), p)
@@ -99,13 +104,19 @@ def test_pattern_databases_are_admissible_and_additive(
 def test_ida_lengths_equal_the_full_database(
     db: pipeline.Database, pdb_data: Path, board: str
 ) -> None:
-    solver = optimal.solver(pipeline.open(pdb_data), board)
+    solver = pipeline.open(pdb_data).pattern_solver(board)
     p = puzzles.get(board)
     db = pipeline.open(db.data)  # a connection of its own
-    rows = db.sql(
-        f'SELECT state, depth FROM "{board}" USING SAMPLE 40 ROWS (reservoir, 7)'
-    ).fetchall()
-    rows += db.sql(f'SELECT state, depth FROM "{board}" WHERE depth >= 30 LIMIT 10').fetchall()
+    rows = (
+        db.connection()
+        .execute(f'SELECT state, depth FROM "{board}" USING SAMPLE 40 ROWS (reservoir, 7)')
+        .fetchall()
+    )
+    rows += (
+        db.connection()
+        .execute(f'SELECT state, depth FROM "{board}" WHERE depth >= 30 LIMIT 10')
+        .fetchall()
+    )
     for state, depth in rows:
         cells = p.cells.values(state)
         r = solver.solve(cells)
@@ -217,11 +228,13 @@ def test_partitions_cover_each_board() -> None:
 
 
 def test_auto_method_choice(db: pipeline.Database, tmp_path: Path) -> None:
-    from pipeline.solvers.choose import walks_table
+    from pipeline.solvers.choose import pick
 
-    assert walks_table(db, "3x3", "auto")  # built: the table
-    assert not walks_table(db, "4x4", "auto")  # never built here: pattern databases
-    assert not walks_table(db, "3x3", "optimal") and not walks_table(db, "3x3", "loop")
-    assert walks_table(pipeline.open(tmp_path), "3x4", "auto")  # not built: NotBuilt names it
+    assert pick("auto", "3x3", built=True) == "table"
+    assert pick("auto", "4x4", built=False) == "optimal"  # never built here: pattern databases
+    assert pick("optimal", "3x3", True) == "optimal" and pick("loop", "3x3", True) == "loop"
+    assert pick("auto", "3x4", built=False) == "table"  # not built: NotBuilt names it
+    with pytest.raises(NotBuilt, match="puzzledb build 3x4"):
+        pipeline.open(tmp_path).solve_by("3x4", "1 2 3 4 5 6 7 8 9 10 11 0")
     sol = db.solve_by("3x3", "8 6 7 2 5 4 3 0 1")
     assert sol.method == "table" and sol.moves == 31 and len(sol.tiles) == 31

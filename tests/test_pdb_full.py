@@ -13,7 +13,6 @@ import pytest
 
 import pipeline
 from pipeline import puzzles
-from pipeline.solvers import optimal
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("PUZZLEDB_TEST_FULL") != "1", reason="full databases: make test-full"
@@ -25,15 +24,17 @@ def test_pdb_lengths_equal_the_full_database(board: str) -> None:
     data = Path(os.environ.get("PUZZLEDB_DATA") or "data")
     db = pipeline.open(data)
     db.build([board])
-    solver = optimal.solver(db, board)
+    solver = db.pattern_solver(board)
     p = puzzles.get(board)
-    rows = db.sql(
-        f'SELECT state, depth FROM "{board}" USING SAMPLE 200 ROWS (reservoir, 42)'
-    ).fetchall()
+    rows = (
+        db.connection()
+        .execute(f'SELECT state, depth FROM "{board}" USING SAMPLE 200 ROWS (reservoir, 42)')
+        .fetchall()
+    )
     assert len(rows) == 200
     for state, depth in rows:
         assert solver.solve(p.cells.values(state)).moves == depth, p.text(state)
     # and the longest positions
-    for text in db.longest(board):
+    for text in db.longest(board)["position"].to_list():
         r = solver.solve(p.cells.values(p.parse(text)))
         assert r.moves == db.table(board).max_depth, text

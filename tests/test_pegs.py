@@ -81,11 +81,11 @@ def test_a_new_board_is_a_few_lines() -> None:
 def test_triangle15_positions_and_depths(db: pipeline.Database) -> None:
     assert one(db, "SELECT count(*) FROM triangle15") == 4237
     assert one(db, "SELECT max(depth) FROM triangle15") == 13
-    hist = db.histogram("triangle15")
+    hist = db.histogram("triangle15").rows()
     assert hist[0] == (0, 1) and hist[-1][0] == 13
     # Layered: the depth is the number of pegs removed.
     assert one(db, "SELECT count(*) FROM triangle15 WHERE bit_count(state) + depth <> 14") == 0
-    assert "x . . . . . . . . . . . . . ." in db.longest("triangle15")
+    assert "x . . . . . . . . . . . . . ." in db.longest("triangle15")["position"].to_list()
 
 
 def test_triangle15_winnable(db: pipeline.Database) -> None:
@@ -301,7 +301,7 @@ def test_moves_board_matches_an_independent_zero_one_search(db: pipeline.Databas
                     dist[nxt] = cost
                     heapq.heappush(heap, (cost, nxt))
     expected = {s | (last + 1) << 48: d for (s, last), d in dist.items()}
-    got = dict(db.sql('SELECT state, depth FROM "triangle15-moves"').fetchall())
+    got = dict(db.connection().execute('SELECT state, depth FROM "triangle15-moves"').fetchall())
     assert got == expected and len(got) == 13_235
     # Continuing jumps sit at their parent's depth, and verify accepts them.
     same = one(

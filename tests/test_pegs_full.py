@@ -62,12 +62,15 @@ def test_engine_first_levels() -> None:
 def test_english33_in_full(tmp_path: Path) -> None:
     db = pipeline.open(tmp_path)
     db.build(["english33-winnable"])  # builds english33 first
-    assert [n for _, n in db.histogram("english33")] == ENGLISH33_LEVELS
-    last = db.longest("english33")
+    assert [n for _, n in db.histogram("english33").rows()] == ENGLISH33_LEVELS
+    last = db.longest("english33")["position"].to_list()
     holes = sorted(text.replace(" ", "").index("x") for text in last)
     assert holes == [1, 13, 16, 19, 31]
     assert db.verify("english33").ok
-    assert db.sql('SELECT count(*) FROM "english33-winnable"').fetchone()[0] == ENGLISH33_WINNABLE
+    assert (
+        db.connection().execute('SELECT count(*) FROM "english33-winnable"').fetchone()[0]
+        == ENGLISH33_WINNABLE
+    )
     assert db.verify("english33-winnable").ok
 
 
@@ -84,7 +87,7 @@ def test_english33_game_counts(tmp_path: Path) -> None:
     db.build(["english33"], paths=True)
     query = (Path(__file__).parent.parent / "queries" / "peg_games.sql").read_text()
     goal = "." * 16 + "x" + "." * 16
-    wins, dead, positions = db.sql(query, {"puzzle": "english33", "goal": goal}).fetchone()
+    wins, dead, positions = db.query(query, {"puzzle": "english33", "goal": goal}).row(0)
     assert int(wins) == 40_861_647_040_079_968
     assert int(dead) == 577_116_156_815_309_849_672 > 2**64
     assert positions == 162_352

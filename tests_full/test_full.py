@@ -34,11 +34,11 @@ def test_counts_and_deepest_level(db: pipeline.Database, name: str) -> None:
     assert table.max_depth == depth
     assert table.manifest["max_depth_positions"] == deepest
     # The same figures from the Parquet rows themselves, not the manifest.
-    n, top = db.sql(f'SELECT count(*), max(depth) FROM "{name}"').fetchone()
+    n, top = db.connection().execute(f'SELECT count(*), max(depth) FROM "{name}"').fetchone()
     assert (n, top) == (total, depth)
-    assert len(db.longest(name)) == deepest
-    assert db.histogram(name)[-1] == (depth, deepest)
-    assert sum(c for _, c in db.histogram(name)) == total
+    assert len(db.longest(name)["position"].to_list()) == deepest
+    assert db.histogram(name).rows()[-1] == (depth, deepest)
+    assert sum(c for _, c in db.histogram(name).rows()) == total
 
 
 @pytest.mark.parametrize("name", FULL)
@@ -63,7 +63,7 @@ def test_verify_passes_streamed(db: pipeline.Database, name: str) -> None:
 
 def test_every_deepest_3x4_position_has_a_path_of_53_legal_moves(db: pipeline.Database) -> None:
     p = puzzles.get("3x4")
-    deepest = db.longest("3x4")
+    deepest = db.longest("3x4")["position"].to_list()
     assert len(deepest) == 18
     goal = p.roots()[0]
     for text in deepest:

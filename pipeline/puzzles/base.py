@@ -14,12 +14,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pipeline.engine.core import Expander, Graph, States
-from pipeline.errors import BadPosition
+from pipeline.errors import BadPosition, PuzzleDBError
 
 if TYPE_CHECKING:
     from pipeline.engine.packed import Kernels
@@ -184,6 +184,12 @@ class Puzzle(ABC):
     def variants(self, state: int) -> list[int]:
         """Every state a typed position stands for (one, unless the state holds more)."""
         return [state]
+
+    def unsolved(self, state: int, where: Any, own_built: bool) -> PuzzleDBError:
+        """Why a position is missing from the table that solves it (``solved_by``):
+        ``where`` is its row in this puzzle's own table (None if not there or not
+        built, ``own_built`` telling which)."""
+        return BadPosition(f"{self.text(state)} is not in the {self.solved_by} table")
 
     def notation(self, states: Sequence[int]) -> str | None:
         """A compact line of moves from the first state to the last, when the family has one."""

@@ -36,12 +36,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pipeline.engine.core import Expander, Graph, States, absent
-from pipeline.errors import BadPosition, NotBuilt
+from pipeline.errors import BadPosition, NotBuilt, PositionLost, PuzzleDBError
 from pipeline.puzzles.base import Cells, Puzzle
 
 if TYPE_CHECKING:
@@ -236,6 +236,22 @@ class PegPuzzle(Puzzle):
             "goal": self.text(self.goal),
             "jumps": [list(j) for j in self.board.jumps],
         }
+
+    def unsolved(self, state: int, where: Any, own_built: bool) -> PuzzleDBError:
+        """Lost (the start reaches it, no line wins from it) or unreachable."""
+        text = self.text(state)
+        if where is not None:
+            return PositionLost(
+                f"{text} is lost: the start reaches it ({where.depth} moves) "
+                f"but no line from it reaches the goal {self.text(self.goal)}"
+            )
+        if own_built or self.solved_by == self.name:
+            start = self.text(self.roots()[0])
+            return BadPosition(f"{text} is not reachable from the start of {self.name} ({start})")
+        return BadPosition(
+            f"{text} is not in the {self.solved_by} table: lost or unreachable "
+            f"(build {self.name} to tell which)"
+        )
 
     def notation(self, states: Sequence[int]) -> str:
         """The jumps from the first state to the last, as ``(from,to)(from,to,to)...``."""

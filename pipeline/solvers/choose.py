@@ -1,22 +1,22 @@
-"""Which way `solve` answers: the full table, the pattern-database search, or the loop.
+"""Which way `solve` answers, and the solutions of the methods that are not a table walk.
 
 - ``table``: walk parents in the puzzle's own table (optimal; needs it built);
 - ``optimal``: IDA* with additive pattern databases (rectangles with a
-  partition in pipeline/puzzles/pdb.py), building the databases on first use;
+  partition in pipeline/puzzles/patterns.py);
 - ``loop``: the article's loop procedure (4x4 only; not optimal);
 - ``auto`` (the default): the table when built, else ``optimal`` for 4x4,
   else an error naming the build command.
+
+Pure: the API decides what to build and hands the solvers what they read.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline import puzzles
-from pipeline.api import Solution
+from pipeline.answers import MethodSolution, Solution
 from pipeline.errors import BadMethod, BadPosition, NotBuilt, Unsolvable
 from pipeline.puzzles.patterns import PARTITIONS
 
@@ -24,26 +24,31 @@ METHODS = ("auto", "table", "optimal", "loop")
 #: Boards where ``auto`` falls back to the pattern-database search.
 AUTO_OPTIMAL = ("4x4",)
 
-_solvers: dict[tuple[str, str], Any] = {}
+
+def pick(method: str, puzzle: str, built: bool) -> str:
+    """The method that answers: ``table``, ``optimal`` or ``loop`` (``auto`` resolved)."""
+    if method not in METHODS:
+        raise BadMethod(f"unknown method {method!r} (known: {', '.join(METHODS)})")
+    if method != "auto":
+        return method
+    if built or puzzle not in AUTO_OPTIMAL:
+        return "table"
+    return "optimal"
 
 
-@dataclass(frozen=True)
-class MethodSolution(Solution):
-    """A solution with how it was found: the method, the tiles slid, search effort."""
+def not_built(puzzle: str) -> NotBuilt:
+    return NotBuilt(
+        f"{puzzle} is not built: run `puzzledb build {puzzle}`"
+        + (" or solve with `--method optimal`" if puzzle in PARTITIONS else "")
+    )
 
-    method: str = "table"
-    tiles: list[int] = field(default_factory=list)
-    nodes: int | None = None
-    seconds: float | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            **super().as_dict(),
-            "method": self.method,
-            "tiles": self.tiles,
-            "nodes": self.nodes,
-            "seconds": self.seconds,
-        }
+def from_table(sol: Solution, p: Any) -> MethodSolution:
+    """A table walk as a method solution (with the tiles slid on rectangles)."""
+    tiles = _tiles_of(sol.states, p) if p.name in PARTITIONS else []
+    return MethodSolution(
+        sol.puzzle, sol.origin, sol.states, sol.path, sol.notation, method="table", tiles=tiles
+    )
 
 
 def _slide(cells: Sequence[int], tiles: Sequence[int]) -> list[list[int]]:
@@ -66,59 +71,12 @@ def _tiles_of(states: list[int], p: Any) -> list[int]:
     return out
 
 
-def walks_table(db: Any, puzzle: str, method: str) -> bool:
-    """Whether ``method`` means walking the puzzle's own table (built or not)."""
-    if method not in METHODS:
-        raise BadMethod(f"unknown method {method!r} (known: {', '.join(METHODS)})")
-    if method == "table":
-        return True
-    return method == "auto" and (puzzle not in AUTO_OPTIMAL or puzzle in db.built())
-
-
-def solve(
-    db: Any,
-    puzzle: str,
-    position: str,
-    method: str = "auto",
-    on_level: Callable[[str, Any], None] | None = None,
-) -> MethodSolution:
-    """Solve ``position`` of ``puzzle`` by ``method`` (see the module docstring)."""
-    if method not in METHODS:
-        raise BadMethod(f"unknown method {method!r} (known: {', '.join(METHODS)})")
-    p = puzzles.get(puzzle)
-    if method == "loop":
-        return _loop(p, position)
-    if method in ("auto", "table") and (puzzle in db.built() or method == "table"):
-        sol = db.solve(puzzle, position)
-        tiles = _tiles_of(sol.states, p) if p.name in PARTITIONS else []
-        return MethodSolution(
-            sol.puzzle, sol.origin, sol.states, sol.path, method="table", tiles=tiles
-        )
-    if method == "optimal" or puzzle in AUTO_OPTIMAL:
-        return _optimal(db, p, position, on_level)
-    raise NotBuilt(
-        f"{puzzle} is not built: run `puzzledb build {puzzle}`"
-        + (" or solve with `--method optimal`" if puzzle in PARTITIONS else "")
-    )
-
-
-def _optimal(
-    db: Any, p: Any, position: str, on_level: Callable[[str, Any], None] | None
-) -> MethodSolution:
-    from pipeline.solvers import optimal
-
-    if p.name not in PARTITIONS:
-        raise BadMethod(
-            f"no pattern databases for {p.name} (boards: {', '.join(PARTITIONS)}): "
-            f"build its table with `puzzledb build {p.name}`"
-        )
+def optimal(solver: Callable[[], Any], p: Any, position: str) -> MethodSolution:
+    """An optimal solution by the pattern-database search ``solver()`` makes
+    (solvers/optimal.py; asked for once the position is known to be good)."""
     cells = p.cells.values(p.parse(position))
-    key = (str(db.data.resolve()), p.name)
-    if key not in _solvers:
-        _solvers[key] = optimal.solver(db, p.name, on_level)
-    r = _solvers[key].solve(cells)
-    boards = _slide(cells, r.tiles)
-    states = [p.cells.encode(b) for b in boards]
+    r = solver().solve(cells)
+    states = [p.cells.encode(b) for b in _slide(cells, r.tiles)]
     return MethodSolution(
         p.name,
         "goal",
@@ -131,7 +89,8 @@ def _optimal(
     )
 
 
-def _loop(p: Any, position: str) -> MethodSolution:
+def loop(p: Any, position: str) -> MethodSolution:
+    """The article's loop procedure on 4x4 (not optimal)."""
     from pipeline.solvers.loop15 import solve_loop
 
     if p.name != "4x4":

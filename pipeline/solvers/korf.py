@@ -75,9 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     db = pipeline.open(args.data)
     clock = time.perf_counter()
     with BuildProgress([]) as progress:
-        solver = optimal.solver(db, "4x4", progress.level)
+        solver = db.pattern_solver("4x4", progress.level)
     load = time.perf_counter() - clock
-    plain = optimal.solver(db, "4x4", reflect=False) if args.baseline else None
+    plain = db.pattern_solver("4x4", reflect=False) if args.baseline else None
     solver.solve(from_korf([1, 0, *range(2, SIZE)]))  # compile outside the timings
     print(f"pattern databases ready in {load:.1f} s (4x4: {', '.join(optimal.PARTITIONS['4x4'])})")
     head = f"{'id':>4} {'length':>6} {'h0':>4} {'nodes':>14} {'seconds':>9}"

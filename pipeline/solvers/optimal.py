@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,11 +29,6 @@ from pipeline.solvers import ida
 COMPACT = "_pdb.npy"
 #: No sliding puzzle here needs more moves (4x4: 80; 2x6: 80).
 MAX_MOVES = 255
-
-
-def boards() -> list[str]:
-    """Boards with a pattern-database partition (``rows x cols``)."""
-    return list(PARTITIONS)
 
 
 def patterns(board: str) -> list[PatternPuzzle]:
@@ -156,21 +151,3 @@ def _replay(board: np.ndarray, blanks: np.ndarray) -> list[int]:
         b[z], b[j] = b[j], 0
         z = j
     return tiles
-
-
-def solver(
-    db: Any,
-    board: str,
-    on_level: Callable[[str, Any], None] | None = None,
-    *,
-    reflect: bool = True,
-) -> Solver:
-    """The solver of ``board`` over the data folder of ``db``, building its PDBs if needed.
-
-    ``reflect=False`` drops the reflection (the plain additive sum): a baseline.
-    """
-    pats = patterns(board)
-    missing = [p.name for p in pats if p.name not in db.built()]
-    if missing:
-        db.build(missing, on_level=on_level)
-    return Solver(board, [load_compact(db.table(p.name), p) for p in pats], reflect=reflect)
