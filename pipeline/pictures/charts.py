@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 COLOURS = ("#1565c0", "#e65100", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#4e342e", "#ad1457")
 #: SVG output that does not change from run to run, text as text (the page's fonts).
-RC = {"svg.fonttype": "none", "svg.hashsalt": "puzzledb", "font.size": 11}
+RC = {"svg.fonttype": "none", "svg.hashsalt": "puzzledb", "font.size": 12}
 _GID = re.compile(r'<g id="puzzledb:(bar|point):([^:"]+):(\d+):(\d+)">')
 FORMATS = ("svg", "png")
 
@@ -45,7 +45,7 @@ def histogram(
     *,
     log: bool = False,
     percent: bool = False,
-    size: tuple[float, float] = (6.4, 3.0),
+    size: tuple[float, float] = (6.0, 3.0),
 ) -> Figure:
     """Bars for one table, lines for several; ``log`` scales the counts, ``percent`` shares them."""
     import matplotlib

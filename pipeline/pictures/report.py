@@ -40,8 +40,7 @@ th, td { padding: 4px 10px; border-bottom: 1px solid #e0e0e0; text-align: right;
   white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 figure { margin: 0; }
-.chart { overflow-x: auto; }
-.chart svg { width: 100%; height: auto; max-width: 820px; min-width: 480px; display: block; }
+.chart svg { width: 100%; height: auto; max-width: 640px; display: block; }
 .boards { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-start; }
 .boards svg { max-width: 100%; height: auto; display: block; }
 .muted { color: #666; }
