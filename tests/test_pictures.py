@@ -136,6 +136,19 @@ def test_peg_strip_marks_the_jump(db: pipeline.Database) -> None:
     assert sol.notation.startswith(f"({f},{t}")  # the line in the article's notation
 
 
+def test_pattern_database_strip(tmp_path: Path) -> None:
+    """A pattern database's walk (free moves of other tiles too), read back board by board."""
+    db = pipeline.open(tmp_path)
+    db.build(["2x4-pdb-3"])
+    far = db.longest("2x4-pdb-3")[0]
+    sol = db.solve("2x4-pdb-3", far)
+    drawn = strip_boards(db.solution_svg(sol))
+    assert [state_of("2x4-pdb-3", b) for b in drawn] == sol.states
+    assert sol.states[-1] == puzzles.get("2x4-pdb-3").roots()[0]
+    captions = ["".join(b.find(f"{SVG}text[@class='caption']").itertext()) for b in drawn]
+    assert captions[0] == "start" and all(c.split(": ")[1] for c in captions[1:])
+
+
 def chart_numbers(svg: str, kind: str) -> dict[str, list[tuple[int, int]]]:
     root = ET.fromstring(svg)
     out: dict[str, list[tuple[int, int]]] = {}

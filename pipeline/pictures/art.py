@@ -164,7 +164,7 @@ class TileArt(Art):
     pad = 0.6
 
     def slot(self, spot: int, x: float, y: float) -> str:
-        return self.square(x, y, "#263238", 0.96)
+        return self.square(x, y, "#1a2327", 0.96)
 
     def piece(self, content: int, x: float, y: float) -> str:
         if content == 0:
@@ -175,7 +175,9 @@ class TileArt(Art):
     def move(self, before: Sequence[int], after: Sequence[int]) -> Move:
         m = super().move(before, after)
         tile = [after[i] for i in m.to]
-        return Move(m.frm, m.to, label=f"tile {tile[0]}" if len(tile) == 1 else "")
+        if len(tile) != 1:
+            return m
+        return Move(m.frm, m.to, label=f"tile {tile[0]}" if tile[0] > 0 else "another tile")
 
 
 class PatternArt(TileArt):

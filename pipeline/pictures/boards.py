@@ -161,7 +161,7 @@ def _background(art: Art) -> str:
         )
         return el("g", {"class": "ground", "fill": fill}, squares)
     pts = " ".join(f"{num(x)},{num(y)}" for x, y in _hull(points))
-    width = 2 * (art.pad - 0.08) * UNIT
+    width = 2 * (art.pad - 0.02) * UNIT
     values = {"points": pts, "fill": fill, "stroke": fill, "stroke_width": width}
     return el("polygon", {**values, "stroke_linejoin": "round", "class": "ground"})
 

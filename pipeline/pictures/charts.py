@@ -19,6 +19,7 @@ from pipeline.errors import BadOutput
 from pipeline.pictures import output
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 COLOURS = ("#1565c0", "#e65100", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#4e342e", "#ad1457")
@@ -78,22 +79,22 @@ def _ys(s: Series, percent: bool) -> list[float]:
     return [100 * n / s.total if percent else float(n) for _, n in s.levels]
 
 
-def _bars(ax: object, s: Series, *, log: bool, percent: bool) -> None:
+def _bars(ax: Axes, s: Series, *, log: bool, percent: bool) -> None:
     depths = [d for d, _ in s.levels]
-    bars = ax.bar(depths, _ys(s, percent), width=0.8, color=COLOURS[0], log=log)  # type: ignore[attr-defined]
+    bars = ax.bar(depths, _ys(s, percent), width=0.8, color=COLOURS[0], log=log)
     for patch, (d, n) in zip(bars, s.levels, strict=True):
         patch.set_gid(f"puzzledb:bar:{s.table}:{d}:{n}")
 
 
-def _line(ax: object, s: Series, colour: str, *, log: bool, percent: bool) -> None:
+def _line(ax: Axes, s: Series, colour: str, *, log: bool, percent: bool) -> None:
     depths = [d for d, _ in s.levels]
     ys = _ys(s, percent)
-    ax.plot(depths, ys, color=colour, linewidth=1.8, label=s.table)  # type: ignore[attr-defined]
+    ax.plot(depths, ys, color=colour, linewidth=1.8, label=s.table)
     for (d, n), y in zip(s.levels, ys, strict=True):
-        (point,) = ax.plot([d], [y], "o", color=colour, markersize=3.5)  # type: ignore[attr-defined]
+        (point,) = ax.plot([d], [y], "o", color=colour, markersize=3.5)
         point.set_gid(f"puzzledb:point:{s.table}:{d}:{n}")
     if log:
-        ax.set_yscale("log")  # type: ignore[attr-defined]
+        ax.set_yscale("log")
 
 
 def _thousands(value: float, _: object) -> str:
