@@ -106,9 +106,7 @@ def deepest(table: Table, puzzle: Puzzle, limit: int = DEEPEST) -> list[int]:
 
 def html(db: Any) -> str:
     """The report page for the tables built under ``db.data``."""
-    found = [summary(m) for m in _manifests(db)]
-    if not found:
-        raise NotBuilt(f"no tables built in {db.data}: run `puzzledb build --default`")
+    found = summaries(db)
     nav = " ".join(f'<a href="#t-{esc(s.name)}">{esc(s.name)}</a>' for s in found)
     parts = [
         "<header>",
@@ -130,19 +128,23 @@ def html(db: Any) -> str:
 
 
 def write(db: Any, out: Path) -> Path:
-    """Write ``out/report.html`` (the folder is made when missing)."""
-    text = html(db)
+    """Write ``out/report.html`` (the folder is made when missing, before the page is drawn)."""
+    summaries(db)  # nothing built: say so before making a folder
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise BadOutput(f"cannot write to {out}: {e.strerror or e}") from None
-    return output.write(out / REPORT, text)
+    return output.write(out / REPORT, html(db))
 
 
-def _manifests(db: Any) -> list[dict[str, Any]]:
+def summaries(db: Any) -> list[Summary]:
+    """The built tables' numbers; NotBuilt when there are none."""
     from pipeline import catalog
 
-    return catalog.manifests(db.data)
+    found = [summary(m) for m in catalog.manifests(db.data)]
+    if not found:
+        raise NotBuilt(f"no tables built in {db.data}: run `puzzledb build --default`")
+    return found
 
 
 def _summary_table(found: list[Summary]) -> str:
