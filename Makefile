@@ -5,11 +5,16 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full lint format bench bench-full bench-pegs bench-korf clean distclean help
+.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-pegs bench-korf clean distclean help
 
 help:
-	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/"
+	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
+	@echo "                then the report $(DATA)/report.html"
+	@echo "make report     rewrite $(DATA)/report.html (histograms, deepest positions, a solution)"
 	@echo "make test       run the test suite (builds its own tables in temp folders)"
+	@echo "make test-browser  open the report in a real headless chromium at 1280 and 390 px;"
+	@echo "                installs Debian's chromium with apt-get when missing (needs root),"
+	@echo "                and playwright-python into .venv; screenshots in build/screenshots/"
 	@echo "make lint       ruff check and format check"
 	@echo "make bench      benchmarks, median of 3 runs, printed as a table"
 	@echo "make build-db-full  also the 239,500,800-position boards 3x4 and 2x6 (MEMORY=3GB)"
@@ -28,6 +33,25 @@ $(STAMP): pyproject.toml
 
 build-db: $(STAMP)
 	$(BIN)/puzzledb build --default --data $(DATA)
+	$(BIN)/puzzledb report --data $(DATA)
+
+report: $(STAMP)
+	$(BIN)/puzzledb report --data $(DATA)
+
+# The report and solution strips in a real browser: Debian's chromium (apt-get
+# installs it when missing, which needs root) driven by playwright-python (pip:
+# a 53 MB wheel, 167 MB in .venv; its own browser download is not used).
+# Not part of `make test`; screenshots land in build/screenshots/.
+CHROMIUM ?= /usr/bin/chromium
+BROWSER_STAMP := $(VENV)/.browser
+$(BROWSER_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,browser]'
+	@touch $@
+
+test-browser: $(BROWSER_STAMP)
+	@test -x $(CHROMIUM) || { apt-get update && apt-get install -y chromium; } || \
+		{ echo "make test-browser: $(CHROMIUM) is missing and apt-get needs root (run as root, or apt-get install chromium)"; exit 1; }
+	PUZZLEDB_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests_browser
 
 # The full 3x4 and 2x6 boards: minutes each, about 1.3 GB of disk each.
 MEMORY ?= 3GB
@@ -64,7 +88,7 @@ bench-pegs: $(STAMP)
 
 
 clean:
-	rm -rf $(DATA)/*/ $(DATA)/.staging $(DATA)/puzzles.duckdb $(DATA)/puzzles.duckdb.tmp
+	rm -rf $(DATA)/*/ $(DATA)/.staging $(DATA)/puzzles.duckdb $(DATA)/puzzles.duckdb.tmp $(DATA)/report.html
 	rm -rf bench-results .pytest_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 

@@ -258,6 +258,42 @@ class Database:
         p = puzzles.get(puzzle)
         return p.draw(self.state(puzzle, position))
 
+    # -- pictures (pipeline/pictures) -------------------------------------
+    def plot_histogram(
+        self, names: str | Iterable[str], *, log: bool = False, percent: bool = False
+    ) -> Any:
+        """Positions per depth as a matplotlib figure: bars for one table, lines for several.
+
+        A notebook shows the figure inline; ``pipeline.pictures.charts.save``
+        writes it as SVG (bars and points tagged with their numbers) or PNG.
+        """
+        from pipeline.pictures import charts
+
+        chosen = puzzles.expand_names([names] if isinstance(names, str) else list(names))
+        series = [charts.Series(n, self.histogram(n).rows()) for n in chosen]
+        return charts.histogram(series, log=log, percent=percent)
+
+    def board_svg(self, puzzle: str, position: str | int) -> str:
+        """The position drawn as an SVG board in its real shape."""
+        from pipeline.pictures import boards
+
+        p = puzzles.get(puzzle)
+        return boards.board(p, self.state(puzzle, position))
+
+    def solution_svg(self, solution: Solution) -> str:
+        """A solution as an SVG strip of boards, first position first, each move marked."""
+        from pipeline.pictures import boards
+
+        p = puzzles.get(solution.puzzle)
+        line = solution.states if solution.origin == "goal" else solution.states[::-1]
+        return boards.strip(p, line, title=f"{p.name}: {solution.moves} moves")
+
+    def report(self, out: str | os.PathLike[str] | None = None) -> Path:
+        """Write the HTML report of every built table to ``out/report.html`` (default: here)."""
+        from pipeline.pictures import report
+
+        return report.write(self, Path(out) if out is not None else self.data)
+
     # -- SQL --------------------------------------------------------------
     def connection(self) -> Any:
         """A DuckDB connection with the catalog's views and macros (absolute paths)."""

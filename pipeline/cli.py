@@ -30,6 +30,7 @@ DataOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead.")]
+SvgOpt = Annotated[Path | None, typer.Option("--svg", help="Also draw it as SVG into this file.")]
 PuzzleArg = Annotated[str, typer.Argument(help="Registry name, e.g. 3x3 (see `puzzledb list`).")]
 PositionArg = Annotated[
     str, typer.Argument(help="A position, cell 0 first, e.g. '8 6 7 2 5 4 3 0 1'.")
@@ -171,11 +172,14 @@ def show(
     ] = False,
     data: DataOpt = Path("data"),
     as_json: JsonOpt = False,
+    svg: SvgOpt = None,
 ) -> None:
     """Draw a position in the board's real shape, with its depth when the table is built."""
     db = _db(data)
     state = _typed(puzzle, position, moves, only_turns=True)
     drawing = db.draw(puzzle, state)
+    if svg is not None:
+        _write_svg(svg, db.board_svg(puzzle, state))
     depth = db.depth(puzzle, state) if puzzle in db.built() else None
     if as_json:
         _emit({"puzzle": puzzle, "position": position, "depth": depth, "drawing": drawing})
@@ -208,6 +212,7 @@ def solve(
     ] = False,
     data: DataOpt = Path("data"),
     as_json: JsonOpt = False,
+    svg: SvgOpt = None,
 ) -> None:
     """The path from a position to the root of its table, by walking parents.
 
@@ -220,9 +225,11 @@ def solve(
     db = _db(data)
     typed = _typed(puzzle, position, moves)
     if pick(method, puzzle, method == "auto" and puzzle in db.built()) != "table":
-        _solve_by(db, puzzle, typed, method, moves, as_json)
+        _solve_by(db, puzzle, typed, method, moves, as_json, svg)
         return
     sol = db.solve(puzzle, typed)
+    if svg is not None:
+        _write_svg(svg, db.solution_svg(sol))
     if as_json:
         _emit(sol.as_dict())
         return
@@ -245,13 +252,21 @@ def solve(
 
 
 def _solve_by(
-    db: Any, puzzle: str, position: str | int, method: str, moves: bool, js: bool
+    db: Any,
+    puzzle: str,
+    position: str | int,
+    method: str,
+    moves: bool,
+    js: bool,
+    svg: Path | None,
 ) -> None:
     """Solve by a method (the move count; the tiles slid with ``moves``)."""
     from pipeline.progress import BuildProgress
 
     with BuildProgress([]) as progress:
         sol = db.solve_by(puzzle, position, method, on_level=progress.level)
+    if svg is not None:
+        _write_svg(svg, db.solution_svg(sol))
     if js:
         _emit(sol.as_dict())
         return
@@ -317,6 +332,49 @@ def verify(
                     typer.echo(f"  ! {pr}")
     if not all(r.ok for r in reports):
         raise typer.Exit(1)
+
+
+plot = typer.Typer(help="Charts of the tables (SVG or PNG).", no_args_is_help=True)
+app.add_typer(plot, name="plot")
+
+
+@plot.command("histogram")
+def plot_histogram(
+    puzzle: Annotated[list[str], typer.Argument(help="Tables: bars for one, lines for several.")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="SVG or PNG file, by its suffix [default: NAME-histogram.svg]."),
+    ] = None,
+    log: Annotated[bool, typer.Option("--log", help="Logarithmic counts.")] = False,
+    percent: Annotated[
+        bool, typer.Option("--percent", help="Each depth as a percentage of its table.")
+    ] = False,
+    data: DataOpt = Path("data"),
+) -> None:
+    """Positions per depth as a chart (counts from the manifests)."""
+    from pipeline.pictures import charts
+
+    fig = _db(data).plot_histogram(puzzle, log=log, percent=percent)
+    path = out or Path("-".join(puzzle) + "-histogram.svg")
+    typer.echo(str(charts.save(fig, path)))
+
+
+@app.command()
+def report(
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Folder for report.html [default: the data folder]."),
+    ] = None,
+    data: DataOpt = Path("data"),
+) -> None:
+    """One self-contained HTML page: every table's numbers, histogram, deepest positions."""
+    typer.echo(str(_db(data).report(out)))
+
+
+def _write_svg(path: Path, svg: str) -> None:
+    from pipeline.pictures import output
+
+    output.svg_file(path, svg)
 
 
 def main() -> None:

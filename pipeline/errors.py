@@ -39,3 +39,7 @@ class Unsolvable(BadPosition):
 
 class BadMethod(PuzzleDBError):
     """A solving method that does not apply to the puzzle, or does not exist."""
+
+
+class BadOutput(PuzzleDBError):
+    """An output file that cannot be written, or of a kind that is not drawn."""

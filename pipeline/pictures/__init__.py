@@ -1,0 +1,13 @@
+"""Pictures: boards as SVG, depth histograms as charts, and the HTML report.
+
+- :mod:`~pipeline.pictures.svg`: a few helpers to write SVG text;
+- :mod:`~pipeline.pictures.geometry`: where each cell sits, read from the text layout;
+- :mod:`~pipeline.pictures.art`: how each family draws its cells (one small class each);
+- :mod:`~pipeline.pictures.boards`: a position, or a solution as a strip of boards;
+- :mod:`~pipeline.pictures.charts`: positions per depth with matplotlib (SVG or PNG);
+- :mod:`~pipeline.pictures.report`: one self-contained HTML page for a data folder.
+
+Every picture carries its numbers as data attributes (``data-cell``/``data-value``
+on board cells, ``data-depth``/``data-count`` on chart bars and points), so
+tests read them back and compare with the tables.
+"""
