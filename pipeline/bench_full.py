@@ -98,14 +98,34 @@ def _bench(args: argparse.Namespace) -> None:
     load_before = os.getloadavg()
     print(f"load average before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
     print(f"cores: {os.cpu_count()}, runs: {args.runs} (median shown)\n")
+    baseline = _baseline(work, args.runs)
+    rows, per_level, kept = _boards(args, work, baseline)
+    print(f"baseline: 2x5 build (1,814,400 positions) {baseline:.2f} s wall, median\n")
+    _print_boards(rows)
+    for key, med in per_level.items():
+        _print_levels(key, med)
+    if "3x4" in kept:
+        _queries(kept["3x4"])
+    load_after = os.getloadavg()
+    print(f"\nload average after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
+    if not args.work:
+        shutil.rmtree(work)
 
+
+def _baseline(work: Path, runs: int) -> float:
+    """The median wall time of a 2x5 build, the yardstick of this run."""
     base = []
-    for i in range(args.runs):
+    for i in range(runs):
         d = work / f"base{i}"
         base.append(_run_build("2x5", d, "3GB"))
         shutil.rmtree(d)
-    baseline = statistics.median(r["wall"] for r in base)
+    return statistics.median(r["wall"] for r in base)
 
+
+def _boards(
+    args: argparse.Namespace, work: Path, baseline: float
+) -> tuple[list[tuple], dict[str, dict[str, Any]], dict[str, Path]]:
+    """Each board at each budget, ``args.runs`` times: a row of medians, the median run."""
     rows = []
     kept: dict[str, Path] = {}
     per_level: dict[str, dict[str, Any]] = {}
@@ -125,24 +145,28 @@ def _bench(args: argparse.Namespace) -> None:
             else:
                 kept[name] = med["dir"]
             per_level[f"{name} {memory}"] = med
-            m = med["manifest"]
-            rows.append(
-                (
-                    name,
-                    memory,
-                    med["wall"],
-                    min(r["wall"] for r in runs),
-                    max(r["wall"] for r in runs),
-                    med["wall"] / baseline,
-                    med["cpu"],
-                    max(r["peak"] for r in runs) / 2**30,
-                    med["bytes"] / m["total"],
-                    m["total"] / med["wall"] / 1e6,
-                    max(lv.get("buckets", 1) for lv in m["levels"]),
-                )
-            )
+            rows.append(_row(name, memory, runs, med, baseline))
+    return rows, per_level, kept
 
-    print(f"baseline: 2x5 build (1,814,400 positions) {baseline:.2f} s wall, median\n")
+
+def _row(name: str, memory: str, runs: list[dict], med: dict, baseline: float) -> tuple:
+    m = med["manifest"]
+    return (
+        name,
+        memory,
+        med["wall"],
+        min(r["wall"] for r in runs),
+        max(r["wall"] for r in runs),
+        med["wall"] / baseline,
+        med["cpu"],
+        max(r["peak"] for r in runs) / 2**30,
+        med["bytes"] / m["total"],
+        m["total"] / med["wall"] / 1e6,
+        max(lv.get("buckets", 1) for lv in m["levels"]),
+    )
+
+
+def _print_boards(rows: list[tuple]) -> None:
     head = (
         f"{'puzzle':<6} {'budget':>6} {'wall s':>8} {'min-max':>13} {'x base':>7} "
         f"{'cpu s':>7} {'peak GiB':>8} {'B/pos':>6} {'M pos/s':>8} {'buckets':>7}"
@@ -155,43 +179,38 @@ def _bench(args: argparse.Namespace) -> None:
             f"{r[6]:>7.1f} {r[7]:>8.2f} {r[8]:>6.2f} {r[9]:>8.2f} {r[10]:>7}"
         )
 
-    for key, med in per_level.items():
-        levels = med["manifest"]["levels"]
-        print(f"\n{key}: levels of 1M positions or more (median run)")
-        print(
-            f"{'depth':>5} {'positions':>12} {'s':>7} {'M/s':>6} {'bkts':>4} "
-            f"{'expand':>7} {'dedup':>7} {'write':>7}"
-        )
-        for lv in levels:
-            if lv["positions"] < 1_000_000:
-                continue
-            print(
-                f"{lv['depth']:>5} {lv['positions']:>12,} {lv['seconds']:>7.2f} "
-                f"{lv['positions'] / max(lv['seconds'], 1e-9) / 1e6:>6.2f} "
-                f"{lv.get('buckets', 1):>4} {lv.get('expand_seconds', 0):>7.2f} "
-                f"{lv.get('dedup_seconds', 0):>7.2f} {lv.get('write_wait_seconds', 0):>7.2f}"
-            )
-        tot = {
-            k: sum(lv.get(k, 0.0) for lv in levels)
-            for k in ("seconds", "expand_seconds", "dedup_seconds", "write_wait_seconds")
-        }
-        # Level steps (expansion, deduplication, the rest) run one after the other;
-        # waiting for a level's writer comes after its step, while later ones run.
-        rest = tot["seconds"] - tot["expand_seconds"] - tot["dedup_seconds"]
-        print(
-            f"where the time goes: level steps {tot['seconds']:.1f} s of "
-            f"{med['wall']:.1f} s wall: expansion {tot['expand_seconds']:.1f} s, "
-            f"deduplication {tot['dedup_seconds']:.1f} s, other (sampling, handing rows "
-            f"to the writers) {rest:.1f} s; besides, waiting for the writers "
-            f"{tot['write_wait_seconds']:.1f} s"
-        )
 
-    if "3x4" in kept:
-        _queries(kept["3x4"])
-    load_after = os.getloadavg()
-    print(f"\nload average after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
-    if not args.work:
-        shutil.rmtree(work)
+def _print_levels(key: str, med: dict[str, Any]) -> None:
+    """The large levels of the median run, and where the time went."""
+    levels = med["manifest"]["levels"]
+    print(f"\n{key}: levels of 1M positions or more (median run)")
+    print(
+        f"{'depth':>5} {'positions':>12} {'s':>7} {'M/s':>6} {'bkts':>4} "
+        f"{'expand':>7} {'dedup':>7} {'write':>7}"
+    )
+    for lv in levels:
+        if lv["positions"] < 1_000_000:
+            continue
+        print(
+            f"{lv['depth']:>5} {lv['positions']:>12,} {lv['seconds']:>7.2f} "
+            f"{lv['positions'] / max(lv['seconds'], 1e-9) / 1e6:>6.2f} "
+            f"{lv.get('buckets', 1):>4} {lv.get('expand_seconds', 0):>7.2f} "
+            f"{lv.get('dedup_seconds', 0):>7.2f} {lv.get('write_wait_seconds', 0):>7.2f}"
+        )
+    tot = {
+        k: sum(lv.get(k, 0.0) for lv in levels)
+        for k in ("seconds", "expand_seconds", "dedup_seconds", "write_wait_seconds")
+    }
+    # Level steps (expansion, deduplication, the rest) run one after the other;
+    # waiting for a level's writer comes after its step, while later ones run.
+    rest = tot["seconds"] - tot["expand_seconds"] - tot["dedup_seconds"]
+    print(
+        f"where the time goes: level steps {tot['seconds']:.1f} s of "
+        f"{med['wall']:.1f} s wall: expansion {tot['expand_seconds']:.1f} s, "
+        f"deduplication {tot['dedup_seconds']:.1f} s, other (sampling, handing rows "
+        f"to the writers) {rest:.1f} s; besides, waiting for the writers "
+        f"{tot['write_wait_seconds']:.1f} s"
+    )
 
 
 def _queries(data: Path) -> None:

@@ -71,53 +71,63 @@ def statements(data: Path, prefix: str) -> list[str]:
     ``prefix`` is how the views name the data folder (relative or absolute).
     """
     found = manifests(data)
-    sql: list[str] = []
-    for m in found:
-        glob = f"{prefix}/{m.table}/*.parquet"
-        sql.append(
-            f"CREATE OR REPLACE VIEW {ident(m.table)} AS "
-            f"SELECT * FROM read_parquet({sql_str(glob)})"
-        )
+    return [
+        *_views(found, prefix),
+        *_tables(found),
+        *_codec_macros(found),
+        *family_sql(found),
+        _path_macro(),
+    ]
+
+
+def _views(found: list[Manifest], prefix: str) -> list[str]:
+    """One view per table over its Parquet files."""
+    return [
+        f"CREATE OR REPLACE VIEW {ident(m.table)} AS "
+        f"SELECT * FROM read_parquet({sql_str(f'{prefix}/{m.table}/*.parquet')})"
+        for m in found
+    ]
+
+
+def _tables(found: list[Manifest]) -> list[str]:
+    """The tables ``puzzles`` and ``levels`` (from the manifests) and the view ``summary``."""
     rows = [
         "("
         + ", ".join(
             [
-                sql_str(m.table),
-                sql_str(m.puzzle["title"]),
-                sql_str(m.puzzle["graph"]),
-                sql_str(m.puzzle["origin"]),
-                sql_str(m.puzzle["encoding"]),
-                str(int(m.puzzle["cells"])),
-                str(int(m.total)),
-                str(int(m.max_depth)),
-                str(int(m.max_depth_positions)),
-                str(int(m.format_version)),
+                *(sql_str(str(v)) for v in (m.table, *_described(m))),
+                *(str(int(v)) for v in (m.puzzle["cells"], m.total, m.max_depth)),
+                *(str(int(v)) for v in (m.max_depth_positions, m.format_version)),
                 sql_str(str(m.build.get("finished", ""))),
             ]
         )
         + ")"
         for m in found
     ]
-    sql.append(
-        "CREATE OR REPLACE TABLE puzzles (name VARCHAR, title VARCHAR, graph VARCHAR, "
-        "origin VARCHAR, encoding VARCHAR, cells INTEGER, positions UBIGINT, "
-        "max_depth INTEGER, max_depth_positions UBIGINT, format_version INTEGER, "
-        "built VARCHAR)"
-    )
-    if rows:
-        sql.append("INSERT INTO puzzles VALUES " + ", ".join(rows))
-    sql.append("CREATE OR REPLACE TABLE levels (puzzle VARCHAR, depth INTEGER, positions UBIGINT)")
     level_rows = [
         f"({sql_str(m.table)}, {int(lv.depth)}, {int(lv.positions)})"
         for m in found
         for lv in m.levels
     ]
-    if level_rows:
-        sql.append("INSERT INTO levels VALUES " + ", ".join(level_rows))
-    sql.append(
+    return [
+        "CREATE OR REPLACE TABLE puzzles (name VARCHAR, title VARCHAR, graph VARCHAR, "
+        "origin VARCHAR, encoding VARCHAR, cells INTEGER, positions UBIGINT, "
+        "max_depth INTEGER, max_depth_positions UBIGINT, format_version INTEGER, "
+        "built VARCHAR)",
+        *(["INSERT INTO puzzles VALUES " + ", ".join(rows)] if rows else []),
+        "CREATE OR REPLACE TABLE levels (puzzle VARCHAR, depth INTEGER, positions UBIGINT)",
+        *(["INSERT INTO levels VALUES " + ", ".join(level_rows)] if level_rows else []),
         "CREATE OR REPLACE VIEW summary AS SELECT name AS puzzle, positions, max_depth, "
-        "max_depth_positions FROM puzzles ORDER BY name"
-    )
+        "max_depth_positions FROM puzzles ORDER BY name",
+    ]
+
+
+def _described(m: Manifest) -> tuple[str, ...]:
+    return tuple(m.puzzle[k] for k in ("title", "graph", "origin", "encoding"))
+
+
+def _codec_macros(found: list[Manifest]) -> list[str]:
+    """``board``, ``cells``, ``drawing`` and ``state_of``: each table's cell codec."""
     unknown = "error('no table named ' || puzzle || ' in the catalog')"
     macros = {  # name: (argument, the codec's SQL for it)
         "board": ("state", Cells.sql_text),
@@ -125,16 +135,23 @@ def statements(data: Path, prefix: str) -> list[str]:
         "drawing": ("state", Cells.sql_draw),
         "state_of": ("txt", Cells.sql_parse),
     }
+    out = []
     for name, (arg, sql_of) in macros.items():
         dispatch = _dispatch(found, lambda c, f=sql_of, a=arg: f(c, a), unknown)
-        sql.append(f"CREATE OR REPLACE MACRO {name}(puzzle, {arg}) AS {dispatch}")
-    sql += family_sql(found)
-    # Walking parents with a recursive CTE. The file scan is on the left of the
-    # join: with `SET disabled_optimizers = 'join_order,build_side_probe_side'`
-    # DuckDB then builds its hash table on the walk (one row) and prunes row
-    # groups of the scan by the state, which makes the macro usable on the
-    # 239-million-row boards (see README); without it, use the CLI / API walk.
-    sql.append(
+        out.append(f"CREATE OR REPLACE MACRO {name}(puzzle, {arg}) AS {dispatch}")
+    return out
+
+
+def _path_macro() -> str:
+    """Walking parents with a recursive CTE.
+
+    The file scan is on the left of the join: with `SET disabled_optimizers =
+    'join_order,build_side_probe_side'` DuckDB then builds its hash table on the
+    walk (one row) and prunes row groups of the scan by the state, which makes
+    the macro usable on the 239-million-row boards (see README); without it,
+    use the CLI / API walk.
+    """
+    return (
         "CREATE OR REPLACE MACRO path(puzzle, start) AS TABLE "
         "WITH RECURSIVE walk(step, state, depth, parent) AS ("
         " SELECT 0, state, depth, parent FROM query_table(puzzle) WHERE state = start"
@@ -144,7 +161,6 @@ def statements(data: Path, prefix: str) -> list[str]:
         " SELECT step, state, depth, parent, board(puzzle, state) AS position"
         " FROM walk ORDER BY step"
     )
-    return sql
 
 
 def write(data: Path) -> Path:

@@ -2,6 +2,9 @@
 
 Imports of the heavy libraries happen inside the commands (through the API),
 so `puzzledb solve` starts without loading DuckDB or polars.
+
+Longer than 300 lines because every command's options are declared here; each
+command body is a few lines.
 """
 
 from __future__ import annotations

@@ -144,96 +144,25 @@ def verify(
 ) -> Report:
     """Check ``table`` against ``puzzle``; problems are listed, not raised."""
     report = Report(table.name)
-    bad = report.problems.append
-    for entry in table.files:
-        p = table.path(entry)
-        if not p.exists():
-            bad(f"{entry.name} is missing")
-        elif checksum(p) != entry.sha256:
-            bad(f"{entry.name} does not match its checksum in the manifest")
+    _files(table, report)
     if report.problems:
         return report
     report.checks.append("files match the manifest checksums")
-
-    expected = dict(table.histogram())
-    roots = unique(np.asarray(puzzle.roots(), dtype=np.uint64))
-    free = puzzle.expand_free
+    checker = _Levels(puzzle, table, report)
     levels = table.levels()
-    window: dict[int, Level] = {}
-    seen = np.empty(0, np.uint64)  # only for Graph.GENERAL
     nxt = next(levels, None)
     while nxt is not None:
-        level = nxt
-        d = level.depth
-        nxt = next(levels, None)
-        window = {k: v for k, v in window.items() if k >= d - 1}
-        window[d] = level
-        if nxt is not None:
-            window[nxt.depth] = nxt
-        report.levels += 1
-        report.positions += len(level)
-        s, p = level.states, level.parents
-        if len(s) != expected.get(d):
-            bad(f"depth {d}: {len(s)} rows, the manifest says {expected.get(d)}")
-        if len(s) > 1 and not bool(np.all(s[1:] > s[:-1])):
-            bad(f"depth {d}: states not strictly increasing (a repeat or unsorted)")
-        is_root = p == NO_PARENT
-        if d == 0:
-            if not np.array_equal(s[is_root], roots):
-                bad("depth 0: the rows without a parent are not exactly the puzzle's roots")
-        elif is_root.any():
-            bad(f"depth {d}: {int(is_root.sum())} rows without a parent")
-        # Parents: one cost-1 move from the level above, or a free move in this level.
-        has = ~is_root
-        up = window.get(d - 1)
-        from_above = has & (_present(p, up.states) if up is not None else False)
-        same = has & ~from_above
-        legal = np.zeros(len(s), dtype=bool)
-        legal[from_above] = _legal(puzzle.expand, p[from_above], s[from_above])
-        if free is not None and same.any():
-            inside = _present(p[same], s)
-            legal[np.flatnonzero(same)[inside]] = _legal(free, p[same][inside], s[same][inside])
-            if not _acyclic(level):
-                bad(f"depth {d}: zero-cost parents form a cycle")
-        wrong = has & ~legal
-        if wrong.any():
-            i = int(np.flatnonzero(wrong)[0])
-            bad(
-                f"depth {d}: {int(wrong.sum())} parents are not one legal move up, "
-                f"e.g. {puzzle.text(int(s[i]))} <- {puzzle.text(int(p[i]))}"
-            )
-        if table.has_paths:
-            _check_paths(puzzle, level, window.get(d - 1), bad)
-        # Closure: no move leads more than one level further.
-        if puzzle.graph is Graph.GENERAL:
-            # a linear merge: numpy 2's hashed union1d took 65 of 80 s on a
-            # 4M-row pattern database
-            if len(s) < 2 or bool(np.all(s[1:] > s[:-1])):
-                seen = merge_sorted(seen, s[absent(s, seen)])
-            else:  # an unsorted level (reported above): the slow, robust way
-                seen = np.union1d(seen, s)
-            allowed = [seen] + ([nxt.states] if nxt is not None else [])
-        else:
-            near = [*excluded_depths(puzzle.graph, d), d + 1]
-            allowed = [window[k].states for k in near if k in window]
-        moves = [(puzzle.expand, allowed, "one level")]
-        if free is not None:
-            moves.append((free, [seen] if puzzle.graph is Graph.GENERAL else [s], "zero levels"))
-        for expand, targets, limit in moves:
-            count, c = _missing(expand, s, targets)
-            if count:
-                bad(
-                    f"depth {d}: {count} moves lead more than {limit} on "
-                    f"or out of the table, e.g. to {puzzle.text(c)}"
-                )
+        level, nxt = nxt, next(levels, None)
+        checker.level(level, nxt)
         if on_level:
-            on_level(d)
-
+            on_level(level.depth)
     total = table.manifest.total
     if report.positions != total:
-        bad(f"{report.positions} rows in all, the manifest says {total}")
+        report.problems.append(f"{report.positions} rows in all, the manifest says {total}")
     if puzzle.expected_total is not None and total != puzzle.expected_total:
-        bad(f"{total} positions, the puzzle has {puzzle.expected_total} reachable")
+        report.problems.append(
+            f"{total} positions, the puzzle has {puzzle.expected_total} reachable"
+        )
     report.checks += [
         "depth 0 is the roots; states sorted and unique in each level",
         "every parent one legal move up (or a zero-cost move in the level)",
@@ -242,6 +171,106 @@ def verify(
         *(["path counts equal the sums over every move from the level above"] * table.has_paths),
     ]
     return report
+
+
+def _files(table: Table, report: Report) -> None:
+    for entry in table.files:
+        p = table.path(entry)
+        if not p.exists():
+            report.problems.append(f"{entry.name} is missing")
+        elif checksum(p) != entry.sha256:
+            report.problems.append(f"{entry.name} does not match its checksum in the manifest")
+
+
+class _Levels:
+    """The per-level checks, with the few levels around the one checked."""
+
+    def __init__(self, puzzle: Puzzle, table: Table, report: Report) -> None:
+        self.puzzle = puzzle
+        self.table = table
+        self.report = report
+        self.bad = report.problems.append
+        self.expected = dict(table.histogram())
+        self.roots = unique(np.asarray(puzzle.roots(), dtype=np.uint64))
+        self.window: dict[int, Level] = {}
+        self.seen = np.empty(0, np.uint64)  # only for Graph.GENERAL
+
+    def level(self, level: Level, nxt: Level | None) -> None:
+        d = level.depth
+        self.window = {k: v for k, v in self.window.items() if k >= d - 1}
+        self.window[d] = level
+        if nxt is not None:
+            self.window[nxt.depth] = nxt
+        self.report.levels += 1
+        self.report.positions += len(level)
+        self._rows(level)
+        self._parents(level)
+        if self.table.has_paths:
+            _check_paths(self.puzzle, level, self.window.get(d - 1), self.bad)
+        self._closure(level, nxt)
+
+    def _rows(self, level: Level) -> None:
+        """Counts, order, and roots exactly at depth 0."""
+        d, s, p = level.depth, level.states, level.parents
+        if len(s) != self.expected.get(d):
+            self.bad(f"depth {d}: {len(s)} rows, the manifest says {self.expected.get(d)}")
+        if len(s) > 1 and not bool(np.all(s[1:] > s[:-1])):
+            self.bad(f"depth {d}: states not strictly increasing (a repeat or unsorted)")
+        is_root = p == NO_PARENT
+        if d == 0:
+            if not np.array_equal(s[is_root], self.roots):
+                self.bad("depth 0: the rows without a parent are not exactly the puzzle's roots")
+        elif is_root.any():
+            self.bad(f"depth {d}: {int(is_root.sum())} rows without a parent")
+
+    def _parents(self, level: Level) -> None:
+        """One cost-1 move from the level above, or a free move in this level."""
+        d, s, p = level.depth, level.states, level.parents
+        free = self.puzzle.expand_free
+        has = p != NO_PARENT
+        up = self.window.get(d - 1)
+        from_above = has & (_present(p, up.states) if up is not None else False)
+        same = has & ~from_above
+        legal = np.zeros(len(s), dtype=bool)
+        legal[from_above] = _legal(self.puzzle.expand, p[from_above], s[from_above])
+        if free is not None and same.any():
+            inside = _present(p[same], s)
+            legal[np.flatnonzero(same)[inside]] = _legal(free, p[same][inside], s[same][inside])
+            if not _acyclic(level):
+                self.bad(f"depth {d}: zero-cost parents form a cycle")
+        wrong = has & ~legal
+        if wrong.any():
+            i = int(np.flatnonzero(wrong)[0])
+            self.bad(
+                f"depth {d}: {int(wrong.sum())} parents are not one legal move up, "
+                f"e.g. {self.puzzle.text(int(s[i]))} <- {self.puzzle.text(int(p[i]))}"
+            )
+
+    def _closure(self, level: Level, nxt: Level | None) -> None:
+        """No move leads more than one level further (nor out of the table)."""
+        d, s = level.depth, level.states
+        if self.puzzle.graph is Graph.GENERAL:
+            # a linear merge: numpy 2's hashed union1d took 65 of 80 s on a
+            # 4M-row pattern database
+            if len(s) < 2 or bool(np.all(s[1:] > s[:-1])):
+                self.seen = merge_sorted(self.seen, s[absent(s, self.seen)])
+            else:  # an unsorted level (reported above): the slow, robust way
+                self.seen = np.union1d(self.seen, s)
+            allowed = [self.seen] + ([nxt.states] if nxt is not None else [])
+        else:
+            near = [*excluded_depths(self.puzzle.graph, d), d + 1]
+            allowed = [self.window[k].states for k in near if k in self.window]
+        moves = [(self.puzzle.expand, allowed, "one level")]
+        if self.puzzle.expand_free is not None:
+            same = [self.seen] if self.puzzle.graph is Graph.GENERAL else [s]
+            moves.append((self.puzzle.expand_free, same, "zero levels"))
+        for expand, targets, limit in moves:
+            count, c = _missing(expand, s, targets)
+            if count:
+                self.bad(
+                    f"depth {d}: {count} moves lead more than {limit} on "
+                    f"or out of the table, e.g. to {self.puzzle.text(c)}"
+                )
 
 
 def duplicates(table: Table, rows: int = 1 << 25) -> int:

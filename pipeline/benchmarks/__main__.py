@@ -43,95 +43,11 @@ def median_of(fn: Callable[[], tuple[float, int]]) -> tuple[float, int]:
 
 
 def main() -> None:
-    from pipeline import open as open_db
-
     load_before = os.getloadavg()
     out = Path("bench-results")
     out.mkdir(exist_ok=True)
-    puzzledb = [sys.executable, "-m", "pipeline.cli"]
-    rows: list[tuple[str, str, str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        tmpdir = Path(tmp)
-        data = tmpdir / "data"
-        baseline = tmpdir / "baseline_bfs"
-        subprocess.run(
-            ["gcc", "-O2", "-o", str(baseline), str(HERE / "baseline_bfs.c")], check=True
-        )
-        c_wall, c_rss = median_of(lambda: run_timed([str(baseline), "2", "5"]))
-        py_wall, _ = median_of(lambda: run_timed([sys.executable, "-c", "pass"]))
-
-        def build_2x5() -> tuple[float, int]:
-            shutil.rmtree(data, ignore_errors=True)
-            return run_timed([*puzzledb, "build", "2x5", "--data", str(data)])
-
-        b_wall, b_rss = median_of(build_2x5)
-        size = sum(f.stat().st_size for f in (data / "2x5").glob("*.parquet"))
-        positions = 1_814_400
-        s_wall, s_rss = median_of(
-            lambda: run_timed([*puzzledb, "solve", "2x5", LONGEST_2X5, "--data", str(data)])
-        )
-        db = open_db(data)
-        db.solve("2x5", LONGEST_2X5)  # open + warm
-        api = []
-        for _ in range(max(RUNS, 5)):
-            t = time.perf_counter()
-            assert db.solve("2x5", LONGEST_2X5).moves == 55
-            api.append(time.perf_counter() - t)
-        paths_data = tmpdir / "paths"
-
-        def build_2x5_paths() -> tuple[float, int]:
-            shutil.rmtree(paths_data, ignore_errors=True)
-            return run_timed([*puzzledb, "build", "2x5", "--paths", "--data", str(paths_data)])
-
-        p_wall, p_rss = median_of(build_2x5_paths)
-        p_size = sum(f.stat().st_size for f in (paths_data / "2x5").glob("*.parquet"))
-        db2 = open_db(data)
-        t = time.perf_counter()
-        db2.solve("2x5", "0 5 3 2 1 9 4 8 7 6")
-        cold_api = time.perf_counter() - t
-
-    rows += [
-        (
-            "C baseline: enumerate 2x5 (no parents, no files)",
-            f"{c_wall:.3f} s",
-            f"{c_rss / 2**20:.0f} MiB",
-            f"{positions / c_wall / 1e6:.1f} M positions/s",
-        ),
-        ("python3 -c pass (interpreter start)", f"{py_wall:.3f} s", "", ""),
-        (
-            "puzzledb build 2x5 (Parquet + catalog, as a command)",
-            f"{b_wall:.3f} s",
-            f"{b_rss / 2**20:.0f} MiB",
-            f"{positions / b_wall / 1e6:.2f} M positions/s; "
-            f"{b_wall / c_wall:.1f}x the C baseline; goal 1.5 s",
-        ),
-        (
-            "puzzledb build 2x5 --paths (with path counts)",
-            f"{p_wall:.3f} s",
-            f"{p_rss / 2**20:.0f} MiB",
-            f"{p_wall / b_wall:.2f}x the plain build; "
-            f"{p_size / positions:.2f} B/position ({p_size / size:.2f}x the disk)",
-        ),
-        (
-            "bytes on disk per position (2x5)",
-            f"{size / positions:.2f} B",
-            "",
-            f"{size / 2**20:.1f} MiB in all",
-        ),
-        (
-            "puzzledb solve 2x5 from depth 55 (as a command)",
-            f"{s_wall:.3f} s",
-            f"{s_rss / 2**20:.0f} MiB",
-            "goal 1 s",
-        ),
-        ("API solve 2x5, first on a new Database", f"{cold_api * 1000:.1f} ms", "", ""),
-        (
-            "API solve 2x5 from depth 55, warm",
-            f"{statistics.median(api) * 1000:.2f} ms",
-            "",
-            "goal 50 ms",
-        ),
-    ]
+        m = _measure(Path(tmp))
     load_after = os.getloadavg()
     lines = [
         f"# puzzledb benchmarks (median of {RUNS} runs)",
@@ -141,11 +57,97 @@ def main() -> None:
         "",
         "| what | wall | peak RSS | notes |",
         "|---|---|---|---|",
-        *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows],
+        *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in _rows(m)],
     ]
     text = "\n".join(lines) + "\n"
     (out / "bench.md").write_text(text)
     print(text)
+
+
+def _measure(tmpdir: Path) -> dict[str, float]:
+    """Every figure of the table, measured in ``tmpdir``."""
+    puzzledb = [sys.executable, "-m", "pipeline.cli"]
+    data, paths_data = tmpdir / "data", tmpdir / "paths"
+    baseline = tmpdir / "baseline_bfs"
+    subprocess.run(["gcc", "-O2", "-o", str(baseline), str(HERE / "baseline_bfs.c")], check=True)
+    m: dict[str, float] = {}
+    m["c_wall"], m["c_rss"] = median_of(lambda: run_timed([str(baseline), "2", "5"]))
+    m["py_wall"], _ = median_of(lambda: run_timed([sys.executable, "-c", "pass"]))
+
+    def build(folder: Path, *extra: str) -> tuple[float, int]:
+        shutil.rmtree(folder, ignore_errors=True)
+        return run_timed([*puzzledb, "build", "2x5", *extra, "--data", str(folder)])
+
+    m["b_wall"], m["b_rss"] = median_of(lambda: build(data))
+    m["size"] = sum(f.stat().st_size for f in (data / "2x5").glob("*.parquet"))
+    solve = [*puzzledb, "solve", "2x5", LONGEST_2X5, "--data", str(data)]
+    m["s_wall"], m["s_rss"] = median_of(lambda: run_timed(solve))
+    m["api"], m["cold_api"] = _api(data)
+    m["p_wall"], m["p_rss"] = median_of(lambda: build(paths_data, "--paths"))
+    m["p_size"] = sum(f.stat().st_size for f in (paths_data / "2x5").glob("*.parquet"))
+    return m
+
+
+def _api(data: Path) -> tuple[float, float]:
+    """A warm solve through the API (median), and the first on a new Database."""
+    from pipeline import open as open_db
+
+    db = open_db(data)
+    db.solve("2x5", LONGEST_2X5)  # open + warm
+    api = []
+    for _ in range(max(RUNS, 5)):
+        t = time.perf_counter()
+        assert db.solve("2x5", LONGEST_2X5).moves == 55
+        api.append(time.perf_counter() - t)
+    t = time.perf_counter()
+    open_db(data).solve("2x5", "0 5 3 2 1 9 4 8 7 6")
+    return statistics.median(api), time.perf_counter() - t
+
+
+def _rows(m: dict[str, float]) -> list[tuple[str, str, str, str]]:
+    positions = 1_814_400
+    return [
+        (
+            "C baseline: enumerate 2x5 (no parents, no files)",
+            f"{m['c_wall']:.3f} s",
+            f"{m['c_rss'] / 2**20:.0f} MiB",
+            f"{positions / m['c_wall'] / 1e6:.1f} M positions/s",
+        ),
+        ("python3 -c pass (interpreter start)", f"{m['py_wall']:.3f} s", "", ""),
+        (
+            "puzzledb build 2x5 (Parquet + catalog, as a command)",
+            f"{m['b_wall']:.3f} s",
+            f"{m['b_rss'] / 2**20:.0f} MiB",
+            f"{positions / m['b_wall'] / 1e6:.2f} M positions/s; "
+            f"{m['b_wall'] / m['c_wall']:.1f}x the C baseline; goal 1.5 s",
+        ),
+        (
+            "puzzledb build 2x5 --paths (with path counts)",
+            f"{m['p_wall']:.3f} s",
+            f"{m['p_rss'] / 2**20:.0f} MiB",
+            f"{m['p_wall'] / m['b_wall']:.2f}x the plain build; "
+            f"{m['p_size'] / positions:.2f} B/position ({m['p_size'] / m['size']:.2f}x the disk)",
+        ),
+        (
+            "bytes on disk per position (2x5)",
+            f"{m['size'] / positions:.2f} B",
+            "",
+            f"{m['size'] / 2**20:.1f} MiB in all",
+        ),
+        (
+            "puzzledb solve 2x5 from depth 55 (as a command)",
+            f"{m['s_wall']:.3f} s",
+            f"{m['s_rss'] / 2**20:.0f} MiB",
+            "goal 1 s",
+        ),
+        ("API solve 2x5, first on a new Database", f"{m['cold_api'] * 1000:.1f} ms", "", ""),
+        (
+            "API solve 2x5 from depth 55, warm",
+            f"{m['api'] * 1000:.2f} ms",
+            "",
+            "goal 50 ms",
+        ),
+    ]
 
 
 if __name__ == "__main__":

@@ -27,6 +27,9 @@ twisted once. ``board()`` and the CLI print positions that way (``URF UFL ULB
 UBR DFR DLF DRB`` is solved), and they may be typed that way too, or as 24
 facelet colours (see :func:`PocketCube.parse`), or as turns from solved
 (:meth:`PocketCube.from_moves`).
+
+Longer than 300 lines: the whole family (geometry, turns, typed positions,
+notation) in one place, as every family module is.
 """
 
 from __future__ import annotations

@@ -26,6 +26,9 @@ Three kinds of table come from one board:
   the start reaches (read from the built forward table). Its depth is the
   number of jumps left and a parent is the position one jump nearer the goal,
   so walking parents from a position is a winning line.
+
+Longer than 300 lines: the whole family (boards, the jump, moves and winnable
+tables, notation) in one place, as every family module is.
 """
 
 from __future__ import annotations

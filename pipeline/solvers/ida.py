@@ -83,7 +83,7 @@ def heuristic(
 
 
 @njit(cache=True)
-def ida(
+def ida(  # noqa: C901  (a compiled kernel: one loop the JIT sees whole)
     board0: np.ndarray,
     nbr: np.ndarray,
     nnbr: np.ndarray,
