@@ -14,7 +14,7 @@ import itertools
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,8 +22,10 @@ from pipeline.engine.buffers import Pool
 from pipeline.engine.core import States, unique
 from pipeline.engine.executor import LevelJob, Sink, StepStats
 from pipeline.engine.level import Chunk, InMemory
-from pipeline.engine.packed import Kernels
 from pipeline.engine.rows import Rows
+
+if TYPE_CHECKING:
+    from pipeline.engine.packed import Kernels
 
 #: A level of at least this many states is worked in two lanes (threads).
 LANE_MIN = 1 << 14

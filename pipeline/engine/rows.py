@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pipeline.engine import budget
 from pipeline.engine.core import Expander, States, resolve_sorted, unique
-from pipeline.engine.packed import Kernels
+
+if TYPE_CHECKING:
+    from pipeline.engine.packed import Kernels
 
 #: Levels of at least this many states use the puzzle's compiled moves (when it
 #: has them); smaller ones are quicker in numpy than compiling is.
