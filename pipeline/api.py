@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 from pipeline import puzzles
 from pipeline.answers import MethodSolution, Solution
 from pipeline.build import LevelDone
-from pipeline.errors import BadPosition
-from pipeline.puzzles.base import Puzzle
+from pipeline.errors import BadPosition, NotBuilt
+from pipeline.puzzles.base import Puzzle, ident
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
 
@@ -53,7 +53,7 @@ class Database:
         self.data = Path(data) if data is not None else default_data()
         self._tables: dict[str, Table] = {}
         self._solvers: dict[tuple[str, bool], Any] = {}
-        self._con: Any = None
+        self._cons: dict[bool, Any] = {}
 
     # -- building ---------------------------------------------------------
     def build(
@@ -81,13 +81,13 @@ class Database:
             )
             self._tables.pop(p.name, None)
         catalog.write(self.data)
-        self._con = None
+        self._cons = {}
         return done
 
     def write_catalog(self) -> Path:
         from pipeline import catalog
 
-        self._con = None
+        self._cons = {}
         return catalog.write(self.data)
 
     # -- reading ----------------------------------------------------------
@@ -298,26 +298,47 @@ class Database:
         return report.write(self, Path(out) if out is not None else self.data)
 
     # -- SQL --------------------------------------------------------------
-    def connection(self) -> Any:
-        """A DuckDB connection with the catalog's views and macros (absolute paths)."""
-        if self._con is None:
+    def connection(self, write: bool = False) -> Any:
+        """A DuckDB connection with the catalog's views and macros (absolute paths).
+
+        Sealed unless ``write``: it reads the data folder and nothing else outside
+        the process (catalog.connect). The tables' files are checked first.
+        """
+        if self.data.exists() and not self.data.is_dir():
+            raise NotBuilt(f"{self.data} is not a folder")
+        if write not in self._cons:
             from pipeline import catalog
 
-            self._con = catalog.connect(self.data)
-        return self._con
+            self._cons[write] = catalog.connect(self.data, sealed=not write)
+        return self._cons[write]
 
-    def query(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+    def query(
+        self, query: str, params: dict[str, Any] | None = None, write: bool = False
+    ) -> pl.DataFrame:
         """Run SQL (text, or the path of a .sql file) with variables ``params``; a DataFrame.
 
-        For a cursor of your own, :meth:`connection` is the DuckDB connection.
+        Statements that write or reach outside (COPY, ATTACH, INSTALL, ...) are
+        refused unless ``write``. For a cursor of your own, :meth:`connection`.
         """
-        path = Path(query)
-        if query.endswith(".sql") and path.exists():
+        from pipeline import catalog
+        from pipeline.errors import BadQuery
+
+        if query.strip().endswith(".sql") and "\n" not in query.strip():
+            path = Path(query.strip())
+            if not path.is_file():
+                raise BadQuery(f"no such file: {path}")
             query = path.read_text()
-        cursor = self.connection().cursor()  # its own results, the catalog's views
+        if not write:
+            catalog.refuse_writes(query)
+        cursor = self.connection(write).cursor()  # its own results, the catalog's views
         for key, value in (params or {}).items():
-            cursor.execute(f"SET VARIABLE {key} = ?", [value])
-        return cursor.sql(query).pl()
+            cursor.execute(f"SET VARIABLE {ident(key)} = ?", [value])
+        relation = cursor.sql(query)
+        if relation is None:  # a statement with no result (CREATE, SET, ...)
+            import polars as pl
+
+            return pl.DataFrame()
+        return relation.pl()
 
 
 def _with_requirements(chosen: list[Puzzle]) -> list[Puzzle]:

@@ -33,6 +33,7 @@ from pipeline.engine.rows import MoveRules
 from pipeline.errors import PuzzleDBError
 from pipeline.levels import Held, Pending
 from pipeline.puzzles.base import Puzzle
+from pipeline.storage import integrity
 from pipeline.storage import manifest as manifests
 from pipeline.storage.format import COLUMNS, FILE_ROWS, MANIFEST, PATHS_COLUMN, metadata
 from pipeline.storage.manifest import LevelEntry, Manifest
@@ -132,6 +133,7 @@ class Builder:
         write_json_atomic(self.staging / MANIFEST, manifest.to_dict())
         self.progress.finish()
         publish(self.staging, self.target)
+        integrity.remember(self.target, manifest)  # hashed as written: no need to read again
         return manifest
 
     def _roots(self) -> None:

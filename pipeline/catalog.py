@@ -22,6 +22,8 @@ built ``<puzzle>-winnable`` table beside its ``<puzzle>`` table, the view
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,17 +40,26 @@ CATALOG = "puzzles.duckdb"
 STORAGE_VERSION = "v1.2.0"
 
 
-def manifests(data: Path) -> list[Manifest]:
-    """The manifests of every complete table under ``data``, by name (damaged ones left out)."""
+def manifests(data: Path, warn: Callable[[str], None] | None = None) -> list[Manifest]:
+    """The manifests of every complete table under ``data``, by name.
+
+    A damaged or invalid manifest (or one that names another table) leaves its
+    table out, with one line to ``warn``; the other tables stay queryable.
+    """
     found = []
     if data.is_dir():
         for p in sorted(data.iterdir()):
             if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists():
                 try:
                     found.append(manifests_.read(p))
-                except CorruptTable:
-                    continue
+                except CorruptTable as e:
+                    if warn is not None:
+                        warn(f"warning: {p.name} left out of the catalog: {e}")
     return found
+
+
+def stderr_line(text: str) -> None:
+    print(f"puzzledb: {text}", file=sys.stderr)
 
 
 def _codec(m: Manifest) -> Cells:
@@ -70,7 +81,7 @@ def statements(data: Path, prefix: str) -> list[str]:
 
     ``prefix`` is how the views name the data folder (relative or absolute).
     """
-    found = manifests(data)
+    found = manifests(data, stderr_line)
     return [
         *_views(found, prefix),
         *_tables(found),
@@ -81,12 +92,15 @@ def statements(data: Path, prefix: str) -> list[str]:
 
 
 def _views(found: list[Manifest], prefix: str) -> list[str]:
-    """One view per table over its Parquet files."""
-    return [
-        f"CREATE OR REPLACE VIEW {ident(m.table)} AS "
-        f"SELECT * FROM read_parquet({sql_str(f'{prefix}/{m.table}/*.parquet')})"
-        for m in found
-    ]
+    """One view per table over exactly the files its manifest lists (a stray
+    file in the folder is never read)."""
+    out = []
+    for m in found:
+        files = ", ".join(sql_str(f"{prefix}/{m.table}/{f.name}") for f in m.files)
+        out.append(
+            f"CREATE OR REPLACE VIEW {ident(m.table)} AS SELECT * FROM read_parquet([{files}])"
+        )
+    return out
 
 
 def _tables(found: list[Manifest]) -> list[str]:
@@ -192,11 +206,63 @@ def write(data: Path) -> Path:
     return target
 
 
-def connect(data: Path) -> Any:
-    """An in-memory DuckDB connection with the catalog over absolute paths."""
+def connect(data: Path, sealed: bool = True) -> Any:
+    """An in-memory DuckDB connection with the catalog over absolute paths.
+
+    Every table's files are checked against their manifest first (DuckDB does
+    not check page checksums; the check is remembered: storage/integrity.py).
+    ``sealed``: the connection reads the data folder and nothing else outside
+    the process (no file written or read elsewhere, no extension loaded, and
+    no setting can lift that); statements that write are refused before they
+    run (:func:`refuse_writes`).
+    """
     import duckdb
 
+    from pipeline.storage import integrity
+
+    for m in manifests(data):
+        integrity.check_table(data / m.table, m)
     con = duckdb.connect()
     for stmt in statements(data, str(data.resolve())):
         con.execute(stmt)
+    if sealed:
+        con.execute("SET allowed_directories = ?", [[str(data.resolve()) + os.sep]])
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
     return con
+
+
+#: Statements a read-only query may run (the database is in memory; the
+#: catalog file and the Parquet files are outside it).
+READ_ONLY = {
+    "SELECT", "EXPLAIN", "VARIABLE_SET", "RELATION", "PREPARE", "EXECUTE", "CALL",
+    "CREATE", "INSERT", "UPDATE", "DELETE", "DROP", "ALTER", "TRANSACTION", "MULTI",
+}  # fmt: skip
+
+
+def refuse_writes(sql: str) -> None:
+    """BadQuery for a statement that writes or reaches outside (COPY, EXPORT, ATTACH,
+    INSTALL, LOAD, SET, PRAGMA, ...), named, unless the caller allows writes."""
+    import duckdb
+
+    from pipeline.errors import BadQuery
+
+    try:
+        found = duckdb.extract_statements(sql)
+    except duckdb.Error as e:
+        raise BadQuery(_first_line(e)) from None
+    if not found:
+        raise BadQuery("no SQL statement given")
+    for st in found:
+        if st.type.name not in READ_ONLY:
+            words = st.query.split()
+            kind = words[0].upper() if words else st.type.name
+            raise BadQuery(
+                f"{kind} statements may write or reach outside the data folder: "
+                "refused (run the query with --write to allow it)"
+            )
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__

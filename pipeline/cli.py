@@ -295,16 +295,66 @@ def query(
     sql: Annotated[str, typer.Argument(help="SQL text, or a path to a .sql file.")],
     data: DataOpt = Path("data"),
     as_json: JsonOpt = False,
+    fmt: Annotated[
+        str, typer.Option("--format", help="table, csv, json or parquet (parquet needs --out).")
+    ] = "table",
+    out: Annotated[Path | None, typer.Option("--out", help="Write the result to a file.")] = None,
+    limit: Annotated[int, typer.Option("--limit", help="Rows shown as a table.")] = 200,
+    show_all: Annotated[bool, typer.Option("--all", help="Show every row of the table.")] = False,
+    sets: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="A variable for getvariable(), e.g. --set puzzle=2x5."),
+    ] = None,
+    write: Annotated[
+        bool, typer.Option("--write", help="Allow statements that write (COPY, ATTACH, ...).")
+    ] = False,
 ) -> None:
-    """Run SQL against the catalog (views, macros) and print the result."""
-    df = _db(data).query(sql)
-    if as_json:
-        typer.echo(df.write_json())
-        return
-    import polars as pl
+    """Run SQL against the catalog (views, macros) and print the result.
 
-    with pl.Config(tbl_rows=200, tbl_cols=20, fmt_str_lengths=80):
-        typer.echo(str(df))
+    Read-only unless --write: statements that write or reach outside the data
+    folder are refused. Ctrl-C cancels a long query.
+    """
+    from pipeline.errors import BadQuery
+
+    params = {}
+    for item in sets or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise BadQuery(f"--set takes NAME=VALUE, not {item!r}")
+        params[key.strip()] = value
+    db = _db(data)
+    try:
+        df = db.query(sql, params, write=write)
+    except KeyboardInterrupt:
+        typer.echo("puzzledb: query cancelled", err=True)
+        raise typer.Exit(130) from None
+    _print_frame(df, "json" if as_json else fmt, out, None if show_all else limit)
+
+
+def _print_frame(df: Any, fmt: str, out: Path | None, limit: int | None) -> None:
+    """A query's result as a table (cut at ``limit`` rows, said so), CSV, JSON or Parquet."""
+    from pipeline.errors import BadQuery
+
+    if fmt not in ("table", "csv", "json", "parquet"):
+        raise BadQuery(f"--format is table, csv, json or parquet, not {fmt!r}")
+    if fmt == "parquet" and out is None:
+        raise BadQuery("--format parquet writes a file: give --out FILE.parquet")
+    if fmt == "table":
+        import polars as pl
+
+        shown = df if limit is None else df.head(limit)
+        with pl.Config(tbl_rows=-1, tbl_cols=20, fmt_str_lengths=80):
+            text = str(shown)
+        if len(shown) < len(df):
+            text += f"\n({len(df):,} rows, {len(shown):,} shown: --all or --limit N for more)"
+    else:
+        text = {"csv": df.write_csv, "json": df.write_json}.get(fmt, lambda: "")()
+    if out is None:
+        typer.echo(text.rstrip("\n"))
+    elif fmt == "parquet":
+        df.write_parquet(out)
+    else:
+        out.write_text(text)
 
 
 @app.command()

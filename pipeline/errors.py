@@ -43,3 +43,7 @@ class BadMethod(PuzzleDBError):
 
 class BadOutput(PuzzleDBError):
     """An output file that cannot be written, or of a kind that is not drawn."""
+
+
+class BadQuery(PuzzleDBError):
+    """SQL that cannot run here: empty, missing, malformed, or writing without --write."""

@@ -33,9 +33,9 @@ from pipeline.engine.core import (
 )
 from pipeline.engine.reference import step_counted
 from pipeline.puzzles.base import Puzzle
+from pipeline.storage.integrity import sha256
 from pipeline.storage.reader import open_file, row_group_mins
 from pipeline.storage.table import Table
-from pipeline.storage.writer import checksum
 
 
 @dataclass
@@ -173,13 +173,23 @@ def verify(
     return report
 
 
+#: Files a table folder may hold besides its level files: the manifest, and the
+#: pattern-database array the solver derives (pipeline/solvers/optimal.py).
+OWN_FILES = {"_manifest.json", "_pdb.npy"}
+
+
 def _files(table: Table, report: Report) -> None:
+    """Every file the manifest lists, as it lists it, and no other file."""
     for entry in table.files:
         p = table.path(entry)
         if not p.exists():
             report.problems.append(f"{entry.name} is missing")
-        elif checksum(p) != entry.sha256:
+        elif sha256(p) != entry.sha256:
             report.problems.append(f"{entry.name} does not match its checksum in the manifest")
+    listed = {e.name for e in table.files} | OWN_FILES
+    for p in sorted(table.directory.iterdir()):
+        if p.name not in listed:
+            report.problems.append(f"{p.name} is not listed in the manifest (a stray file)")
 
 
 class _Levels:

@@ -54,6 +54,8 @@ class FileEntry:
     sha256: str
     min_state: int | None
     max_state: int | None
+    #: The sha256 of the file's footer (files written since footers are hashed).
+    footer_sha256: str | None = None
 
     @classmethod
     def parse(cls, doc: Any, where: str) -> FileEntry:
@@ -64,8 +66,10 @@ class FileEntry:
         digest = _get(doc, "sha256", str, where)
         if match is None:
             raise _Invalid(f"{where}name {name!r} is not a level file name (dDDD-PPP.parquet)")
-        if len(digest) != 64 or not set(digest) <= _HEX:
-            raise _Invalid(f"{where}sha256 is not a sha256 digest")
+        footer = doc.get("footer_sha256")
+        for d in (digest, *([footer] if footer is not None else [])):
+            if not isinstance(d, str) or len(d) != 64 or not set(d) <= _HEX:
+                raise _Invalid(f"{where}sha256 is not a sha256 digest")
         entry = cls(
             name,
             _count(doc, "depth", where, 256),
@@ -74,13 +78,17 @@ class FileEntry:
             digest,
             _state(doc, "min_state", where),
             _state(doc, "max_state", where),
+            footer,
         )
         if int(match.group(1)) != entry.depth:
             raise _Invalid(f"{where}name {name!r} does not match depth {entry.depth}")
         return entry
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        if out["footer_sha256"] is None:
+            del out["footer_sha256"]
+        return out
 
 
 @dataclass

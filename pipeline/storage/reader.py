@@ -18,15 +18,26 @@ import pyarrow.parquet as pq
 from pipeline.engine.core import NO_PARENT, Level, States
 from pipeline.engine.level import Chunk
 from pipeline.errors import CorruptTable
+from pipeline.storage.integrity import check_footer
 from pipeline.storage.manifest import FileEntry
 
 
-def open_file(path: Path) -> pq.ParquetFile:
-    """A level file, opened; CorruptTable when it cannot be."""
+def open_file(path: Path, entry: FileEntry | None = None, table: str = "") -> pq.ParquetFile:
+    """A level file, opened to read with its page checksums checked; with its manifest
+    ``entry``, its size and footer are checked first. CorruptTable when it cannot be."""
+    if entry is not None:
+        check_footer(path, entry, table or path.parent.name)
     try:
-        return pq.ParquetFile(path)
+        return pq.ParquetFile(path, page_checksum_verification=True)
     except (OSError, pa.ArrowException) as e:
-        raise CorruptTable(f"{path} cannot be read ({first_line(e)})") from None
+        raise _unreadable(path, e) from None
+
+
+def _unreadable(path: Path, e: BaseException) -> CorruptTable:
+    return CorruptTable(
+        f"{path} cannot be read ({first_line(e)}): "
+        f"rebuild with `puzzledb build {path.parent.name} --force`"
+    )
 
 
 def row_group_bounds(pf: pq.ParquetFile) -> list[tuple[int, int]]:
@@ -61,11 +72,12 @@ class LevelFiles:
         count within 64 bits)."""
         columns = ["state", *(["parent"] if parents else []), *(["paths"] if paths else [])]
         for entry in self.entries:
-            pf = open_file(self.directory / entry.name)
+            path = self.directory / entry.name
+            pf = open_file(path, entry)
             per = max(1, rows // max(1, pf.metadata.row_group(0).num_rows))
             n = pf.metadata.num_row_groups
             for i in range(0, n, per):
-                t = pf.read_row_groups(list(range(i, min(n, i + per))), columns=columns)
+                t = _read(path, pf, list(range(i, min(n, i + per))), columns)
                 got = {c: u64(t.column(c)) for c in columns}
                 yield got["state"], got.get("parent"), got.get("paths")
 
@@ -75,11 +87,12 @@ class LevelFiles:
         for entry in self.entries:
             if entry.max_state < lo or entry.min_state >= hi:  # type: ignore[operator]
                 continue
-            pf = open_file(self.directory / entry.name)
+            path = self.directory / entry.name
+            pf = open_file(path, entry)
             groups = [i for i, (a, b) in enumerate(row_group_bounds(pf)) if b >= lo and a < hi]
             if not groups:
                 continue
-            s = u64(pf.read_row_groups(groups, columns=["state"]).column("state"))
+            s = u64(_read(path, pf, groups, ["state"]).column("state"))
             a = np.searchsorted(s, np.uint64(lo))
             b = np.searchsorted(s, np.uint64(hi)) if hi <= int(NO_PARENT) else len(s)
             out.append(s[a:b].copy() if b - a < len(s) else s)
@@ -89,7 +102,7 @@ class LevelFiles:
 
     def read(self) -> Level:
         """The whole level as arrays (parents of roots as NO_PARENT)."""
-        parts = [read_level_file(self.directory / e.name) for e in self.entries]
+        parts = [read_level_file(self.directory / e.name, e) for e in self.entries]
         if not parts:
             e = np.empty(0, np.uint64)
             return Level(self.depth, e, e)
@@ -102,12 +115,21 @@ class LevelFiles:
         return Level(self.depth, states, np.concatenate([p.parents for p in parts]), paths)
 
 
-def read_level_file(path: Path) -> Level:
-    """A whole level file as arrays (parents of roots become NO_PARENT)."""
+def _read(path: Path, pf: pq.ParquetFile, groups: list[int], columns: list[str]) -> pa.Table:
+    """Row groups of an open file (pages checked); CorruptTable when damaged."""
     try:
-        t = pq.read_table(path)
+        return pf.read_row_groups(groups, columns=columns)
     except (OSError, pa.ArrowException) as e:
-        raise CorruptTable(f"{path} cannot be read ({first_line(e)})") from None
+        raise _unreadable(path, e) from None
+
+
+def read_level_file(path: Path, entry: FileEntry | None = None) -> Level:
+    """A whole level file as arrays (parents of roots become NO_PARENT)."""
+    pf = open_file(path, entry)
+    try:
+        t = pf.read()
+    except (OSError, pa.ArrowException) as e:
+        raise _unreadable(path, e) from None
     depth = int(t.column("depth")[0].as_py()) if t.num_rows else -1
     paths = u64(t.column("paths")) if "paths" in t.column_names else None
     return Level(depth, u64(t.column("state")), u64(t.column("parent")), paths)

@@ -17,7 +17,7 @@ from pipeline.errors import CorruptTable, NotBuilt
 from pipeline.storage import manifest as manifests
 from pipeline.storage.format import FILE_ROWS, MANIFEST
 from pipeline.storage.manifest import FileEntry, Manifest
-from pipeline.storage.reader import LevelFiles, first_line, row_group_mins, u64
+from pipeline.storage.reader import LevelFiles, first_line, open_file, row_group_mins, u64
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,8 @@ class Table:
 
     def _footer(self, entry: FileEntry) -> tuple[pq.ParquetFile, list[int]]:
         if entry.name not in self._footers:
+            pf = open_file(self.path(entry), entry, self.name)  # size and footer checked
             try:
-                pf = pq.ParquetFile(self.path(entry))
                 mins = row_group_mins(pf)
             except (OSError, pa.ArrowException, AttributeError, TypeError) as e:
                 raise self._damaged(entry, f"cannot be read ({first_line(e)})") from None

@@ -29,6 +29,7 @@ from pipeline.storage.format import (
     ZSTD_LEVEL,
     level_file_name,
 )
+from pipeline.storage.integrity import footer_sha256
 
 
 def write_json_atomic(path: Path, doc: dict[str, Any], indent: int | None = 1) -> None:
@@ -74,6 +75,7 @@ def _write_table(table: pa.Table, sink: Any) -> None:
         compression_level=ZSTD_LEVEL,
         use_dictionary=False,
         write_statistics=True,
+        write_page_checksum=True,
         data_page_version="1.0",
     )
 
@@ -157,6 +159,7 @@ def write_part(
         "rows": n,
         "bytes": data.size,
         "sha256": hashlib.sha256(data).hexdigest(),
+        "footer_sha256": footer_sha256(data),
         "min_state": int(states[0]) if n else None,
         "max_state": int(states[-1]) if n else None,
     }
@@ -252,11 +255,3 @@ class LevelWriter:
             self._entries.append(self._futures.pop(0).result())
         self.seconds += time.perf_counter() - clock
         return self._entries
-
-
-def checksum(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()

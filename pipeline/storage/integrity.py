@@ -1,0 +1,127 @@
+"""Whether a table's files are the ones its manifest describes, before anything reads them.
+
+Three guards, from cheapest to dearest:
+- every file written since page checksums exist carries a CRC32 on each data
+  page, and every read the API makes asks pyarrow to check it;
+- the footer (the row groups' statistics a point look-up chooses by, which
+  no page checksum covers) is hashed into the manifest and checked when a
+  file is opened (:func:`check_footer`);
+- where neither can help (DuckDB reads pages without checking them; tables
+  written before the checksums), a file's sha256 is compared with the
+  manifest's before its table is first used, remembered outside the data
+  folder by size, mtime and inode so that it is computed once
+  (:func:`check_table`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import CorruptTable
+from pipeline.storage.manifest import FileEntry, Manifest
+
+#: Where the checked files are remembered (never inside a data folder).
+CACHE_ENV = "PUZZLEDB_CACHE"
+
+
+def footer_sha256(data: Any) -> str:
+    """The sha256 of a Parquet file's footer: its metadata, length and magic."""
+    tail = bytes(data[-8:])
+    length = int.from_bytes(tail[:4], "little")
+    return hashlib.sha256(bytes(data[-(8 + length) :])).hexdigest()
+
+
+def _damaged(path: Path, table: str, why: str) -> CorruptTable:
+    return CorruptTable(f"{path} {why}: rebuild with `puzzledb build {table} --force`")
+
+
+def check_footer(path: Path, entry: FileEntry, table: str) -> None:
+    """The file has the size and (when recorded) the footer the manifest says."""
+    try:
+        size = path.stat().st_size
+        if size != entry.bytes:
+            raise _damaged(path, table, f"has {size} bytes, the manifest says {entry.bytes}")
+        if entry.footer_sha256 is None:
+            check_file(path, entry, table)  # written before footers were hashed
+            return
+        with open(path, "rb") as f:
+            f.seek(max(0, size - 8))
+            length = int.from_bytes(f.read(4), "little")
+            if not 0 < length <= size - 12:
+                raise _damaged(path, table, "has a damaged footer")
+            f.seek(size - 8 - length)
+            tail = f.read(length + 8)
+    except FileNotFoundError:
+        raise _damaged(path, table, "is missing") from None
+    if hashlib.sha256(tail).hexdigest() != entry.footer_sha256:
+        raise _damaged(path, table, "has a damaged footer (its hash differs from the manifest's)")
+
+
+def check_table(directory: Path, manifest: Manifest) -> None:
+    """Every file of the table matches the manifest's sha256 (remembered once checked)."""
+    for entry in manifest.files:
+        check_file(directory / entry.name, entry, manifest.table)
+
+
+def check_file(path: Path, entry: FileEntry, table: str) -> None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise _damaged(path, table, "is missing") from None
+    key = str(path.resolve())
+    stamp = [st.st_size, st.st_mtime_ns, st.st_ino, entry.sha256]
+    cache = _load()
+    if cache.get(key) == stamp:
+        return
+    if st.st_size != entry.bytes or sha256(path) != entry.sha256:
+        raise _damaged(path, table, "does not match its checksum in the manifest")
+    cache[key] = stamp
+    _save(cache)
+
+
+def remember(directory: Path, manifest: Manifest) -> None:
+    """Files just written and hashed by the build: remembered without reading them again."""
+    cache = _load()
+    for entry in manifest.files:
+        path = directory / entry.name
+        with contextlib.suppress(OSError):
+            st = path.stat()
+            cache[str(path.resolve())] = [st.st_size, st.st_mtime_ns, st.st_ino, entry.sha256]
+    _save(cache)
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _cache_file() -> Path:
+    root = os.environ.get(CACHE_ENV) or os.environ.get("XDG_CACHE_HOME")
+    base = Path(root) if root else Path.home() / ".cache"
+    return (base if os.environ.get(CACHE_ENV) else base / "puzzledb") / "checked.json"
+
+
+def _load() -> dict[str, list[Any]]:
+    try:
+        doc = json.loads(_cache_file().read_text())
+        return doc if isinstance(doc, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _save(cache: dict[str, list[Any]]) -> None:
+    """Written aside and renamed; a cache that cannot be written is simply not kept."""
+    path = _cache_file()
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(cache))
+        os.replace(tmp, path)
