@@ -142,7 +142,7 @@ class Builder:
         if self.counts:
             roots = Level(0, roots.states, roots.parents, np.ones(len(roots), np.uint64))
         writer = LevelWriter(self.staging, 0, self.metadata)
-        writer.add(roots.states, roots.parents, roots.paths)
+        writer.add(roots.states, roots.parents, roots.counts)
         stats = {} if self.puzzle.expand_free is not None else {"buckets": 1}
         self._record(0, writer.close(), started, time.perf_counter(), stats)
         self.held.keep(roots)

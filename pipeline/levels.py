@@ -137,7 +137,7 @@ class Held:
         return held + (len(self._seen) * 8 if self._seen is not None else 0)
 
     def keep(self, level: Level) -> None:
-        self.levels[level.depth] = InMemory(level.depth, level.states, level.parents, level.paths)
+        self.levels[level.depth] = InMemory(level.depth, level.states, level.parents, level.counts)
         self._add_seen(level.states)
 
     def output(self, writer: LevelWriter, plan: LevelPlan, packed: bool, counts: bool) -> Output:
@@ -179,7 +179,7 @@ class Held:
             if d not in needed:
                 del self.levels[d]
             elif d != depth and isinstance(lv, InMemory):
-                lv.parents = lv.paths = None
+                lv.parents = lv.counts = None
                 if d != depth - 1 and d not in writing:
                     del self.levels[d]  # on disk: read back by range
         self._give_back(writing)
@@ -193,7 +193,7 @@ class Held:
             held = (
                 []
                 if not isinstance(level, InMemory)
-                else [level.states, level.parents, level.paths]
+                else [level.states, level.parents, level.counts]
             )
             bases = {id(owner(a)) for a in held if a is not None}
             self.pool.give(*(b for b in self._owned[d] if id(owner(b)) not in bases))

@@ -111,10 +111,10 @@ def _check_paths(
 ) -> None:
     """Path counts: 1 at the roots, else the sum over every move from the level above."""
     d = level.depth
-    if level.paths is None:
+    if level.counts is None:
         bad(f"depth {d}: the table has a paths column but this level has none")
         return
-    if d == 0 or up is None or up.paths is None:
+    if d == 0 or up is None or up.counts is None:
         expected = np.ones(len(level), np.uint64)
     else:
         # The level above in pieces, so the moves of one piece are in memory at a
@@ -122,18 +122,18 @@ def _check_paths(
         expected = np.zeros(len(level), np.uint64)
         for a in range(0, len(up), PATHS_PIECE):
             piece = slice(a, a + PATHS_PIECE)
-            kids, _, sums = step_counted(up.states[piece], puzzle.expand, [], up.paths[piece])
+            kids, _, sums = step_counted(up.states[piece], puzzle.expand, [], up.counts[piece])
             assert sums is not None
             pos = np.searchsorted(level.states, kids)
             pos[pos == len(level)] = 0
             found = level.states[pos] == kids
             expected[pos[found]] += sums[found]
-    wrong = np.flatnonzero(level.paths != expected)
+    wrong = np.flatnonzero(level.counts != expected)
     if len(wrong):
         i = int(wrong[0])
         bad(
             f"depth {d}: {len(wrong)} path counts wrong, e.g. {puzzle.text(int(level.states[i]))} "
-            f"has {int(level.paths[i])}, the moves give {int(expected[i])}"
+            f"has {int(level.counts[i])}, the moves give {int(expected[i])}"
         )
 
 

@@ -203,7 +203,7 @@ def test_a_planted_wrong_path_count_fails_verify(
     _copy(pdb.data, tmp_path, "3x3")
 
     def one_more(level):
-        paths = level.paths.copy()
+        paths = level.counts.copy()
         paths[3] += 1
         return type(level)(level.depth, level.states, level.parents, paths)
 

@@ -53,14 +53,15 @@ def excluded_depths(graph: Graph, depth: int) -> list[int]:
 class Level:
     """One depth: sorted unique states and, row for row, the parent of each.
 
-    ``paths`` (optional) counts, row for row, the distinct move sequences from
-    the roots that reach the state along shortest paths.
+    ``counts`` (optional, the ``paths`` column on disk) counts, row for row,
+    the distinct move sequences from the roots that reach the state along
+    shortest paths.
     """
 
     depth: int
     states: States
     parents: States
-    paths: States | None = None
+    counts: States | None = None
 
     def __len__(self) -> int:
         return len(self.states)

@@ -26,7 +26,7 @@ class LevelSource(Protocol):
 
     def __len__(self) -> int: ...
 
-    def chunks(self, rows: int, parents: bool = False, paths: bool = False) -> Iterator[Chunk]:
+    def chunks(self, rows: int, parents: bool = False, counts: bool = False) -> Iterator[Chunk]:
         """The rows in order, in runs of about ``rows``."""
         ...
 
@@ -36,30 +36,30 @@ class LevelSource(Protocol):
 
 
 class InMemory:
-    """A level whose columns are arrays (``parents`` and ``paths`` may be dropped)."""
+    """A level whose columns are arrays (``parents`` and ``counts`` may be dropped)."""
 
     def __init__(
         self,
         depth: int,
         states: States,
         parents: States | None = None,
-        paths: States | None = None,
+        counts: States | None = None,
     ) -> None:
         self.depth = depth
         self.states = states
         self.parents = parents
-        self.paths = paths
+        self.counts = counts
 
     def __len__(self) -> int:
         return len(self.states)
 
-    def chunks(self, rows: int, parents: bool = False, paths: bool = False) -> Iterator[Chunk]:
+    def chunks(self, rows: int, parents: bool = False, counts: bool = False) -> Iterator[Chunk]:
         for i in range(0, len(self.states), rows):
             cut = slice(i, i + rows)
             yield (
                 self.states[cut],
                 self.parents[cut] if parents and self.parents is not None else None,
-                self.paths[cut] if paths and self.paths is not None else None,
+                self.counts[cut] if counts and self.counts is not None else None,
             )
 
     def between(self, lo: int, hi: int) -> States:
@@ -77,12 +77,12 @@ def read_all(level: LevelSource) -> States:
     return np.concatenate(parts) if parts else np.empty(0, np.uint64)
 
 
-def sample(level: LevelSource, count: int, parents: bool = False, paths: bool = False) -> Chunk:
-    """About ``count`` rows spread evenly over the level (states, parents, paths)."""
+def sample(level: LevelSource, count: int, parents: bool = False, counts: bool = False) -> Chunk:
+    """About ``count`` rows spread evenly over the level (states, parents, path counts)."""
     stride = max(1, len(level) // count)
     cols: list[list[np.ndarray]] = [[], [], []]
     offset = 0
-    for chunk in level.chunks(1 << 22, parents, paths):
+    for chunk in level.chunks(1 << 22, parents, counts):
         for out, col in zip(cols, chunk, strict=True):
             if col is not None:
                 out.append(col[(-offset) % stride :: stride])

@@ -93,27 +93,27 @@ def search(
     expand: Expander,
     graph: Graph,
     expand_free: Expander | None = None,
-    paths: bool = False,
+    counts: bool = False,
 ) -> Iterator[Level]:
     """Yield every level, depth 0 first, until a level comes out empty.
 
     Puzzles with zero-cost moves need ``Graph.GENERAL``: a state may be reached
-    at a smaller depth along a longer run of free moves. With ``paths`` every
+    at a smaller depth along a longer run of free moves. With ``counts`` every
     level carries its path counts (roots count 1).
     """
     if expand_free is not None and graph is not Graph.GENERAL:
         raise ValueError("zero-cost moves need Graph.GENERAL (dedup against every level)")
-    if paths and expand_free is not None:
+    if counts and expand_free is not None:
         raise ValueError("path counts are not defined for boards with zero-cost moves")
     current = roots_level(roots, expand_free)
-    if paths:
+    if counts:
         current = Level(0, current.states, current.parents, np.ones(len(current), np.uint64))
     kept = {0: current.states}
     yield current
     while len(current):
         exclude = [kept[d] for d in excluded_depths(graph, current.depth)]
         children, parents, counts = step_counted(
-            current.states, expand, exclude, current.paths if paths else None
+            current.states, expand, exclude, current.counts if counts else None
         )
         level = Level(current.depth + 1, children, parents, counts)
         if expand_free is not None:

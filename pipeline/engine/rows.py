@@ -52,13 +52,13 @@ class Rows:
         self.expand = rules.expand
         self.weights = rules.weights
         #: The columns of the current level a step reads: parents (to skip the
-        #: move back), paths (the weights).
+        #: move back), path counts (the weights).
         self.want = (self.kernels is not None and rules.skip_back, rules.weights)
         self.shift = self.kernels.tag_bits if self.kernels else 0
         self.bytes = budget.move_bytes(self.kernels is not None, rules.weights)
         self.width = 1 if self.kernels else (3 if rules.weights else 2)
 
-    def make(self, states: States, parents: States | None, paths: States | None) -> np.ndarray:
+    def make(self, states: States, parents: States | None, counts: States | None) -> np.ndarray:
         """The moves out of a chunk of a level, unordered."""
         if self.kernels:
             return self.kernels.keys(states, parents)
@@ -67,8 +67,8 @@ class Rows:
         rows[:, 0] = child
         rows[:, 1] = states[src]
         if self.weights:
-            assert paths is not None
-            rows[:, 2] = paths[src]
+            assert counts is not None
+            rows[:, 2] = counts[src]
         return rows
 
     def empty(self) -> np.ndarray:

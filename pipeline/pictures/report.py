@@ -88,20 +88,16 @@ def summary(m: Manifest) -> Summary:
 
 def deepest(table: Table, puzzle: Puzzle, limit: int = DEEPEST) -> list[int]:
     """Up to ``limit`` positions of the deepest level, in state order (one per typed text)."""
-    import pyarrow.parquet as pq
-
     out: list[int] = []
     seen: set[str] = set()
-    for entry in table.manifest.files_at(table.max_depth):
-        f = pq.ParquetFile(table.path(entry))
-        for g in range(f.num_row_groups):
-            for s in f.read_row_group(g, columns=["state"]).column(0).to_pylist():
-                text = puzzle.text(s)
-                if text not in seen:
-                    seen.add(text)
-                    out.append(int(s))
-                if len(out) == limit:
-                    return out
+    for states, _, _ in table.level(table.max_depth).chunks(1 << 16):
+        for s in states.tolist():
+            text = puzzle.text(s)
+            if text not in seen:
+                seen.add(text)
+                out.append(int(s))
+            if len(out) == limit:
+                return out
     return out
 
 

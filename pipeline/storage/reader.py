@@ -66,11 +66,11 @@ class LevelFiles:
     def __len__(self) -> int:
         return sum(e.rows for e in self.entries)
 
-    def chunks(self, rows: int, parents: bool = False, paths: bool = False) -> Iterator[Chunk]:
-        """(states, parents, paths) in whole row groups of about ``rows`` rows. Null
+    def chunks(self, rows: int, parents: bool = False, counts: bool = False) -> Iterator[Chunk]:
+        """(states, parents, path counts) in whole row groups of about ``rows`` rows. Null
         parents come back as NO_PARENT; path counts as uint64 (the build keeps each
         count within 64 bits)."""
-        columns = ["state", *(["parent"] if parents else []), *(["paths"] if paths else [])]
+        columns = ["state", *(["parent"] if parents else []), *(["paths"] if counts else [])]
         for entry in self.entries:
             path = self.directory / entry.name
             pf = open_file(path, entry)
@@ -106,13 +106,13 @@ class LevelFiles:
         if not parts:
             e = np.empty(0, np.uint64)
             return Level(self.depth, e, e)
-        paths = None
-        if parts[0].paths is not None:
-            paths = np.concatenate([p.paths for p in parts])  # type: ignore[misc]
+        counts = None
+        if parts[0].counts is not None:
+            counts = np.concatenate([p.counts for p in parts])  # type: ignore[misc]
         if len(parts) == 1:
-            return Level(self.depth, parts[0].states, parts[0].parents, parts[0].paths)
+            return Level(self.depth, parts[0].states, parts[0].parents, parts[0].counts)
         states = np.concatenate([p.states for p in parts])
-        return Level(self.depth, states, np.concatenate([p.parents for p in parts]), paths)
+        return Level(self.depth, states, np.concatenate([p.parents for p in parts]), counts)
 
 
 def _read(path: Path, pf: pq.ParquetFile, groups: list[int], columns: list[str]) -> pa.Table:
@@ -131,8 +131,8 @@ def read_level_file(path: Path, entry: FileEntry | None = None) -> Level:
     except (OSError, pa.ArrowException) as e:
         raise _unreadable(path, e) from None
     depth = int(t.column("depth")[0].as_py()) if t.num_rows else -1
-    paths = u64(t.column("paths")) if "paths" in t.column_names else None
-    return Level(depth, u64(t.column("state")), u64(t.column("parent")), paths)
+    counts = u64(t.column("paths")) if "paths" in t.column_names else None
+    return Level(depth, u64(t.column("state")), u64(t.column("parent")), counts)
 
 
 def u64(column: pa.ChunkedArray) -> np.ndarray:

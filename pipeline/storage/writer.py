@@ -60,7 +60,9 @@ def write_level(directory: Path, level: Level, metadata: dict[str, str]) -> list
             level.states[part * FILE_ROWS : min(n, (part + 1) * FILE_ROWS)],
             level.parents[part * FILE_ROWS : min(n, (part + 1) * FILE_ROWS)],
             metadata,
-            None if level.paths is None else level.paths[part * FILE_ROWS : (part + 1) * FILE_ROWS],
+            None
+            if level.counts is None
+            else level.counts[part * FILE_ROWS : (part + 1) * FILE_ROWS],
         )
         for part in range(parts)
     ]
