@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-pegs bench-korf clean distclean help
+.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-korf clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -20,6 +20,7 @@ help:
 	@echo "make build-db-full  also the 239,500,800-position boards 3x4 and 2x6 (MEMORY=3GB)"
 	@echo "make test-full  long checks outside CI: full boards, english33, PDB solver"
 	@echo "make bench-full build 3x4 and 2x6 three times each, print a table (RUNS=3)"
+	@echo "make bench-walk the path macro from the deepest 3x4 and 2x6 positions, cold and warm"
 	@echo "make bench-pegs the English peg board's first levels, median of 3"
 	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
@@ -67,6 +68,12 @@ test-full: build-db-full
 
 bench-full: $(STAMP)
 	$(BIN)/python -m pipeline.bench_full --runs $(RUNS) --memory $(MEMORY)
+
+# The path macro in SQL on the tables built in $(DATA) (make build-db-full):
+# every deepest position of 3x4 and 2x6, in DuckDB 2.x and the 1.x CLI, cold
+# (the OS page cache is dropped first when run as root) and warm.
+bench-walk: $(STAMP)
+	$(BIN)/python -m pipeline.benchmarks.walks --data $(DATA)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -12,6 +12,7 @@ Macros (part of the public contract):
   state_of(puzzle, text)     a typed position as its state (error if malformed)
   cells(puzzle, state)       the cell values as an INTEGER list (cell 0 at index 1)
   path(puzzle, state)        table: the rows from state to its root, by parents
+                             (pipeline/walk_sql.py, with one "path:<table>" walk a table)
   winnable(puzzle, state)    whether a position can still be won (peg boards whose
                              ``<puzzle>-winnable`` table is built; false if unreachable)
 Tables and views: puzzles, levels, summary, and one view per table; for each
@@ -27,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pipeline import walk_sql
 from pipeline.errors import CorruptTable
 from pipeline.puzzles import family_sql
 from pipeline.puzzles.base import Cells, ident, sql_str
@@ -87,7 +89,7 @@ def statements(data: Path, prefix: str) -> list[str]:
         *_tables(found),
         *_codec_macros(found),
         *family_sql(found),
-        _path_macro(),
+        *walk_sql.statements(found, prefix),  # path(puzzle, state) and one walk a table
     ]
 
 
@@ -154,27 +156,6 @@ def _codec_macros(found: list[Manifest]) -> list[str]:
         dispatch = _dispatch(found, lambda c, f=sql_of, a=arg: f(c, a), unknown)
         out.append(f"CREATE OR REPLACE MACRO {name}(puzzle, {arg}) AS {dispatch}")
     return out
-
-
-def _path_macro() -> str:
-    """Walking parents with a recursive CTE.
-
-    The file scan is on the left of the join: with `SET disabled_optimizers =
-    'join_order,build_side_probe_side'` DuckDB then builds its hash table on the
-    walk (one row) and prunes row groups of the scan by the state, which makes
-    the macro usable on the 239-million-row boards (see README); without it,
-    use the CLI / API walk.
-    """
-    return (
-        "CREATE OR REPLACE MACRO path(puzzle, start) AS TABLE "
-        "WITH RECURSIVE walk(step, state, depth, parent) AS ("
-        " SELECT 0, state, depth, parent FROM query_table(puzzle) WHERE state = start"
-        " UNION ALL"
-        " SELECT walk.step + 1, t.state, t.depth, t.parent"
-        " FROM query_table(puzzle) t JOIN walk ON t.state = walk.parent)"
-        " SELECT step, state, depth, parent, board(puzzle, state) AS position"
-        " FROM walk ORDER BY step"
-    )
 
 
 def write(data: Path) -> Path:

@@ -30,9 +30,9 @@ def db() -> pipeline.Database:
 def test_counts_and_deepest_level(db: pipeline.Database, name: str) -> None:
     total, depth, deepest = FULL[name]
     table = db.table(name)
-    assert table.manifest["total"] == total
+    assert table.manifest.total == total
     assert table.max_depth == depth
-    assert table.manifest["max_depth_positions"] == deepest
+    assert table.manifest.max_depth_positions == deepest
     # The same figures from the Parquet rows themselves, not the manifest.
     n, top = db.connection().execute(f'SELECT count(*), max(depth) FROM "{name}"').fetchone()
     assert (n, top) == (total, depth)
@@ -75,19 +75,35 @@ def test_every_deepest_3x4_position_has_a_path_of_53_legal_moves(db: pipeline.Da
             assert b in set(children.tolist())
 
 
-def test_path_macro_on_3x4(db: pipeline.Database) -> None:
-    # With the optimizer setting the README gives (a macro cannot set it itself).
-    text = db.longest("3x4")[0]
-    state = puzzles.get("3x4").parse(text)
-    con = db.connection()
-    con.execute("SET disabled_optimizers = 'join_order,build_side_probe_side'")
-    try:
-        rows = con.execute(
-            f"SELECT step, state, depth FROM path('3x4', {state}::UBIGINT)"
-        ).fetchall()
-    finally:
-        con.execute("RESET disabled_optimizers")
-    assert len(rows) == 54
-    assert rows[0][1] == state and rows[-1][2] == 0
-    assert [r[2] for r in rows] == list(range(53, -1, -1))
-    assert [r[1] for r in rows] == db.solve("3x4", text).states
+@pytest.mark.parametrize("name", FULL)
+def test_path_macro_from_every_deepest_position(db: pipeline.Database, name: str) -> None:
+    # Plain SQL, no session setting, in DuckDB 2.x and in the 1.x CLI: solve's rows.
+    from tests.test_walk_sql import cli_rows
+
+    queries, solutions = [], []
+    for text in db.longest(name)["position"].to_list():
+        state = puzzles.get(name).parse(text)
+        query = f"SELECT step, state, depth FROM path('{name}', {state})"
+        rows = db.connection().execute(query).fetchall()
+        solutions.append(db.solve(name, text).states)
+        assert [r[1] for r in rows] == solutions[-1]
+        assert [r[2] for r in rows] == list(range(FULL[name][1], -1, -1))
+        queries.append(query)
+    for lines, states in zip(cli_rows(db.data / "puzzles.duckdb", queries), solutions, strict=True):
+        assert [int(line.split(",")[1]) for line in lines] == states
+
+
+@pytest.mark.parametrize("name", ["english33", "english33-winnable", "4x4-pdb-6a", "4x4-pdb-6b"])
+def test_path_macro_on_the_other_big_tables(db: pipeline.Database, name: str) -> None:
+    if name not in db.built():
+        pytest.skip(f"{name} is not built in {db.data}")
+    table = db.table(name)
+    deepest = db.connection().execute(
+        f'SELECT state FROM "{name}" WHERE depth = {table.max_depth} LIMIT 3'
+    )
+    for (state,) in deepest.fetchall():
+        rows = (
+            db.connection().execute(f"SELECT state, depth FROM path('{name}', {state})").fetchall()
+        )
+        assert rows == [(h.state, h.depth) for h in table.walk(state)]
+        assert rows[0][1] == table.max_depth and rows[-1][1] == 0

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from pipeline import bfs, puzzles
-from pipeline.store import write_level
+from pipeline.storage.writer import write_level
 
 
 def _peak_gb() -> float:
