@@ -24,7 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline import bfs, puzzles
+from pipeline import puzzles
+from pipeline.engine import reference
 from pipeline.storage.writer import write_level
 
 
@@ -37,7 +38,7 @@ def enumerate_levels(name: str, depth: int | None, folder: Path) -> tuple[int, i
     p = puzzles.get(name)
     meta = {"puzzledb.table": name, "puzzledb.puzzle": name, "puzzledb.encoding": p.encoding}
     clock = time.perf_counter()
-    levels = bfs.search(p.roots(), p.expand, p.graph, p.expand_free)
+    levels = reference.search(p.roots(), p.expand, p.graph, p.expand_free)
     if depth is not None:
         levels = itertools.islice(levels, depth + 1)
     positions = written = 0
