@@ -255,7 +255,7 @@ def test_report_names_every_table_and_needs_no_network(data: Path, tmp_path: Pat
     section = re.search(r'id="t-3x3".*?</section>', page, re.S).group(0)
     assert "2 positions at depth 31 (all shown)" in section
     drawn = re.findall(r'<svg [^>]*class="board"[^>]*data-text="([^"]*)"', section)
-    assert drawn == pipeline.open(data).longest("3x3")
+    assert drawn == pipeline.open(data).longest("3x3")["position"].to_list()
 
 
 def test_cli_writes_charts_and_boards(data: Path, tmp_path: Path) -> None:

@@ -1,10 +1,12 @@
 """Where each cell sits, read from the layout that draws the text boards.
 
 ``Cells.layout`` already places every cell in its board's shape as text
-(``{i}`` for cell i). The centre of each field, in characters and lines, is a
-drawing of the board: scaled so that neighbours on one line are one unit
-apart, and, when rows are shifted by half a step (the hexagon, the triangles),
-with rows sqrt(3)/2 apart so that the cells sit on a triangular lattice.
+(``{i}`` for cell i, or ``{i[k]}`` for one character of its symbol: a cell
+drawn in several places, like a cube corner, sits at their mean). The
+centre of each field, in characters and lines, is a drawing of the board:
+scaled so that neighbours on one line are one unit apart, and, when rows are
+shifted by half a step (the hexagon, the triangles), with rows sqrt(3)/2 apart
+so that the cells sit on a triangular lattice.
 """
 
 from __future__ import annotations
@@ -35,21 +37,42 @@ class Spots:
         return max(y for _, y in self.xy)
 
 
-def text_centres(cells: Cells) -> list[tuple[float, int]]:
-    """(character column of the centre, line) of each cell in the text drawing."""
-    found: dict[int, tuple[float, int]] = {}
+def field_centres(layout: str, width: int) -> list[tuple[str, float, int]]:
+    """(field, character column of its centre, line) of each ``{field}`` in a layout.
+
+    A field with an index (``{i[k]}``: one character of a symbol) is one
+    character wide; a plain field is ``width`` characters wide.
+    """
+    out: list[tuple[str, float, int]] = []
     line, col = 0, 0
-    for literal, field, _, _ in string.Formatter().parse(cells.layout):
+    for literal, field, _, _ in string.Formatter().parse(layout):
         pieces = literal.split("\n")
         line += len(pieces) - 1
         col = col + len(pieces[0]) if len(pieces) == 1 else len(pieces[-1])
         if field is not None:
-            found[int(field)] = (col + (cells.width - 1) / 2, line)
-            col += cells.width
-    return [found[i] for i in range(cells.count)]
+            w = 1 if "[" in field else width
+            out.append((field, col + (w - 1) / 2, line))
+            col += w
+    return out
 
 
-def _step(centres: list[tuple[float, int]]) -> float:
+def text_centres(cells: Cells) -> list[tuple[float, float]]:
+    """(character column of the centre, line) of each cell in the text drawing.
+
+    A cell drawn as several ``{i[k]}`` fields sits at the mean of their centres.
+    """
+    found: dict[int, list[tuple[float, float]]] = {}
+    for field, col, line in field_centres(cells.layout, cells.width):
+        found.setdefault(int(field.partition("[")[0]), []).append((col, line))
+    return [_mean(found[i]) for i in range(cells.count)]
+
+
+def _mean(points: list[tuple[float, float]]) -> tuple[float, float]:
+    n = len(points)
+    return sum(c for c, _ in points) / n, sum(r for _, r in points) / n
+
+
+def _step(centres: list[tuple[float, float]]) -> float:
     """The smallest gap between two cells on one line (1 when no line holds two)."""
     gaps = [
         abs(a[0] - b[0])
