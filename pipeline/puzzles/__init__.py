@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pipeline.errors import UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.multi import multi_rectangle
 from pipeline.puzzles.oshidori import OSHIDORI
 from pipeline.puzzles.pdb import group_names, pattern_puzzles
 from pipeline.puzzles.pegs import PUZZLES as PEGS
@@ -22,6 +23,7 @@ _ALL: list[Puzzle] = [
     rectangle(3, 4),
     rectangle(2, 6),
     rectangle(4, 4),
+    *(multi_rectangle(r, c) for r, c in ((3, 3), (2, 5), (3, 4), (2, 6))),  # multi.py
     KNIGHT14,
     MAGIC9,
     *PEGS,
