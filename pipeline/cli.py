@@ -49,9 +49,8 @@ def _emit(doc: Any) -> None:
 @app.command("list")
 def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
     """List the puzzles: name, graph, whether built and in the default build."""
-    from pipeline import puzzles
-
-    built = set(_db(data).built())
+    db = _db(data)
+    built = set(db.built())
     rows = [
         {
             "name": p.name,
@@ -61,7 +60,7 @@ def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
             "default": p.default,
             "built": p.name in built,
         }
-        for p in puzzles.REGISTRY.values()
+        for p in db.known_puzzles()  # built-ins and every table built in the data folder
     ]
     if as_json:
         _emit(rows)
@@ -90,6 +89,13 @@ def build(
             help="Memory budget of the build (e.g. 3GB, 1GB); larger levels go in buckets.",
         ),
     ] = "3GB",
+    root: Annotated[
+        str | None,
+        typer.Option(
+            "--root",
+            help="Build the named boards from this position (tables <board>~<hash>).",
+        ),
+    ] = None,
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
@@ -99,14 +105,16 @@ def build(
     names = puzzles.expand_names(list(puzzle or []))
     if default:
         names += [p.name for p in puzzles.defaults() if p.name not in names]
+    db = _db(data)
     if not names:
         raise typer.BadParameter("name at least one puzzle, or --default")
+    if root is not None and default:
+        raise typer.BadParameter("--root goes with board names, not --default")
     for n in names:
-        puzzles.get(n)
-    db = _db(data)
-    with BuildProgress(names) as progress:
+        puzzles.get(n, data)
+    with BuildProgress(names, data) as progress:
         manifests = db.build(
-            names, force=force, paths=paths, on_level=progress.level, memory=memory
+            names, force=force, paths=paths, on_level=progress.level, memory=memory, root=root
         )
     for m in manifests:
         typer.echo(
@@ -202,7 +210,7 @@ def solve(
     if as_json:
         _emit(sol.as_dict())
         return
-    p = db_puzzle(puzzle)
+    p = db_puzzle(puzzle, data)
     what = (
         "moves to the goal (optimal)"
         if sol.origin == "goal"
@@ -240,10 +248,10 @@ def _solve_by(db: Any, puzzle: str, position: str, method: str, moves: bool, js:
         typer.echo("tiles slid: " + " ".join(map(str, sol.tiles)))
 
 
-def db_puzzle(name: str) -> Any:
+def db_puzzle(name: str, data: Path | None = None) -> Any:
     from pipeline import puzzles
 
-    return puzzles.get(name)
+    return puzzles.get(name, data)
 
 
 @app.command()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pipeline.errors import UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.multi import multi_rectangle
@@ -33,14 +35,23 @@ _ALL: list[Puzzle] = [
 REGISTRY: dict[str, Puzzle] = {p.name: p for p in _ALL}
 
 
-def get(name: str) -> Puzzle:
-    """The puzzle registered as ``name``; UnknownPuzzle lists the known names."""
+def get(name: str, data: Path | None = None) -> Puzzle:
+    """The puzzle registered as ``name``; UnknownPuzzle lists the known names.
+
+    Names built from parts (``3x3-multi@4``) resolve too (names.py); those whose
+    definition lives in a data folder (typed roots) need ``data``.
+    """
     try:
         return REGISTRY[name]
     except KeyError:
         for p in peg_variant(name) or []:  # triangle15@3: another start hole
             if p.name == name:
                 return p
+        from pipeline.puzzles.names import resolve
+
+        found = resolve(name, data)
+        if found is not None:
+            return found
         known = ", ".join(REGISTRY)
         raise UnknownPuzzle(f"unknown puzzle {name!r} (known: {known})") from None
 

@@ -85,7 +85,7 @@ def solve(
     """Solve ``position`` of ``puzzle`` by ``method`` (see the module docstring)."""
     if method not in METHODS:
         raise BadMethod(f"unknown method {method!r} (known: {', '.join(METHODS)})")
-    p = puzzles.get(puzzle)
+    p = puzzles.get(puzzle, db.data)
     if method == "loop":
         return _loop(p, position)
     if method in ("auto", "table") and (puzzle in db.built() or method == "table"):
