@@ -110,8 +110,17 @@ class Database:
         self._con = None
         return done
 
+    def add_spec(self, path: str | os.PathLike[str]) -> list[str]:
+        """Check a puzzle spec (TOML) and keep it in ``<data>/specs/``; return its tables.
+
+        The tables are not built: pass the names to :meth:`build`.
+        """
+        from pipeline.puzzles import spec
+
+        return spec.add(Path(path), self.data)
+
     def known_puzzles(self) -> list[Puzzle]:
-        """Every puzzle known here: built-ins and every table built here."""
+        """Every puzzle known here: built-ins, the specs kept here, every built table."""
         from pipeline.puzzles.names import listed
 
         return listed(self.data)

@@ -60,7 +60,7 @@ def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
             "default": p.default,
             "built": p.name in built,
         }
-        for p in db.known_puzzles()  # built-ins and every table built in the data folder
+        for p in db.known_puzzles()  # built-ins, specs kept in the data folder, built tables
     ]
     if as_json:
         _emit(rows)
@@ -96,6 +96,12 @@ def build(
             help="Build the named boards from this position (tables <board>~<hash>).",
         ),
     ] = None,
+    spec: Annotated[
+        Path | None,
+        typer.Option(
+            "--spec", help="Also build a puzzle defined in a TOML file (kept in DATA/specs/)."
+        ),
+    ] = None,
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
@@ -106,8 +112,11 @@ def build(
     if default:
         names += [p.name for p in puzzles.defaults() if p.name not in names]
     db = _db(data)
+    if spec is not None:
+        tables = db.add_spec(spec)
+        names += [n for n in (tables[:1] if root is not None else tables) if n not in names]
     if not names:
-        raise typer.BadParameter("name at least one puzzle, or --default")
+        raise typer.BadParameter("name at least one puzzle, or --default, or --spec")
     if root is not None and default:
         raise typer.BadParameter("--root goes with board names, not --default")
     for n in names:

@@ -39,3 +39,7 @@ class Unsolvable(BadPosition):
 
 class BadMethod(PuzzleDBError):
     """A solving method that does not apply to the puzzle, or does not exist."""
+
+
+class BadSpec(PuzzleDBError):
+    """A puzzle spec file (TOML) that is malformed or describes no valid board."""

@@ -39,7 +39,7 @@ def get(name: str, data: Path | None = None) -> Puzzle:
     """The puzzle registered as ``name``; UnknownPuzzle lists the known names.
 
     Names built from parts (``3x3-multi@4``) resolve too (names.py); those whose
-    definition lives in a data folder (typed roots) need ``data``.
+    definition lives in a data folder (specs, typed roots) need ``data``.
     """
     try:
         return REGISTRY[name]

@@ -156,6 +156,9 @@ class Puzzle(ABC):
     requires: tuple[str, ...] = ()
     #: The table whose parent walk answers ``solve`` (None: this puzzle's own).
     solved_by: str | None = None
+    #: The TOML text of the spec that defines the puzzle (puzzles defined in a
+    #: file, pipeline/puzzles/spec.py); the manifest records it.
+    spec: str | None = None
 
     def bind(self, data: Path) -> Puzzle:
         """The puzzle ready to build or verify in ``data`` (derived tables read their source)."""
@@ -213,4 +216,5 @@ class Puzzle(ABC):
             "symbols": list(self.cells.symbols),
             "separator": self.cells.separator,
             "layout": self.cells.layout,
+            **({"spec": self.spec} if self.spec is not None else {}),
         }

@@ -7,8 +7,9 @@ The grammar (part of the data contract, README "Names"):
     peg boards       <board>[@<hole>][-winnable]   triangle15@3-winnable
                      <board>~<hash>
 
-``<board>`` is a built-in board (``3x3``, ``hex6``, ``triangle15`` ...) or any
-rectangle ``RxC`` (2 <= R, C and R*C <= 16). ``-multi`` (rectangles only) counts
+``<board>`` is a built-in board (``3x3``, ``hex6``, ``triangle15`` ...), any
+rectangle ``RxC`` (2 <= R, C and R*C <= 16), or the name of a spec in the
+data folder (pipeline/puzzles/spec.py). ``-multi`` (rectangles only) counts
 a slide of several tiles of one line as one move (multi.py). ``@<cell>``
 puts the blank (the empty hole) there and the tiles in order in the other
 cells. ``<hash>`` is the first 8 hex digits of the sha256 of the root as the
@@ -46,7 +47,7 @@ def root_hash(text: str) -> str:
 def resolve(name: str, data: Path | None = None) -> Puzzle | None:
     """The puzzle a composed name stands for, or None when the name is not one.
 
-    Names that depend on the data folder (typed roots) need ``data``.
+    Names that depend on the data folder (specs, typed roots) need ``data``.
     """
     m = ROOTED.fullmatch(name)
     if m:
@@ -69,8 +70,9 @@ def resolve(name: str, data: Path | None = None) -> Puzzle | None:
 
 
 def _board(name: str, data: Path | None) -> Puzzle | None:
-    """A board the grammar builds on: built-in or any rectangle."""
+    """A board the grammar builds on: built-in, any rectangle, or a spec in ``data``."""
     from pipeline import puzzles
+    from pipeline.puzzles import spec
 
     found = puzzles.REGISTRY.get(name)
     if found is not None:
@@ -80,7 +82,7 @@ def _board(name: str, data: Path | None) -> Puzzle | None:
     if m:
         rows, cols = int(m[1]), int(m[2])
         return rectangle(rows, cols) if rows >= 2 and cols >= 2 and rows * cols <= 16 else None
-    return None
+    return spec.board(name, data) if data is not None else None
 
 
 def _multi(board: Puzzle) -> MultiTilePuzzle:
@@ -104,7 +106,9 @@ def goal_cell(board: TilePuzzle, cell: int) -> TilePuzzle:
 
 
 def _peg_start(board: PegPuzzle, hole: int) -> PegPuzzle:
-    return PegPuzzle(board.board, empty=hole, name=f"{board.name}@{hole}")
+    p = PegPuzzle(board.board, empty=hole, name=f"{board.name}@{hole}")
+    p.spec = board.spec
+    return p
 
 
 class RootedPegPuzzle(PegPuzzle):
@@ -116,6 +120,7 @@ class RootedPegPuzzle(PegPuzzle):
 
     def __init__(self, base: PegPuzzle, state: int, name: str) -> None:
         super().__init__(base.board, empty=base.empty, name=name)
+        self.spec = base.spec
         self.root_texts = (base.text(state),)
         self.title = f"peg solitaire, {base.board.title}, from {base.text(state)}, in jumps"
         self.solved_by = name
@@ -182,11 +187,15 @@ def _rooted_from_folder(name: str, base: str, data: Path | None) -> Puzzle | Non
 
 
 def listed(data: Path) -> list[Puzzle]:
-    """What ``puzzledb list`` shows: the built-ins and every other table built in
-    ``data`` (other goals, typed roots)."""
+    """What ``puzzledb list`` shows: the built-ins, the tables of each spec kept in
+    ``data``, and every other table built there (other goals, typed roots)."""
     from pipeline import puzzles
+    from pipeline.puzzles import spec
 
     out = dict(puzzles.REGISTRY)
+    for s in spec.kept(data):
+        for suffix in spec.families()[s.family].TABLES:
+            out.setdefault(s.name + suffix, puzzles.get(s.name + suffix, data))
     for manifest in sorted(data.glob("*/_manifest.json")):
         name = manifest.parent.name
         if name not in out:
