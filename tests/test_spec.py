@@ -181,6 +181,7 @@ BAD = [
     ('name = "plus"', "name: 'hex6' is a built-in puzzle", 3),
     ("layout = ", "tiles.colours: unknown key (known: cells, adjacency, layout, goal)", 20),
     ("layout = ", "tiles.layout: cell 6 must be drawn once ({6}), not 2", 20),
+    ("layout = ", "tiles.layout: cells are drawn as plain {i}, without a format", 20),
 ]
 REPLACE = {
     0: lambda s: s.replace("cells = 8", "cells == 8"),
@@ -196,6 +197,7 @@ REPLACE = {
     6: lambda s: s.replace('name = "plus"', 'name = "hex6"'),
     7: lambda s: s.replace("layout = ", "colours = 3\nlayout = "),
     8: lambda s: s.replace("{6} {7}", "{6} {6}"),
+    9: lambda s: s.replace("{7}", "{7:>2}"),
 }
 
 

@@ -61,12 +61,12 @@ def resolve(name: str, data: Path | None = None) -> Puzzle | None:
     if m["multi"]:
         board = _multi(board)
     cell = int(m["cell"]) if m["cell"] is not None else None
-    if isinstance(board, TilePuzzle):
-        if m["winnable"]:
-            return None
+    if isinstance(board, TilePuzzle) and not m["winnable"]:
         return board if cell is None else goal_cell(board, cell)
-    p = board if cell is None else _peg_start(board, cell)
-    return WinnablePuzzle(p) if m["winnable"] else p
+    if type(board) is PegPuzzle:
+        p = board if cell is None else _peg_start(board, cell)
+        return WinnablePuzzle(p) if m["winnable"] else p
+    return board if name == board.name else None  # a board of another family: no suffixes
 
 
 def _board(name: str, data: Path | None) -> Puzzle | None:

@@ -32,8 +32,8 @@ MAX_HOLES = LAST_SHIFT
 
 def load(spec: Spec) -> PegPuzzle:
     t = spec.table
-    if not isinstance(t["picture"], str):
-        raise Problem("pegs.picture", "must be a string: an o for each hole")
+    if not isinstance(t["picture"], str) or "{" in t["picture"] or "}" in t["picture"]:
+        raise Problem("pegs.picture", "must be a string: an o for each hole (no braces)")
     steps = _steps(t["steps"])
     board = Board(spec.name, spec.title, t["picture"], steps, centre=0)
     n = board.count

@@ -97,9 +97,12 @@ def _layout(value: Any, n: int) -> str:
     if not isinstance(value, str):
         raise Problem("tiles.layout", "must be a string drawing the cells as {0} {1} ...")
     try:
-        fields = [f for _, f, _, _ in string.Formatter().parse(value) if f is not None]
+        parsed = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(value)]
     except ValueError as e:
         raise Problem("tiles.layout", f"not a drawing: {e}") from None
+    if any(f is not None and (spec or conv) for f, spec, conv in parsed):
+        raise Problem("tiles.layout", "cells are drawn as plain {i}, without a format")
+    fields = [f for f, _, _ in parsed if f is not None]
     wrong = [f for f in fields if f not in {str(i) for i in range(n)}]
     if wrong:
         raise Problem("tiles.layout", f"{{{wrong[0]}}} is not a cell (cells are 0..{n - 1})")
