@@ -17,7 +17,7 @@ help:
 	@echo "                and playwright-python into .venv; screenshots in build/screenshots/"
 	@echo "make lint       ruff check and format check"
 	@echo "make bench      benchmarks, median of 3 runs, printed as a table"
-	@echo "make build-db-full  also the 239,500,800-position boards 3x4 and 2x6 (MEMORY=3GB)"
+	@echo "make build-db-full  also the 239,500,800-position boards 3x4 and 2x6, and their -multi (MEMORY=3GB)"
 	@echo "make test-full  long checks outside CI: full boards, english33, PDB solver"
 	@echo "make bench-full build 3x4 and 2x6 three times each, print a table (RUNS=3)"
 	@echo "make bench-walk the path macro from the deepest 3x4 and 2x6 positions, cold and warm"
@@ -54,11 +54,11 @@ test-browser: $(BROWSER_STAMP)
 		{ echo "make test-browser: $(CHROMIUM) is missing and apt-get needs root (run as root, or apt-get install chromium)"; exit 1; }
 	PUZZLEDB_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests_browser
 
-# The full 3x4 and 2x6 boards: minutes each, about 1.3 GB of disk each.
+# The full 3x4 and 2x6 boards, single-tile and multi-tile: minutes each, about 1.3 GB of disk each.
 MEMORY ?= 3GB
 RUNS   ?= 3
 build-db-full: build-db
-	$(BIN)/puzzledb build 3x4 2x6 --memory $(MEMORY) --data $(DATA)
+	$(BIN)/puzzledb build 3x4 2x6 3x4-multi 2x6-multi --memory $(MEMORY) --data $(DATA)
 
 # Long checks outside CI: the full 3x4 and 2x6 figures (tests_full/), the
 # English peg board and the pattern-database solver against the full tables.

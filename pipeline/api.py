@@ -64,15 +64,23 @@ class Database:
         paths: bool = False,
         on_level: Callable[[str, LevelDone], None] | None = None,
         memory: int | str | None = None,
+        root: str | None = None,
     ) -> list[Manifest]:
         """Build (or resume) each table, then rewrite the catalog; the manifests.
 
         ``paths`` adds the path-count column (see README: it costs time and disk).
         ``memory`` is the budget of the build process (default 3GB, e.g. "1GB").
+        ``root``: build each named board from this typed position instead, as the
+        table ``<board>~<hash>`` (pipeline/puzzles/names.py).
         """
         from pipeline import build, catalog
 
-        chosen = _with_requirements([puzzles.get(n) for n in puzzles.expand_names(list(names))])
+        chosen = [puzzles.get(n, self.data) for n in puzzles.expand_names(list(names))]
+        if root is not None:
+            from pipeline.puzzles.names import rooted
+
+            chosen = [rooted(p, root) for p in chosen]
+        chosen = _with_requirements(chosen, self.data)
         done = []
         for p in chosen:
             report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None
@@ -84,6 +92,21 @@ class Database:
         self._cons = {}
         return done
 
+    def add_spec(self, path: str | os.PathLike[str]) -> list[str]:
+        """Check a puzzle spec (TOML) and keep it in ``<data>/specs/``; return its tables.
+
+        The tables are not built: pass the names to :meth:`build`.
+        """
+        from pipeline.puzzles import spec
+
+        return spec.add(Path(path), self.data)
+
+    def known_puzzles(self) -> list[Puzzle]:
+        """Every puzzle known here: built-ins, the specs kept here, every built table."""
+        from pipeline.puzzles.names import listed
+
+        return listed(self.data)
+
     def write_catalog(self) -> Path:
         from pipeline import catalog
 
@@ -94,7 +117,7 @@ class Database:
     def table(self, name: str) -> Table:
         """The complete table ``name``; NotBuilt names the command that builds it."""
         if name not in self._tables:
-            puzzles.get(name)
+            puzzles.get(name, self.data)
             table = Table(self.data / name)
             table.check_sizes()
             self._tables[name] = table
@@ -108,14 +131,14 @@ class Database:
 
     def state(self, puzzle: str, position: str | int) -> int:
         """A typed position (or a state number) as a state of ``puzzle``."""
-        p = puzzles.get(puzzle)
+        p = puzzles.get(puzzle, self.data)
         if isinstance(position, int):
             return position
         return p.parse(position)
 
     def solve(self, puzzle: str, position: str | int) -> Solution:
         """Walk parents from the position to the root: see :class:`Solution`."""
-        p = puzzles.get(puzzle)
+        p = puzzles.get(puzzle, self.data)
         if p.solved_by is not None:
             return self._solve_derived(p, position)
         state = self.state(puzzle, position)
@@ -145,7 +168,7 @@ class Database:
             raise p.unsolved(state, own.find(state) if own else None, own is not None)
         rows = min(walks, key=lambda w: (w[0].depth, w[0].state))
         states = [r.state for r in rows]
-        origin = puzzles.get(name).origin
+        origin = puzzles.get(name, self.data).origin
         line = states if origin == "goal" else states[::-1]
         path = [p.text(s) for s in states]
         cost = abs(rows[0].depth - rows[-1].depth)
@@ -165,7 +188,7 @@ class Database:
         """
         from pipeline.solvers import choose
 
-        p = puzzles.get(puzzle)
+        p = puzzles.get(puzzle, self.data)
         chosen = choose.pick(method, puzzle, puzzle in self.built())
         if chosen == "loop":
             return choose.loop(p, position)
@@ -210,7 +233,7 @@ class Database:
         moves (a pattern database) a walk also takes free moves, and a peg
         board is solved through its winnable table but measured in its own.
         """
-        p = puzzles.get(puzzle)
+        p = puzzles.get(puzzle, self.data)
         state = self.state(puzzle, position)
         table = self.table(puzzle)
         hits = [h for h in (table.find(s, p.depth_parity(s)) for s in p.variants(state)) if h]
@@ -245,7 +268,9 @@ class Database:
         """Check the table against its puzzle (see pipeline.verify)."""
         from pipeline.verify import verify
 
-        report = verify(puzzles.get(puzzle).bind(self.data), self.table(puzzle), on_level)
+        report = verify(
+            puzzles.get(puzzle, self.data).bind(self.data), self.table(puzzle), on_level
+        )
         if report.ok:
             from pipeline.verify import duplicates
 
@@ -258,7 +283,7 @@ class Database:
         return report
 
     def draw(self, puzzle: str, position: str | int) -> str:
-        p = puzzles.get(puzzle)
+        p = puzzles.get(puzzle, self.data)
         return p.draw(self.state(puzzle, position))
 
     # -- pictures (pipeline/pictures) -------------------------------------
@@ -280,14 +305,14 @@ class Database:
         """The position drawn as an SVG board in its real shape."""
         from pipeline.pictures import boards
 
-        p = puzzles.get(puzzle)
+        p = puzzles.get(puzzle, self.data)
         return boards.board(p, self.state(puzzle, position))
 
     def solution_svg(self, solution: Solution) -> str:
         """A solution as an SVG strip of boards, first position first, each move marked."""
         from pipeline.pictures import boards
 
-        p = puzzles.get(solution.puzzle)
+        p = puzzles.get(solution.puzzle, self.data)
         line = solution.states if solution.origin == "goal" else solution.states[::-1]
         return boards.strip(p, line, title=f"{p.name}: {solution.moves} moves")
 
@@ -341,13 +366,13 @@ class Database:
         return relation.pl()
 
 
-def _with_requirements(chosen: list[Puzzle]) -> list[Puzzle]:
+def _with_requirements(chosen: list[Puzzle], data: Path | None = None) -> list[Puzzle]:
     """The puzzles in build order: each derived table after the tables it is computed from."""
     out: list[Puzzle] = []
     for p in chosen:
         for r in p.requires:
             if r not in [q.name for q in out]:
-                out.extend(_with_requirements([puzzles.get(r)]))
+                out.extend(_with_requirements([puzzles.get(r, data)], data))
         if p.name not in [q.name for q in out]:
             out.append(p)
     return out

@@ -53,9 +53,8 @@ def _emit(doc: Any) -> None:
 @app.command("list")
 def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
     """List the puzzles: name, graph, whether built and in the default build."""
-    from pipeline import puzzles
-
-    built = set(_db(data).built())
+    db = _db(data)
+    built = set(db.built())
     rows = [
         {
             "name": p.name,
@@ -65,7 +64,7 @@ def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
             "default": p.default,
             "built": p.name in built,
         }
-        for p in puzzles.REGISTRY.values()
+        for p in db.known_puzzles()  # built-ins, specs kept in the data folder, built tables
     ]
     if as_json:
         _emit(rows)
@@ -94,6 +93,19 @@ def build(
             help="Memory budget of the build (e.g. 3GB, 1GB); larger levels go in buckets.",
         ),
     ] = "3GB",
+    root: Annotated[
+        str | None,
+        typer.Option(
+            "--root",
+            help="Build the named boards from this position (tables <board>~<hash>).",
+        ),
+    ] = None,
+    spec: Annotated[
+        Path | None,
+        typer.Option(
+            "--spec", help="Also build a puzzle defined in a TOML file (kept in DATA/specs/)."
+        ),
+    ] = None,
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
@@ -103,14 +115,19 @@ def build(
     names = puzzles.expand_names(list(puzzle or []))
     if default:
         names += [p.name for p in puzzles.defaults() if p.name not in names]
-    if not names:
-        raise typer.BadParameter("name at least one puzzle, or --default")
-    for n in names:
-        puzzles.get(n)
     db = _db(data)
-    with BuildProgress(names) as progress:
+    if spec is not None:
+        tables = db.add_spec(spec)
+        names += [n for n in (tables[:1] if root is not None else tables) if n not in names]
+    if not names:
+        raise typer.BadParameter("name at least one puzzle, or --default, or --spec")
+    if root is not None and default:
+        raise typer.BadParameter("--root goes with board names, not --default")
+    for n in names:
+        puzzles.get(n, data)
+    with BuildProgress(names, data) as progress:
         manifests = db.build(
-            names, force=force, paths=paths, on_level=progress.level, memory=memory
+            names, force=force, paths=paths, on_level=progress.level, memory=memory, root=root
         )
     for m in manifests:
         typer.echo(
@@ -236,7 +253,7 @@ def solve(
     if as_json:
         _emit(sol.as_dict())
         return
-    p = db_puzzle(puzzle)
+    p = db_puzzle(puzzle, data)
     what = (
         "moves to the goal (optimal)"
         if sol.origin == "goal"
@@ -284,10 +301,10 @@ def _solve_by(
         typer.echo("tiles slid: " + " ".join(map(str, sol.tiles)))
 
 
-def db_puzzle(name: str) -> Any:
+def db_puzzle(name: str, data: Path | None = None) -> Any:
     from pipeline import puzzles
 
-    return puzzles.get(name)
+    return puzzles.get(name, data)
 
 
 @app.command()

@@ -47,3 +47,7 @@ class BadOutput(PuzzleDBError):
 
 class BadQuery(PuzzleDBError):
     """SQL that cannot run here: empty, missing, malformed, or writing without --write."""
+
+
+class BadSpec(PuzzleDBError):
+    """A puzzle spec file (TOML) that is malformed or describes no valid board."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -13,8 +14,9 @@ from pipeline.build import LevelDone
 class BuildProgress:
     """Shows depth, positions, rate and (when the total is known) time left."""
 
-    def __init__(self, names: list[str]) -> None:
+    def __init__(self, names: list[str], data: Path | None = None) -> None:
         self.names = names
+        self.data = data  # where names of specs and typed roots resolve
         self._progress: Any = None
         self._tasks: dict[str, Any] = {}
 
@@ -44,10 +46,10 @@ class BuildProgress:
 
     def level(self, name: str, done: LevelDone) -> None:
         if self._progress is None:
-            print(line(name, done), file=sys.stderr, flush=True)
+            print(line(name, done, self.data), file=sys.stderr, flush=True)
             return
         if name not in self._tasks:
-            total = puzzles.get(name).expected_total
+            total = puzzles.get(name, self.data).expected_total
             self._tasks[name] = self._progress.add_task(
                 name, total=total, name=name, depth=0, rate=""
             )
@@ -69,7 +71,7 @@ class BuildProgress:
             self._progress.__exit__(exc_type, exc, tb)
 
 
-def line(name: str, done: LevelDone) -> str:
+def line(name: str, done: LevelDone, data: Path | None = None) -> str:
     """One log line a level: positions, rate, buckets and (total known) time left."""
     rate = done.total / done.seconds if done.seconds > 0 else 0.0
     level_rate = done.positions / done.level_seconds if done.level_seconds > 0 else 0.0
@@ -79,7 +81,7 @@ def line(name: str, done: LevelDone) -> str:
         + (f", {done.buckets} buckets" if done.buckets > 1 else "")
         + f"), {done.total:,} done, {rate / 1e6:.2f} M/s overall"
     )
-    expected = puzzles.get(name).expected_total
+    expected = puzzles.get(name, data).expected_total
     if expected and rate > 0:
         left = max(0, expected - done.total) / rate
         text += f", {100 * done.total / expected:.1f}%, about {left:.0f} s left"

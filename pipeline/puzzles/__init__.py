@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pipeline.errors import UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.cube import POCKET, POCKET_QTM
+from pipeline.puzzles.multi import multi_rectangle
 from pipeline.puzzles.oshidori import OSHIDORI
 from pipeline.puzzles.patterns import group_names, pattern_puzzles
 from pipeline.puzzles.pegs import PUZZLES as PEGS
@@ -25,6 +27,7 @@ _ALL: list[Puzzle] = [
     rectangle(3, 4),
     rectangle(2, 6),
     rectangle(4, 4),
+    *(multi_rectangle(r, c) for r, c in ((3, 3), (2, 5), (3, 4), (2, 6))),  # multi.py
     KNIGHT14,
     MAGIC9,
     *PEGS,
@@ -36,14 +39,23 @@ _ALL: list[Puzzle] = [
 REGISTRY: dict[str, Puzzle] = {p.name: p for p in _ALL}
 
 
-def get(name: str) -> Puzzle:
-    """The puzzle registered as ``name``; UnknownPuzzle lists the known names."""
+def get(name: str, data: Path | None = None) -> Puzzle:
+    """The puzzle registered as ``name``; UnknownPuzzle lists the known names.
+
+    Names built from parts (``3x3-multi@4``) resolve too (names.py); those whose
+    definition lives in a data folder (specs, typed roots) need ``data``.
+    """
     try:
         return REGISTRY[name]
     except KeyError:
         for p in peg_variant(name) or []:  # triangle15@3: another start hole
             if p.name == name:
                 return p
+        from pipeline.puzzles.names import resolve
+
+        found = resolve(name, data)
+        if found is not None:
+            return found
         known = ", ".join(REGISTRY)
         raise UnknownPuzzle(f"unknown puzzle {name!r} (known: {known})") from None
 

@@ -169,6 +169,9 @@ class Puzzle(ABC):
     requires: tuple[str, ...] = ()
     #: The table whose parent walk answers ``solve`` (None: this puzzle's own).
     solved_by: str | None = None
+    #: The TOML text of the spec that defines the puzzle (puzzles defined in a
+    #: file, pipeline/puzzles/spec.py); the manifest records it.
+    spec: str | None = None
 
     #: Whether a position may also be typed as moves from the root (:meth:`from_moves`).
     typed_moves: bool = False
@@ -239,4 +242,5 @@ class Puzzle(ABC):
             "symbols": list(self.cells.symbols),
             "separator": self.cells.separator,
             "layout": self.cells.layout,
+            **({"spec": self.spec} if self.spec is not None else {}),
         }

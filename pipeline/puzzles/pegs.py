@@ -388,6 +388,7 @@ class WinnablePuzzle(Puzzle):
         self._source: Callable[[int], States] | None = None
         self._cache: dict[int, States] = {}
         self._masks = forward._masks
+        self.spec = forward.spec
 
     def bind(self, data: Path) -> WinnablePuzzle:
         """The same puzzle reading reachable positions from ``data/<forward>``."""

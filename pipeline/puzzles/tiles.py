@@ -11,6 +11,7 @@ against the previous level only.
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 from collections.abc import Sequence
@@ -77,6 +78,7 @@ class TilePuzzle(Puzzle):
         *,
         expected_total: int | None = None,
         default: bool = False,
+        goal: Sequence[int] | None = None,
     ) -> None:
         n = len(adjacency)
         if not 2 <= n <= 16:
@@ -89,7 +91,9 @@ class TilePuzzle(Puzzle):
         self.title = title
         self.adjacency = tuple(tuple(sorted(a)) for a in adjacency)
         self.cells = Cells(n, 4, tuple(str(v) for v in range(n)), layout)
-        self.goal = [*range(1, n), 0]
+        self.goal = list(goal) if goal is not None else [*range(1, n), 0]
+        if sorted(self.goal) != list(range(n)):
+            raise ValueError(f"the goal must hold each of 0..{n - 1} once")
         self.root_texts = (" ".join(map(str, self.goal)),)
         self.expected_total = expected_total
         self.default = default
@@ -150,8 +154,8 @@ class TilePuzzle(Puzzle):
         if self._colour is not None:
             # Each move is a transposition and moves the blank to the other
             # colour, so (permutation parity + blank colour) never changes.
-            perm = [(v - 1) % n for v in values]  # goal: value v in cell v-1
-            blank_side = self._colour[values.index(0)] ^ self._colour[n - 1]
+            perm = self._goal_cells(values)
+            blank_side = self._colour[values.index(0)] ^ self._colour[self.goal.index(0)]
             if _inversions_parity(perm) != blank_side:
                 raise BadPosition(
                     f"position of the wrong parity for {self.name}: "
@@ -161,8 +165,22 @@ class TilePuzzle(Puzzle):
     def depth_parity(self, state: int) -> int | None:
         # Every move is one transposition of (tiles + blank): depth and
         # permutation parity (relative to the goal) always agree.
-        n = self.cells.count
-        return _inversions_parity([(v - 1) % n for v in self.cells.values(state)])
+        return _inversions_parity(self._goal_cells(self.cells.values(state)))
+
+    def _goal_cells(self, values: Sequence[int]) -> list[int]:
+        """For each cell, the goal cell of the value it holds (a permutation)."""
+        where = {v: i for i, v in enumerate(self.goal)}
+        return [where[v] for v in values]
+
+    def with_goal(self, goal: Sequence[int], name: str, title: str) -> TilePuzzle:
+        """The same board and moves enumerated from another goal (``3x3@4``, a typed root)."""
+        if sorted(goal) != list(range(self.cells.count)):
+            raise ValueError(f"the goal must hold each of 0..{self.cells.count - 1} once")
+        other = copy.copy(self)
+        other.name, other.title, other.goal = name, title, list(goal)
+        other.root_texts = (" ".join(map(str, goal)),)
+        other.default = False
+        return other
 
 
 def grid_adjacency(rows: int, cols: int) -> list[list[int]]:

@@ -24,7 +24,7 @@ FILE_ROWS = 16 * ROW_GROUP_ROWS
 ZSTD_LEVEL = 2
 MANIFEST = "_manifest.json"
 #: A table or registry name: what may name a folder under the data folder.
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9@._+-]{0,99}")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9@._+~-]{0,99}")
 FILE_NAME = re.compile(r"d(\d{3})-(\d{3})\.parquet")
 
 SCHEMA = pa.schema(
