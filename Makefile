@@ -104,7 +104,7 @@ distclean: clean
 
 # Korf's 100 random 15-puzzle instances, solved optimally with the 4x4 pattern
 # databases (built into $(DATA)/ on first use, about 3 minutes).
-KORF ?= ../shared/korf100.txt
+KORF ?= pipeline/solvers/korf100.txt
 KORF_FLAGS ?=   # e.g. --repeat 3 --baseline
 bench-korf: $(STAMP)
 	$(BIN)/python -m pipeline.solvers.korf $(KORF) --data $(DATA) $(KORF_FLAGS)

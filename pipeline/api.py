@@ -129,6 +129,12 @@ class Database:
 
         return [m.table for m in catalog.manifests(self.data)]
 
+    def manifests(self) -> list[Manifest]:
+        """The manifests of the complete tables in the data folder (as ``built`` names them)."""
+        from pipeline import catalog
+
+        return catalog.manifests(self.data)
+
     def state(self, puzzle: str, position: str | int) -> int:
         """A typed position (or a state number) as a state of ``puzzle``."""
         p = puzzles.get(puzzle, self.data)
@@ -311,10 +317,11 @@ class Database:
     def solution_svg(self, solution: Solution) -> str:
         """A solution as an SVG strip of boards, first position first, each move marked."""
         from pipeline.pictures import boards
+        from pipeline.words import plural
 
         p = puzzles.get(solution.puzzle, self.data)
         line = solution.states if solution.origin == "goal" else solution.states[::-1]
-        return boards.strip(p, line, title=f"{p.name}: {solution.moves} moves")
+        return boards.strip(p, line, title=f"{p.name}: {plural(solution.moves, 'move')}")
 
     def report(self, out: str | os.PathLike[str] | None = None) -> Path:
         """Write the HTML report of every built table to ``out/report.html`` (default: here)."""

@@ -85,6 +85,7 @@ def build(
     if (target / MANIFEST).exists() and not force:
         built = manifests.read(target)
         if not paths or built.has_paths:
+            built.up_to_date = True
             return built
     if paths and puzzle.expand_free is not None:
         raise PuzzleDBError(f"{puzzle.name}: path counts are not defined for zero-cost moves")

@@ -9,6 +9,7 @@ command body is a few lines.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -16,11 +17,15 @@ from typing import Annotated, Any
 
 import typer
 
+from pipeline.errors import BadMethod
+
 app = typer.Typer(
     help="Build and query breadth-first state-space databases of puzzles.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help: rich's (Typer 0.29) shows a value placeholder "<bool>" beside every flag.
+    rich_markup_mode=None,
 )
 
 DataOpt = Annotated[
@@ -52,9 +57,9 @@ def _emit(doc: Any) -> None:
 
 @app.command("list")
 def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
-    """List the puzzles: name, graph, whether built and in the default build."""
+    """List the puzzles: name, graph, whether built (and how many positions), default, title."""
     db = _db(data)
-    built = set(db.built())
+    totals = {m.table: m.total for m in db.manifests()}
     rows = [
         {
             "name": p.name,
@@ -62,17 +67,23 @@ def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
             "graph": str(p.graph),
             "origin": p.origin,
             "default": p.default,
-            "built": p.name in built,
+            "built": p.name in totals,
+            "positions": totals.get(p.name),
         }
         for p in db.known_puzzles()  # built-ins, specs kept in the data folder, built tables
     ]
     if as_json:
         _emit(rows)
         return
-    width = max(10, *(len(r["name"]) for r in rows))
+    width = max(len(r["name"]) for r in rows)
+    typer.echo(f"{'name':<{width}}  {'graph':<10}  {'built':<5}  {'positions':>13}  default  title")
     for r in rows:
-        flags = ("built" if r["built"] else "-") + (" default" if r["default"] else "")
-        typer.echo(f"{r['name']:<{width}} {r['graph']:<10} {flags:<14} {r['title']}")
+        count = f"{r['positions']:,}" if r["built"] else ""
+        built, default = ("yes" if r["built"] else "no"), ("yes" if r["default"] else "")
+        typer.echo(
+            f"{r['name']:<{width}}  {r['graph']:<10}  {built:<5}  {count:>13}  {default:<7}  "
+            f"{r['title']}"
+        )
 
 
 @app.command()
@@ -130,12 +141,21 @@ def build(
             names, force=force, paths=paths, on_level=progress.level, memory=memory, root=root
         )
     for m in manifests:
-        typer.echo(
-            f"{m.table}: {m.total:,} positions, max depth {m.max_depth} "
-            f"({m.max_depth_positions:,} there), built in {m.build['seconds']:.2f} s",
-            err=True,
-        )
+        typer.echo(_built_line(m), err=True)
     typer.echo(f"catalog: {data / 'puzzles.duckdb'}", err=True)
+
+
+def _built_line(m: Any) -> str:
+    """One line a table: what it holds, and whether this build made it or found it done."""
+    from pipeline.words import plural, seconds
+
+    what = (
+        f"{m.table}: {plural(m.total, 'position')}, max depth {m.max_depth} "
+        f"({m.max_depth_positions:,} there)"
+    )
+    if m.up_to_date:
+        return f"{what}, up to date (nothing to build; --force rebuilds)"
+    return f"{what}, built in {seconds(m.build['seconds'])}"
 
 
 @app.command()
@@ -167,17 +187,19 @@ def longest(puzzle: PuzzleArg, data: DataOpt = Path("data"), as_json: JsonOpt = 
     if as_json:
         _emit({"puzzle": puzzle, "depth": depth, "positions": rows})
         return
-    typer.echo(f"{puzzle}: {len(rows)} positions at depth {depth}")
+    typer.echo(f"{puzzle}: {_plural(len(rows), 'position')} at depth {depth}")
     for r in rows:
         typer.echo(r)
 
 
-def _typed(puzzle: str, position: str, moves: bool, only_turns: bool = False) -> str | int:
+def _typed(
+    puzzle: str, position: str, moves: bool, only_turns: bool = False, data: Path | None = None
+) -> str | int:
     """The position as typed, or with ``--moves`` (the pocket cube) the state its turns reach.
 
     ``only_turns``: ``--moves`` means nothing else here, so a puzzle without turns is an error.
     """
-    p = db_puzzle(puzzle)
+    p = db_puzzle(puzzle, data)
     if moves and (p.typed_moves or only_turns):
         return int(p.from_moves(position))
     return position
@@ -196,7 +218,7 @@ def show(
 ) -> None:
     """Draw a position in the board's real shape, with its depth when the table is built."""
     db = _db(data)
-    state = _typed(puzzle, position, moves, only_turns=True)
+    state = _typed(puzzle, position, moves, only_turns=True, data=data)
     drawing = db.draw(puzzle, state)
     if svg is not None:
         _write_svg(svg, db.board_svg(puzzle, state))
@@ -226,7 +248,7 @@ def solve(
         bool,
         typer.Option(
             "--moves",
-            help="Print the tiles slid (methods other than table); for the pocket cube, "
+            help="Print the tiles slid (sliding puzzles); for the pocket cube, "
             "POSITION is turns from solved, e.g. \"R U R' U'\".",
         ),
     ] = False,
@@ -237,38 +259,91 @@ def solve(
     """The path from a position to the root of its table, by walking parents.
 
     Sliding puzzles are enumerated from the goal: the path is an optimal
-    solution. Oshidori is enumerated from the start: the path, read backwards,
-    is a shortest way from the start to the position.
+    solution. Oshidori is enumerated from the start: the path is a shortest
+    way from the start to the position, printed from the start.
     """
     from pipeline.solvers.choose import pick
 
     db = _db(data)
-    typed = _typed(puzzle, position, moves)
+    p = db_puzzle(puzzle, data)
+    typed = _typed(puzzle, position, moves, data=data)
+    tiles = moves and not p.typed_moves
+    if tiles and not _sliding(p):
+        raise BadMethod(f"--moves prints the tiles slid: {puzzle} is not a sliding puzzle")
     if pick(method, puzzle, method == "auto" and puzzle in db.built()) != "table":
         _solve_by(db, puzzle, typed, method, moves, as_json, svg)
         return
     sol = db.solve(puzzle, typed)
+    slid = _tiles_slid(p, sol.states) if tiles else None
     if svg is not None:
         _write_svg(svg, db.solution_svg(sol))
     if as_json:
-        _emit(sol.as_dict())
+        _emit({**sol.as_dict(), **({"tiles": slid} if slid is not None else {})})
         return
-    p = db_puzzle(puzzle, data)
-    what = (
-        "moves to the goal (optimal)"
-        if sol.origin == "goal"
-        else "moves from the start (shortest; listed from the position back to the start)"
-    )
-    typer.echo(f"{puzzle}: {sol.moves} {what}")
+    _print_walk(p, sol, oneline, slid)
+
+
+def _sliding(p: Any) -> bool:
+    from pipeline.puzzles.tiles import TilePuzzle
+
+    return isinstance(p, TilePuzzle)
+
+
+def _tiles_slid(p: Any, states: list[int]) -> list[int]:
+    """The tile slid at each step of a walk (from its first state to its last)."""
+    values = [p.cells.values(s) for s in states]
+    return [a[b.index(0)] for a, b in itertools.pairwise(values)]
+
+
+def _print_walk(p: Any, sol: Any, oneline: bool, tiles: list[int] | None = None) -> None:
+    """The count, the line and the boards of a table walk, all in one order: the line's.
+
+    A walk from the goal lists the position first; a walk from the start is
+    printed from the start, as its line reads. Boards are numbered by the
+    table's steps (jumps on peg boards, where a run of one peg's jumps is one move).
+    """
+    from pipeline.words import plural
+
+    start_first = sol.origin == "start"
+    states = sol.states[::-1] if start_first else sol.states
+    texts = sol.path[::-1] if start_first else sol.path
+    typer.echo(_walk_head(p, sol, states))
     if sol.notation:
-        where = "from the start" if sol.origin == "start" else "to the goal"
-        typer.echo(f"line {where}: {sol.notation}")
-    for i, s in enumerate(sol.states):
+        where = "from the start" if start_first else "to the goal"
+        moves = f", {plural(p.moves_in(states), 'move')}" if p.step_word != "move" else ""
+        typer.echo(f"line {where}{moves}: {sol.notation}")
+    if tiles is not None:
+        typer.echo("tiles slid: " + " ".join(map(str, tiles)))
+    for i, (s, text) in enumerate(zip(states, texts, strict=True)):
         if oneline:
-            typer.echo(f"{i:>3}  {sol.path[i]}")
+            typer.echo(f"{i:>3}  {text}")
         else:
-            typer.echo(f"-- {i}")
+            typer.echo(f"-- {plural(i, p.step_word)}" if p.step_word != "move" else f"-- {i}")
             typer.echo(p.draw(s))
+
+
+def _walk_head(p: Any, sol: Any, states: list[int]) -> str:
+    """``3x3: 31 moves to the goal (optimal)``; peg boards count jumps and moves apart."""
+    from pipeline.words import plural
+
+    steps, word = len(states) - 1, p.step_word
+    if sol.origin == "goal":
+        if word == "move":
+            return f"{sol.puzzle}: {plural(steps, 'move')} to the goal (optimal)"
+        return (
+            f"{sol.puzzle}: {plural(steps, word)} to the goal (a winning line; each {word} "
+            f"removes a peg, so every winning line from here takes {steps})"
+        )
+    if word == "move":
+        return (
+            f"{sol.puzzle}: {plural(steps, 'move')} from the start (shortest; "
+            "boards from the start to the position)"
+        )
+    return (
+        f"{sol.puzzle}: {plural(p.moves_in(states), 'move')} from the start (the fewest; "
+        f"{plural(steps, word)}, a run of one peg's {word}s is one move; "
+        "boards from the start to the position)"
+    )
 
 
 def _solve_by(
@@ -296,9 +371,15 @@ def _solve_by(
         "loop": "the loop method, not optimal",
     }[sol.method]
     effort = f", {sol.nodes:,} nodes, {sol.seconds:.2f} s" if sol.nodes is not None else ""
-    typer.echo(f"{puzzle}: {sol.moves} moves to the goal ({how}{effort})")
+    typer.echo(f"{puzzle}: {_plural(sol.moves, 'move')} to the goal ({how}{effort})")
     if moves:
         typer.echo("tiles slid: " + " ".join(map(str, sol.tiles)))
+
+
+def _plural(n: int, word: str) -> str:
+    from pipeline.words import plural
+
+    return plural(n, word)
 
 
 def db_puzzle(name: str, data: Path | None = None) -> Any:
@@ -383,28 +464,44 @@ def verify(
     """Check a table: each state once, parents one legal move up, nothing missing."""
     db = _db(data)
     reports = [db.verify(name) for name in puzzle]
+    # The manifest's count: a failed check stops early, so the rows it read say less.
+    totals = {r.table: db.table(r.table).manifest.total for r in reports}
     if as_json:
         _emit(
             [
-                {"puzzle": r.table, "ok": r.ok, "positions": r.positions, "problems": r.problems}
+                {
+                    "puzzle": r.table,
+                    "ok": r.ok,
+                    "positions": totals[r.table],
+                    "checked": r.positions,
+                    "problems": r.problems,
+                }
                 for r in reports
             ]
         )
     else:
         for r in reports:
             if r.ok:
-                typer.echo(f"{r.table}: ok ({r.positions:,} positions, {r.levels} levels)")
+                typer.echo(
+                    f"{r.table}: ok ({_plural(r.positions, 'position')}, "
+                    f"{_plural(r.levels, 'level')})"
+                )
                 for c in r.checks:
                     typer.echo(f"  - {c}")
             else:
-                typer.echo(f"{r.table}: FAILED")
+                typer.echo(
+                    f"{r.table}: FAILED ({r.positions:,} of the manifest's "
+                    f"{totals[r.table]:,} positions checked)"
+                )
                 for pr in r.problems:
                     typer.echo(f"  ! {pr}")
     if not all(r.ok for r in reports):
         raise typer.Exit(1)
 
 
-plot = typer.Typer(help="Charts of the tables (SVG or PNG).", no_args_is_help=True)
+plot = typer.Typer(
+    help="Charts of the tables (SVG or PNG).", no_args_is_help=True, rich_markup_mode=None
+)
 app.add_typer(plot, name="plot")
 
 

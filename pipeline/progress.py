@@ -1,4 +1,12 @@
-"""Build progress for people: a bar per table on a terminal, quiet in logs."""
+"""Build progress for people: a bar per table on a terminal, a few true lines in logs.
+
+Without a terminal (a log, CI, a pipe) nothing is printed for a build that
+finishes within :data:`INTERVAL` seconds: the command's own line per table
+says what was built. A longer build prints one line every :data:`INTERVAL`
+seconds, with the time left only once enough of a table with a known total
+is done for the estimate to mean something (breadth-first levels grow and
+shrink, so the first levels' rate says little).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,12 @@ from typing import Any
 
 from pipeline import puzzles
 from pipeline.build import LevelDone
+from pipeline.words import plural, rate, seconds
+
+#: Seconds between two log lines of one table's build (no terminal).
+INTERVAL = 10.0
+#: Share of a table's known total done before a time-left estimate is shown.
+ESTIMATE_FROM = 0.1
 
 
 class BuildProgress:
@@ -19,46 +33,31 @@ class BuildProgress:
         self.data = data  # where names of specs and typed roots resolve
         self._progress: Any = None
         self._tasks: dict[str, Any] = {}
+        self._logged: dict[str, float] = {}
 
     def __enter__(self) -> BuildProgress:
         if sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self._progress = Progress(
-                TextColumn("{task.fields[name]:<9}"),
-                BarColumn(),
-                TextColumn("depth {task.fields[depth]:>3}"),
-                TextColumn("{task.completed:>14,.0f} positions"),
-                TextColumn("{task.fields[rate]:>12}"),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-            )
+            self._progress = _bars()
             self._progress.__enter__()
         return self
 
     def level(self, name: str, done: LevelDone) -> None:
         if self._progress is None:
-            print(line(name, done, self.data), file=sys.stderr, flush=True)
+            if done.seconds - self._logged.get(name, 0.0) >= INTERVAL:
+                self._logged[name] = done.seconds
+                print(line(name, done, self.data), file=sys.stderr, flush=True)
             return
         if name not in self._tasks:
             total = puzzles.get(name, self.data).expected_total
             self._tasks[name] = self._progress.add_task(
-                name, total=total, name=name, depth=0, rate=""
+                name, total=total, name=name, depth=0, rate="", count=""
             )
-        rate = done.total / done.seconds if done.seconds > 0 else 0.0
         self._progress.update(
             self._tasks[name],
             completed=done.total,
             depth=done.depth,
-            rate=f"{rate / 1e6:.2f} M/s",
+            count=plural(done.total, "position"),
+            rate=rate(done.total / done.seconds) if done.seconds > 0 else "",
         )
 
     def __exit__(
@@ -71,18 +70,42 @@ class BuildProgress:
             self._progress.__exit__(exc_type, exc, tb)
 
 
+def _bars() -> Any:
+    """rich's progress bars on stderr (imported only on a terminal)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.fields[name]:<9}"),
+        BarColumn(),
+        TextColumn("depth {task.fields[depth]:>3}"),
+        TextColumn("{task.fields[count]:>24}"),
+        TextColumn("{task.fields[rate]:>10}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+    )
+
+
 def line(name: str, done: LevelDone, data: Path | None = None) -> str:
-    """One log line a level: positions, rate, buckets and (total known) time left."""
-    rate = done.total / done.seconds if done.seconds > 0 else 0.0
-    level_rate = done.positions / done.level_seconds if done.level_seconds > 0 else 0.0
+    """One log line: where the build is, its rate, and (when it means something) time left."""
+    overall = done.total / done.seconds if done.seconds > 0 else 0.0
     text = (
-        f"{name} depth {done.depth}: {done.positions:,} positions "
-        f"({level_rate / 1e6:.2f} M/s"
+        f"{name}: depth {done.depth} done ({plural(done.positions, 'position')}"
         + (f", {done.buckets} buckets" if done.buckets > 1 else "")
-        + f"), {done.total:,} done, {rate / 1e6:.2f} M/s overall"
+        + f"), {plural(done.total, 'position')} so far in {seconds(done.seconds)}"
+        + (f" ({rate(overall)})" if overall > 0 else "")
     )
     expected = puzzles.get(name, data).expected_total
-    if expected and rate > 0:
-        left = max(0, expected - done.total) / rate
-        text += f", {100 * done.total / expected:.1f}%, about {left:.0f} s left"
+    if expected:
+        share = min(1.0, done.total / expected)
+        text += f", {100 * share:.0f}% of {expected:,}"
+        if ESTIMATE_FROM <= share < 1 and overall > 0:
+            text += f", about {seconds((expected - done.total) / overall)} left"
     return text

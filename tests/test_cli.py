@@ -26,7 +26,9 @@ def test_solve_text_says_what_the_path_means(data: Path) -> None:
     r = run("solve", "oshidori", "W W W B B B . .", "--oneline", data=data)
     assert r.returncode == 0
     assert r.stdout.startswith("oshidori: 4 moves from the start")
-    assert r.stdout.rstrip().endswith("B W B W B W . .")
+    # printed as the line reads: from the start to the position
+    assert r.stdout.splitlines()[1].endswith("B W B W B W . .")
+    assert r.stdout.rstrip().endswith("W W W B B B . .")
 
 
 def test_show_draws_the_hex_board(data: Path) -> None:

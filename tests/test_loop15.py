@@ -1,4 +1,4 @@
-"""Tests of the loop procedure for the 15 puzzle (PUZZLES.md section 4, article 002)."""
+"""Tests of the loop procedure for the 15 puzzle (docs/PUZZLES.md section 4, article 002)."""
 
 from __future__ import annotations
 
@@ -116,7 +116,27 @@ def test_average_move_count_on_random_positions() -> None:
     assert 400 <= mean <= 480
 
 
-# --- it never stops early ---------------------------------------------------------------
+# --- it stops when solved; run blind (the article's way) it never stops early -----------
+
+
+def test_a_solved_board_takes_no_move() -> None:
+    sol = solve_loop(GOAL)
+    assert sol.solved and sol.moves == () and sol.final == GOAL
+    # Not optimal: tile 15 slid left is one move from the goal, but the loop only turns
+    # forward, so it goes round (the same 239 moves blind or not).
+    near = (*GOAL[:14], 0, 15)
+    sol = solve_loop(near)
+    assert sol.solved and apply_moves(near, sol.moves) == GOAL and len(sol.moves) == 239
+
+
+@settings(max_examples=100, deadline=None)
+@given(boards)
+def test_stopping_when_solved_never_takes_longer(cells: list[int]) -> None:
+    cells = _with_parity(cells, solvable=True)
+    sol, blind = solve_loop(cells), solve_loop(cells, blind=True)
+    assert apply_moves(cells, sol.moves) == GOAL
+    assert len(sol.moves) <= len(blind.moves)
+    assert blind.moves[: len(sol.moves)] == sol.moves  # the same run, cut where it is solved
 
 
 def test_from_the_goal_takes_exactly_240_moves() -> None:
@@ -125,7 +145,7 @@ def test_from_the_goal_takes_exactly_240_moves() -> None:
     # a[9] -> a[15] -> a[0] (7 moves, label 1 pushed back to a[15]); label 1 must then be
     # pushed back 14 more places, one per 16-move circuit (224), and the blank finally
     # walks a[0] -> a[9] (9): 7 + 224 + 9 = 240.
-    sol = solve_loop(GOAL)
+    sol = solve_loop(GOAL, blind=True)
     assert sol.solved and sol.final == GOAL
     assert len(sol.moves) == 240
     # No jump: the blank follows the loop one step at a time, 240 steps from a[9].
@@ -140,7 +160,7 @@ def test_from_loop_order_it_still_goes_round() -> None:
     # at after a move, so label 1 is pushed out of a[1] and must come back: 16 + 14 * 16
     # moves of circulation, then 9 for the blank.
     cells = (5, 1, 7, 3, 0, 2, 6, 4, 9, 10, 11, 8, 13, 14, 15, 12)
-    sol = solve_loop(cells)
+    sol = solve_loop(cells, blind=True)
     assert sol.solved
     assert len(sol.moves) == 16 + 14 * 16 + 9 == 249
 

@@ -192,7 +192,7 @@ def test_root_cli(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     name = f"2x3~{root_hash('5 4 3 2 1 0')}"
     r = run_cli("list", data=tmp_path)
-    assert any(line.split()[:3] == [name, "bipartite", "built"] for line in r.stdout.splitlines())
+    assert any(line.split()[:3] == [name, "bipartite", "yes"] for line in r.stdout.splitlines())
     r = run_cli("verify", name, data=tmp_path)
     assert r.returncode == 0 and "ok (360 positions" in r.stdout
     # Typed with commas and extra spaces: the same root, the same table.

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.errors import BadOutput
 from pipeline.pictures import output
+from pipeline.words import plural
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -116,7 +117,7 @@ def svg(fig: Figure) -> str:
 
 def _tag(m: re.Match[str]) -> str:
     kind, table, depth, count = m.groups()
-    tip = f"{table}, depth {depth}: {int(count):,} positions"
+    tip = f"{table}, depth {depth}: {plural(int(count), 'position')}"
     return (
         f'<g class="{kind}" data-table="{table}" data-depth="{depth}" data-count="{count}">'
         f"<title>{tip}</title>"

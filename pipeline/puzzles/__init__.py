@@ -56,8 +56,17 @@ def get(name: str, data: Path | None = None) -> Puzzle:
         found = resolve(name, data)
         if found is not None:
             return found
-        known = ", ".join(REGISTRY)
-        raise UnknownPuzzle(f"unknown puzzle {name!r} (known: {known})") from None
+        raise UnknownPuzzle(f"unknown puzzle {name!r}{_suggest(name)}") from None
+
+
+def _suggest(name: str) -> str:
+    """``: did you mean 3x3?`` for a near miss; where the names are listed otherwise."""
+    import difflib
+
+    near = difflib.get_close_matches(name, [*REGISTRY, *GROUPS], n=3, cutoff=0.6)
+    if near:
+        return f": did you mean {' or '.join(near)}? (`puzzledb list` names them all)"
+    return " (`puzzledb list` names them all)"
 
 
 def family_sql(found: list[Any]) -> list[str]:

@@ -194,6 +194,13 @@ class Puzzle(ABC):
         built, ``own_built`` telling which)."""
         return BadPosition(f"{self.text(state)} is not in the {self.solved_by} table")
 
+    #: What one step of a table walk is called (peg boards: "jump").
+    step_word: str = "move"
+
+    def moves_in(self, states: Sequence[int]) -> int:
+        """Moves along a line of states, first to last (peg boards: runs of one peg's jumps)."""
+        return len(states) - 1
+
     def notation(self, states: Sequence[int]) -> str | None:
         """A compact line of moves from the first state to the last, when the family has one."""
         return None

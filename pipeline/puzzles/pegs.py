@@ -1,7 +1,7 @@
 """Peg solitaire: boards as data (a picture of the holes and the jump directions).
 
 Encoding (public contract): hole i is bit i of the state, 1 = peg, 0 = empty.
-Holes are numbered row by row, left to right, from 0, as in PUZZLES.md (the
+Holes are numbered row by row, left to right, from 0, as in docs/PUZZLES.md (the
 triangle as drawn there; English centre 16, French centre 18). A position is
 typed one character a hole in that order, ``x`` a peg and ``.`` a hole,
 spaces ignored.
@@ -260,6 +260,12 @@ class PegPuzzle(Puzzle):
         """The jumps from the first state to the last, as ``(from,to)(from,to,to)...``."""
         return notation(self.board, [int(s) & PEG_MASK for s in states])
 
+    step_word = "jump"
+
+    def moves_in(self, states: Sequence[int]) -> int:
+        """One move a group of the notation: a run of jumps by one peg."""
+        return self.notation(states).count("(")
+
 
 def jump_between(board: Board, before: int, after: int) -> Jump:
     """The one jump that turns ``before`` into ``after``; BadPosition if there is none."""
@@ -436,6 +442,11 @@ class WinnablePuzzle(Puzzle):
 
     def notation(self, states: Sequence[int]) -> str:
         return self.forward.notation(states)
+
+    step_word = "jump"
+
+    def moves_in(self, states: Sequence[int]) -> int:
+        return self.forward.moves_in(states)
 
 
 TRIANGLE15_JUMPS = PegPuzzle(TRIANGLE15, expected_total=4237, default=True)

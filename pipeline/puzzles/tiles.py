@@ -2,7 +2,7 @@
 
 Encoding (public contract): the tile in cell i sits in bits 4i..4i+3 of the
 state, the blank is 0. Cells are numbered row by row from the top-left (the
-hex board as drawn in PUZZLES.md). Up to 16 cells fit in 64 bits.
+hex board as drawn in docs/PUZZLES.md). Up to 16 cells fit in 64 bits.
 
 A move swaps the blank with a neighbouring tile, which flips the parity of the
 permutation, so every such state graph is bipartite: a new level is checked

@@ -1,6 +1,7 @@
 """Korf's 100 random 15-puzzle instances: the standard benchmark of optimal solvers.
 
-The file (``../shared/korf100.txt``) uses the convention of Korf's paper: goal
+The 100 positions are kept beside this module (``korf100.txt``, installed
+with the package). The file uses the convention of Korf's paper: goal
 ``0 1 2 ... 15``, blank in the top-left cell. Ours has the blank last and tile
 t in cell t-1. Turning the board half round (cell c -> 15 - c) and renaming
 tile t to 16 - t maps one goal onto the other and moves onto moves, so every
@@ -23,7 +24,7 @@ import time
 from pathlib import Path
 
 SIZE = 16
-DEFAULT_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "korf100.txt"
+DEFAULT_FILE = Path(__file__).resolve().with_name("korf100.txt")
 
 
 def from_korf(cells: list[int]) -> list[int]:
@@ -71,7 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     from pipeline.progress import BuildProgress
     from pipeline.solvers import optimal
 
-    instances = read_instances(args.file)[: args.first]
+    try:
+        instances = read_instances(args.file)[: args.first]
+    except (OSError, ValueError) as e:
+        print(f"korf: {args.file}: cannot read the instances ({e})", file=sys.stderr)
+        return 1
     db = pipeline.open(args.data)
     clock = time.perf_counter()
     with BuildProgress([]) as progress:

@@ -1,4 +1,4 @@
-"""The 15 puzzle solved by circulating tiles around a fixed loop (PUZZLES.md section 4).
+"""The 15 puzzle solved by circulating tiles around a fixed loop (docs/PUZZLES.md, section 4).
 
 A practical, non-optimal procedure: the 16 cells form a Hamiltonian cycle (the "loop"),
 tiles are pushed around it by the blank, and at six places a tile may jump two places
@@ -122,6 +122,8 @@ def _label_of_tile() -> tuple[int, ...]:
 
 LABEL_OF_TILE: tuple[int, ...] = _label_of_tile()
 TILE_OF_LABEL: tuple[int, ...] = tuple(LABEL_OF_TILE.index(lab) for lab in range(SIZE))
+#: The goal's labels by loop index: the board is solved exactly when ``a`` is this.
+GOAL_LABELS: list[int] = [LABEL_OF_TILE[GOAL[cell]] for cell in LOOP]
 
 
 def _loop_sorted(a: list[int]) -> bool:
@@ -135,17 +137,23 @@ def _loop_sorted(a: list[int]) -> bool:
     return all(a[i] == i for i in range(4, SIZE))
 
 
-def solve_loop(cells: Sequence[int]) -> LoopSolution:
-    """Solve a position by the loop procedure (article 002, PUZZLES.md section 4).
+def solve_loop(cells: Sequence[int], blind: bool = False) -> LoopSolution:
+    """Solve a position by the loop procedure (article 002, docs/PUZZLES.md section 4).
 
     Relabel tiles by the loop index of their goal cell, circulate the blank forward
     along the loop (taking the exceptional jump where the rule allows) until the labels
     are in loop order with the blank at a[0], walk the blank on to a[9], and report the
     real tiles moved.  An unsolvable position ends with tiles 1 and 2 exchanged.
+
+    The procedure stops as soon as the board is solved (a solved board takes no
+    move); ``blind`` runs it as the article does, looking only at its own stop
+    rule (a solved board then takes 240 moves).
     """
     board = _validate(cells)
     # a[k] = label in loop cell k (0 = blank).
     a = [LABEL_OF_TILE[board[cell]] for cell in LOOP]
+    if not blind and a == GOAL_LABELS:
+        return LoopSolution(moves=(), final=board, solved=True)
     z = a.index(0)
     labels_moved: list[int] = []
 
@@ -159,6 +167,8 @@ def solve_loop(cells: Sequence[int]) -> LoopSolution:
         labels_moved.append(a[src])
         a[z], a[src] = a[src], 0
         z = src
+        if not blind and a == GOAL_LABELS:
+            return _solution(labels_moved, a)
         if z == 0 and _loop_sorted(a):
             break
     else:  # pragma: no cover - the procedure is known to terminate
@@ -169,6 +179,11 @@ def solve_loop(cells: Sequence[int]) -> LoopSolution:
         labels_moved.append(a[i + 1])
         a[i], a[i + 1] = a[i + 1], 0
 
+    return _solution(labels_moved, a)
+
+
+def _solution(labels_moved: list[int], a: list[int]) -> LoopSolution:
+    """The real tiles moved and the board the labels ``a`` (by loop index) stand for."""
     final = [0] * SIZE
     for k, cell in enumerate(LOOP):
         final[cell] = TILE_OF_LABEL[a[k]]

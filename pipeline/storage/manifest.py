@@ -139,6 +139,9 @@ class Manifest:
     files: list[FileEntry]
     build: dict[str, Any]
     versions: dict[str, Any]
+    #: True on the manifest a build returns when the table was already built and
+    #: nothing was done (not stored in the file).
+    up_to_date: bool = field(default=False, compare=False)
 
     @property
     def has_paths(self) -> bool:
@@ -152,6 +155,7 @@ class Manifest:
 
     def to_dict(self) -> dict[str, Any]:
         out = dict(self.__dict__)
+        del out["up_to_date"]
         out["levels"] = [lv.to_dict() for lv in self.levels]
         out["files"] = [f.to_dict() for f in self.files]
         return out

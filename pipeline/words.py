@@ -1,0 +1,28 @@
+"""Numbers in words for people: counts with the right plural, rates with a unit."""
+
+from __future__ import annotations
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 position``, ``2 positions``, ``1,814,400 positions`` (``many``: an irregular plural)."""
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def rate(per_second: float, unit: str = "/s") -> str:
+    """A rate that stays readable from a few a second to millions: ``840/s``, ``1.52 M/s``."""
+    if per_second >= 1e6:
+        return f"{per_second / 1e6:.2f} M{unit}"
+    if per_second >= 1e4:
+        return f"{per_second / 1e3:.0f} k{unit}"
+    return f"{per_second:,.0f}{unit}"
+
+
+def seconds(s: float) -> str:
+    """A duration as people say it: ``0.95 s``, ``42 s``, ``3 min 20 s``, ``2 h 5 min``."""
+    if s < 10:
+        return f"{s:.2f} s"
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{int(s // 60)} min {int(s % 60)} s"
+    return f"{int(s // 3600)} h {int(s % 3600 // 60)} min"

@@ -1,0 +1,168 @@
+"""What a user reads: short true build logs, counts in words, lines and boards in one order."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from pipeline import progress, puzzles
+from pipeline.build import LevelDone
+from pipeline.puzzles import pegs
+from pipeline.solvers import korf
+from pipeline.solvers.loop15 import apply_moves
+from pipeline.words import plural
+from tests.conftest import run_cli as run
+
+START = "x x x x x x x x x x x x . x x"
+GOAL = ". . . . . . . . . . . . x . ."
+
+
+def test_plurals() -> None:
+    assert plural(1, "position") == "1 position"
+    assert plural(0, "move") == "0 moves"
+    assert plural(1_814_400, "position") == "1,814,400 positions"
+
+
+def test_a_log_line_tells_no_tales() -> None:
+    # depth 0 of a puzzle with a known total, 2 s in (numba compiling): no time left yet
+    early = progress.line("triangle15", LevelDone(0, 1, 1, 2.0, 1, 2.0))
+    assert "1 position" in early and "1 positions" not in early
+    assert "left" not in early and "0.00 M/s" not in early
+    late = progress.line("triangle15", LevelDone(8, 900, 3000, 20.0, 1, 1.0))
+    assert "71% of 4,237" in late and "about 8.25 s left" in late
+
+
+def test_a_second_build_says_up_to_date_and_logs_stay_short(tmp_path: Path) -> None:
+    first = run("build", "2x3", "oshidori", data=tmp_path)
+    assert first.returncode == 0, first.stderr
+    lines = first.stderr.splitlines()
+    # no terminal, builds of under 10 s: one line a table and the catalog, no level lines
+    assert len(lines) == 3, first.stderr
+    assert lines[0].startswith("2x3: 360 positions, max depth 21 (1 there), built in ")
+    again = run("build", "2x3", data=tmp_path)
+    assert again.returncode == 0
+    assert again.stderr.splitlines()[0] == (
+        "2x3: 360 positions, max depth 21 (1 there), up to date (nothing to build; "
+        "--force rebuilds)"
+    )
+    forced = run("build", "2x3", "--force", data=tmp_path)
+    assert "built in" in forced.stderr and "up to date" not in forced.stderr
+
+
+def test_list_has_headers_and_counts(data: Path) -> None:
+    r = run("list", data=data)
+    assert r.returncode == 0
+    head, *rows = r.stdout.splitlines()
+    assert head.split()[:5] == ["name", "graph", "built", "positions", "default"]
+    by_name = {row.split()[0]: row.split() for row in rows}
+    assert by_name["3x3"][1:4] == ["bipartite", "yes", "181,440"]
+    assert by_name["4x4"][2] == "no"
+    doc = {d["name"]: d for d in json.loads(run("list", "--json", data=data).stdout)}
+    assert doc["2x5"]["positions"] == 1_814_400 and doc["4x4"]["positions"] is None
+
+
+def test_unknown_names_get_a_suggestion(tmp_path: Path) -> None:
+    r = run("histogram", "3x33", data=tmp_path)
+    assert r.returncode == 1
+    assert r.stderr.strip() == (
+        "puzzledb: unknown puzzle '3x33': did you mean 3x3? (`puzzledb list` names them all)"
+    )
+    r = run("histogram", "zzzz", data=tmp_path)
+    assert "did you mean" not in r.stderr and "puzzledb list" in r.stderr
+    assert len(r.stderr.splitlines()) == 1
+
+
+def test_flags_show_no_value_placeholder() -> None:
+    for command in (["build"], ["solve"], ["plot", "histogram"]):
+        r = run(*command, "--help")
+        assert r.returncode == 0 and "--help" in r.stdout
+        assert "<bool>" not in r.stdout and "BOOLEAN" not in r.stdout, r.stdout
+
+
+def test_solve_moves_with_the_table_prints_the_tiles(data: Path) -> None:
+    r = run("solve", "3x3", "8 6 7 2 5 4 3 0 1", "--moves", "--oneline", data=data)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "3x3: 31 moves to the goal (optimal)"
+    tiles = [int(t) for t in lines[1].removeprefix("tiles slid: ").split()]
+    assert len(tiles) == 31
+    # the tiles slid replay the board to the goal, one legal slide at a time
+    board = [8, 6, 7, 2, 5, 4, 3, 0, 1]
+    for t in tiles:
+        z, j = board.index(0), board.index(t)
+        assert abs(z // 3 - j // 3) + abs(z % 3 - j % 3) == 1
+        board[z], board[j] = t, 0
+    assert board == [1, 2, 3, 4, 5, 6, 7, 8, 0]
+    doc = json.loads(run("solve", "hex6", "4 6 5 1 3 2 0", "--moves", "--json", data=data).stdout)
+    assert len(doc["tiles"]) == doc["moves"] == 15
+    bad = run("solve", "oshidori", "W W W B B B . .", "--moves", data=data)
+    assert bad.returncode == 1 and len(bad.stderr.splitlines()) == 1
+    assert "not a sliding puzzle" in bad.stderr
+
+
+def test_peg_lines_count_jumps_and_moves_and_agree(data: Path) -> None:
+    r = run("solve", "triangle15", START, data=data)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("triangle15: 13 jumps to the goal")
+    count, notation = lines[1].removeprefix("line to the goal, ").split(": ")
+    assert count == f"{notation.count('(')} moves"
+    labels = [ln for ln in lines if ln.startswith("-- ")]
+    assert labels[0] == "-- 0 jumps" and labels[1] == "-- 1 jump" and labels[-1] == "-- 13 jumps"
+
+
+def test_a_fewest_moves_line_is_printed_from_the_start(data: Path) -> None:
+    r = run("solve", "triangle15-moves", GOAL, "--oneline", data=data)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("triangle15-moves: 9 moves from the start (the fewest; 13 jumps")
+    notation = lines[1].split(": ")[1]
+    assert lines[1].startswith("line from the start, 9 moves: ") and notation.count("(") == 9
+    rows = lines[2:]
+    assert [int(r.split()[0]) for r in rows] == list(range(14))
+    # the boards are the line's positions in its order: from the start to the position
+    played = pegs.play(pegs.TRIANGLE15, puzzles.get("triangle15").parse(START), notation)
+    p = puzzles.get("triangle15")
+    assert [r.split(None, 1)[1] for r in rows] == [p.text(s) for s in played]
+
+
+def test_oshidori_is_printed_from_the_start(data: Path) -> None:
+    r = run("solve", "oshidori", "W W W B B B . .", "--oneline", data=data)
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("oshidori: 4 moves from the start (shortest")
+    assert lines[1].endswith("B W B W B W . .") and lines[-1].endswith("W W W B B B . .")
+
+
+def test_the_loop_method_stops_on_a_solved_board(data: Path) -> None:
+    goal = "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 0"
+    r = run("solve", "4x4", goal, "--method", "loop", "--json", data=data)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["moves"] == 0
+    near = "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15"
+    r = run("solve", "4x4", near, "--method", "loop", "--moves", data=data)
+    tiles = [int(t) for t in r.stdout.splitlines()[1].removeprefix("tiles slid: ").split()]
+    cells = [int(c) for c in near.split()]
+    assert apply_moves(cells, tiles) == (*range(1, 16), 0)
+
+
+def test_verify_json_reports_the_manifests_count_when_it_fails(data: Path, tmp_path: Path) -> None:
+    shutil.copytree(data / "2x3", tmp_path / "2x3")
+    part = sorted((tmp_path / "2x3").glob("*.parquet"))[10]
+    raw = bytearray(part.read_bytes())
+    raw[len(raw) // 2] ^= 1
+    part.write_bytes(bytes(raw))
+    r = run("verify", "2x3", "--json", data=tmp_path)
+    assert r.returncode == 1
+    (doc,) = json.loads(r.stdout)
+    assert doc["ok"] is False and doc["positions"] == 360 and doc["problems"]
+    assert 0 <= doc["checked"] < 360
+
+
+def test_korf_instances_ship_with_the_package() -> None:
+    assert korf.DEFAULT_FILE.exists()
+    instances = korf.read_instances(korf.DEFAULT_FILE)
+    assert [i for i, _ in instances] == list(range(1, 101))
+    # instance 1 is the README's 57-move example, in our convention
+    first = korf.from_korf(instances[0][1])
+    assert first == [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
