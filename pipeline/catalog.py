@@ -84,9 +84,14 @@ def _views(found: list[Manifest], prefix: str) -> list[str]:
     """One view per table over its Parquet files."""
     return [
         f"CREATE OR REPLACE VIEW {ident(m.table)} AS "
-        f"SELECT * FROM read_parquet({sql_str(f'{prefix}/{m.table}/*.parquet')})"
+        f"SELECT * FROM read_parquet({sql_str(f'{glob_escape(prefix)}/{m.table}/*.parquet')})"
         for m in found
     ]
+
+
+def glob_escape(path: str) -> str:
+    """A path as a DuckDB glob that matches only itself (``run[1]/data``: ``[`` is a class)."""
+    return "".join(f"[{c}]" if c in "[*?" else c for c in path)
 
 
 def _tables(found: list[Manifest]) -> list[str]:
@@ -164,14 +169,26 @@ def _path_macro() -> str:
 
 
 def write(data: Path) -> Path:
-    """(Re)write ``<data>/puzzles.duckdb`` atomically; return its path."""
-    import duckdb
-
-    data.mkdir(parents=True, exist_ok=True)
+    """(Re)write ``<data>/puzzles.duckdb`` atomically (nothing left behind on failure)."""
     target = data / CATALOG
     tmp = data / (CATALOG + ".tmp")
-    for p in (tmp, Path(str(tmp) + ".wal")):
+    leftovers = (tmp, Path(str(tmp) + ".wal"))
+    for p in leftovers:
         p.unlink(missing_ok=True)
+    try:
+        _write(data, tmp)
+    except BaseException:
+        for p in leftovers:
+            p.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, target)
+    return target
+
+
+def _write(data: Path, tmp: Path) -> None:
+    """The catalog into ``tmp`` (its views name ``data`` as seen from here)."""
+    import duckdb
+
     try:
         prefix = os.path.relpath(data)
         if prefix.startswith(".."):
@@ -188,8 +205,6 @@ def write(data: Path) -> Path:
         con.execute("DETACH catalog")
     finally:
         con.close()
-    os.replace(tmp, target)
-    return target
 
 
 def connect(data: Path) -> Any:
