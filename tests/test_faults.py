@@ -286,3 +286,17 @@ def test_a_build_within_the_limits_goes_on(tmp_path: Path, monkeypatch: pytest.M
     with pytest.raises(TooBig, match="--yes"):
         pipeline.open(tmp_path).build(["2x5"])
     assert pipeline.open(tmp_path).build(["2x5"], yes=True)[0].total == 1_814_400
+
+
+# -- pattern databases: said before they are built, refused with --no-build ---------------
+def test_solve_says_what_it_builds_or_refuses(tmp_path: Path) -> None:
+    args = ["solve", "2x3", "1 2 3 4 0 5", "--method", "optimal"]
+    err = one_line(run_cli(*args, "--no-build", data=tmp_path))
+    assert "pattern databases are not built" in err and "2x3-pdb-5" in err
+    assert not (tmp_path / "2x3-pdb-5").exists()
+    r = run_cli(*args, data=tmp_path)
+    assert r.returncode == 0, r.stderr
+    said = "building the 2x3 pattern databases first, once: at most 720 positions, about 9.49 KiB"
+    assert said in r.stderr and "under a minute" in r.stderr
+    assert r.stdout.startswith("2x3: 1 moves")
+    assert (tmp_path / ".cache" / "2x3-pdb.npy").exists()

@@ -39,13 +39,13 @@ PDB_POSITIONS_PER_SECOND = 650_000
 
 def build_cost(missing: Sequence[PatternPuzzle]) -> str:
     """What building these pattern databases costs, for a user about to wait for it."""
+    from pipeline.engine.budget import size_of
+
     positions = sum(p.expected_total or 0 for p in missing)
-    gb = positions * PDB_BYTES_PER_POSITION / 1e9
-    minutes = positions / PDB_POSITIONS_PER_SECOND / 60
-    return (
-        f"{positions:,} positions, about {gb:.2g} GB on disk and "
-        f"{max(1, round(minutes))} minute{'s' if round(minutes) > 1 else ''}"
-    )
+    minutes = round(positions / PDB_POSITIONS_PER_SECOND / 60)
+    took = "under a minute" if minutes < 1 else f"{minutes} minute{'s' * (minutes > 1)}"
+    disk = size_of(positions * PDB_BYTES_PER_POSITION)
+    return f"at most {positions:,} positions, about {disk} on disk and {took}"
 
 
 def patterns(board: str) -> list[PatternPuzzle]:
