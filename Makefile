@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-korf clean distclean help
+.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-korf bench-solve4 clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -23,6 +23,7 @@ help:
 	@echo "make bench-walk the path macro from the deepest 3x4 and 2x6 positions, cold and warm"
 	@echo "make bench-pegs the English peg board's first levels, median of 3"
 	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
+	@echo "make bench-solve4  a 4x4 solve as a command vs importing pipeline (needs 4x4-pdb in DATA)"
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
 
 # The virtual environment, created and installed on first use and whenever
@@ -106,5 +107,10 @@ distclean: clean
 # databases (built into $(DATA)/ on first use, about 3 minutes).
 KORF ?= pipeline/solvers/korf100.txt
 KORF_FLAGS ?=   # e.g. --repeat 3 --baseline
+# A 4x4 solve as a command (pipeline/benchmarks/solve4.py); the 4x4 pattern
+# databases must be built in $(DATA) first (about 3 minutes and 1.6 GB, once).
+bench-solve4: $(STAMP)
+	$(BIN)/python -m pipeline.benchmarks.solve4 --data $(DATA)
+
 bench-korf: $(STAMP)
 	$(BIN)/python -m pipeline.solvers.korf $(KORF) --data $(DATA) $(KORF_FLAGS)

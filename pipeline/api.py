@@ -17,15 +17,17 @@ each method is a few lines that hand the work to its module.
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipeline import puzzles
+from pipeline import hints, puzzles
 from pipeline.answers import MethodSolution, Solution
 from pipeline.build import LevelDone
 from pipeline.errors import BadPosition, NotBuilt
+from pipeline.hints import DATA_ENV, default_data  # noqa: F401 (public names)
 from pipeline.puzzles.base import Puzzle, ident
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
@@ -35,15 +37,9 @@ if TYPE_CHECKING:
 
     from pipeline.verify import Report
 
-#: The environment variable that names the data folder.
-DATA_ENV = "PUZZLEDB_DATA"
 #: The SQL files the API runs (installed with the package; ``queries/`` at the
 #: top of the repository is the same folder).
 QUERIES = Path(__file__).resolve().parent / "queries"
-
-
-def default_data() -> Path:
-    return Path(os.environ.get(DATA_ENV) or "data")
 
 
 class Database:
@@ -65,6 +61,7 @@ class Database:
         on_level: Callable[[str, LevelDone], None] | None = None,
         memory: int | str | None = None,
         root: str | None = None,
+        yes: bool = False,
     ) -> list[Manifest]:
         """Build (or resume) each table, then rewrite the catalog; the manifests.
 
@@ -72,6 +69,8 @@ class Database:
         ``memory`` is the budget of the build process (default 3GB, e.g. "1GB").
         ``root``: build each named board from this typed position instead, as the
         table ``<board>~<hash>`` (pipeline/puzzles/names.py).
+        ``yes`` goes on with a build too large for the free disk or over two hours
+        (otherwise TooBig stops it after its first levels, which are kept).
         """
         from pipeline import build, catalog
 
@@ -85,10 +84,13 @@ class Database:
         for p in chosen:
             report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None
             done.append(
-                build.build(p, self.data, force=force, paths=paths, on_level=report, memory=memory)
+                build.build(
+                    p, self.data, force=force, paths=paths, on_level=report, memory=memory, yes=yes
+                )
             )
             self._tables.pop(p.name, None)
-        catalog.write(self.data)
+        with build.os_errors(self.data, "", "catalog"):
+            catalog.write(self.data)
         self._cons = {}
         return done
 
@@ -110,6 +112,7 @@ class Database:
     def write_catalog(self) -> Path:
         from pipeline import catalog
 
+        self.require_folder()
         self._cons = {}
         return catalog.write(self.data)
 
@@ -118,10 +121,20 @@ class Database:
         """The complete table ``name``; NotBuilt names the command that builds it."""
         if name not in self._tables:
             puzzles.get(name, self.data)
+            self.require_folder(name)
             table = Table(self.data / name)
             table.check_sizes()
             self._tables[name] = table
         return self._tables[name]
+
+    def require_folder(self, name: str | None = None) -> None:
+        """NotBuilt when the data folder is missing: reading never creates it."""
+        if not self.data.is_dir():
+            what = "is not a folder" if self.data.exists() else "does not exist"
+            raise NotBuilt(
+                f"data folder {self.data} {what}: nothing is built there "
+                f"(build into it with {hints.build(name or '--default', self.data)})"
+            )
 
     def built(self) -> list[str]:
         """The names of the complete tables in the data folder."""
@@ -138,9 +151,13 @@ class Database:
     def state(self, puzzle: str, position: str | int) -> int:
         """A typed position (or a state number) as a state of ``puzzle``."""
         p = puzzles.get(puzzle, self.data)
-        if isinstance(position, int):
-            return position
-        return p.parse(position)
+        if isinstance(position, str):
+            return p.parse(position)
+        try:
+            number = operator.index(position)  # int, numpy integers
+        except TypeError:
+            raise BadPosition(f"a position is text or a state number, not {position!r}") from None
+        return p.check_state(number)
 
     def solve(self, puzzle: str, position: str | int) -> Solution:
         """Walk parents from the position to the root: see :class:`Solution`."""
@@ -186,22 +203,32 @@ class Database:
         position: str,
         method: str = "auto",
         on_level: Callable[[str, LevelDone], None] | None = None,
+        *,
+        build: bool = True,
+        on_build: Callable[[str], None] | None = None,
     ) -> MethodSolution:
         """Solve by a method: the table, pattern databases or the loop (solvers/choose.py).
 
         ``auto`` walks the table when it is built, else searches with pattern
-        databases on 4x4, building them on first use (reported to ``on_level``).
+        databases on 4x4, building them on first use (``on_build`` is told what
+        will be built and its cost before it starts, ``on_level`` each level;
+        ``build=False`` refuses with NotBuilt instead).
         """
         from pipeline.solvers import choose
 
         p = puzzles.get(puzzle, self.data)
+        self.require_folder(puzzle)
         chosen = choose.pick(method, puzzle, puzzle in self.built())
         if chosen == "loop":
             return choose.loop(p, position)
         if chosen == "optimal":
-            return choose.optimal(lambda: self.pattern_solver(puzzle, on_level), p, position)
+            return choose.optimal(
+                lambda: self.pattern_solver(puzzle, on_level, build=build, on_build=on_build),
+                p,
+                position,
+            )
         if puzzle not in self.built() and method == "auto":
-            raise choose.not_built(puzzle)
+            raise choose.not_built(puzzle, self.data)
         return choose.from_table(self.solve(puzzle, position), p)
 
     def pattern_solver(
@@ -209,6 +236,9 @@ class Database:
         board: str,
         on_level: Callable[[str, LevelDone], None] | None = None,
         reflect: bool = True,
+        *,
+        build: bool = True,
+        on_build: Callable[[str], None] | None = None,
     ) -> Any:
         """The IDA* search of ``board`` over its pattern databases, built here if missing.
 
@@ -220,16 +250,27 @@ class Database:
         if board not in optimal.PARTITIONS:
             raise BadMethod(
                 f"no pattern databases for {board} (boards: {', '.join(optimal.PARTITIONS)}): "
-                f"build its table with `puzzledb build {board}`"
+                f"build its table with {hints.build(board, self.data)}"
             )
         key = (board, reflect)
         if key not in self._solvers:
             pats = optimal.patterns(board)
-            missing = [p.name for p in pats if p.name not in self.built()]
+            missing = [p for p in pats if p.name not in self.built()]
             if missing:
-                self.build(missing, on_level=on_level)
-            arrays = [optimal.load_compact(self.table(p.name), p) for p in pats]
-            self._solvers[key] = optimal.Solver(board, arrays, reflect=reflect)
+                cost = optimal.build_cost(missing)
+                names = " ".join(p.name for p in missing)
+                if not build:
+                    raise NotBuilt(
+                        f"the {board} pattern databases are not built ({cost}): "
+                        f"run {hints.build(names, self.data)}, or solve without --no-build"
+                    )
+                if on_build:
+                    on_build(f"building the {board} pattern databases first, once: {cost}")
+                self.build([p.name for p in missing], on_level=on_level)
+            tables = [self.table(p.name) for p in pats]
+            joined = optimal.load_joined(board, tables, self.data)
+            arrays = optimal.split(joined, board)
+            self._solvers[key] = optimal.Solver(board, arrays, reflect=reflect, joined=joined)
         return self._solvers[key]
 
     def depth(self, puzzle: str, position: str | int) -> int:
@@ -341,6 +382,7 @@ class Database:
         if write not in self._cons:
             from pipeline import catalog
 
+            self.require_folder()
             self._cons[write] = catalog.connect(self.data, sealed=not write)
         return self._cons[write]
 

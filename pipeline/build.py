@@ -10,10 +10,13 @@ lends the buffers), else the next step reads them back from their files.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import platform
 import shutil
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from pipeline import hints
 from pipeline.engine import budget as budgets
 from pipeline.engine import rows as row_rules
 from pipeline.engine.budget import Budget
@@ -30,7 +34,7 @@ from pipeline.engine.executor import Executor, LevelJob, StepStats
 from pipeline.engine.local import LocalExecutor
 from pipeline.engine.reference import roots_level
 from pipeline.engine.rows import MoveRules
-from pipeline.errors import PuzzleDBError
+from pipeline.errors import CannotWrite, DiskFull, PuzzleDBError, TooBig
 from pipeline.levels import Held, Pending
 from pipeline.puzzles.base import Puzzle
 from pipeline.storage import integrity
@@ -46,6 +50,10 @@ WRITE_LAG = 2
 #: copy of the parents with their null mask, the compressed output (measured:
 #: 24 bytes a row let a 1GB build of 3x4 peak at 1.19 GiB).
 PART_BYTES = FILE_ROWS * 40
+#: A build of a known size is measured once it has written this many positions...
+MEASURE_AFTER = 1_000_000
+#: ...and one that would take longer than this at that rate asks for ``yes``.
+LONG_BUILD = 2 * 3600
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,7 @@ def build(
     memory: int | str | None = None,
     work: int | None = None,
     executor: Executor | None = None,
+    yes: bool = False,
 ) -> Manifest:
     """Build (or resume, or with ``force`` rebuild aside) one table; return its manifest.
 
@@ -79,7 +88,8 @@ def build(
     ``memory`` is the budget for the whole process (default 3GB); ``work``
     sets the bytes of the level step directly instead (tests use it to force
     many buckets on small boards). The rows are the same whatever the budget
-    and the executor.
+    and the executor. A table of known size that would not fit the free disk or
+    take over two hours stops early (TooBig) unless ``yes``.
     """
     target = data / puzzle.name
     if (target / MANIFEST).exists() and not force:
@@ -90,9 +100,37 @@ def build(
     if paths and puzzle.expand_free is not None:
         raise PuzzleDBError(f"{puzzle.name}: path counts are not defined for zero-cost moves")
     puzzle = puzzle.bind(data)  # a derived table reads the tables it comes from
-    with build_lock(data, puzzle.name):
-        builder = Builder(puzzle, data, Budget.parse(memory), paths, on_level)
+    with os_errors(data, puzzle.name), build_lock(data, puzzle.name):
+        budget = Budget.parse(memory)
+        if budget.asked is not None:
+            print(
+                f"puzzledb: warning: --memory {budgets.size_of(budget.asked)} is more than this "
+                f"machine has; using {budgets.size_of(budget.total)}",
+                file=sys.stderr,
+            )
+        builder = Builder(puzzle, data, budget, paths, on_level)
+        builder.yes = yes
         return builder.run(work, executor)
+
+
+@contextlib.contextmanager
+def os_errors(data: Path, name: str, what: str | None = None) -> Iterator[None]:
+    """A write that fails becomes one line: a full disk (DiskFull: finished levels
+    are kept, a rerun resumes) or a folder that cannot be written (CannotWrite)."""
+    try:
+        yield
+    except OSError as e:
+        where = e.filename or data
+        what = what or f"build {name}"
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise DiskFull(
+                f"the disk is full (writing {where}): free some space, then run "
+                f"{hints.command(what, data)} again (finished levels are kept: it resumes)"
+            ) from None
+        raise CannotWrite(
+            f"cannot {what.split()[0]} in {data}: {e.strerror or e} ({where}); "
+            "give --data a folder you can write"
+        ) from None
 
 
 class Builder:
@@ -118,10 +156,12 @@ class Builder:
         skip_back = not counts and puzzle.has_kernels and puzzle.graph is not Graph.LAYERED
         self.held = Held(puzzle.graph, self.staging, self.progress, skip_back)
         self.clock = self.last = time.perf_counter()
+        #: Whether to go on with a build too large for the disk or the time (--yes).
+        self.yes = False
 
     def run(self, work: int | None, executor: Executor | None) -> Manifest:
         free = self.puzzle.expand_free is not None
-        self.budget.set_work(3 * PART_BYTES, work, strict=not free)
+        self.budget.set_work(3 * PART_BYTES, work, strict=not free, part_rows=FILE_ROWS)
         executor = executor or LocalExecutor(self.staging / "spill", self.held.pool)
         with ThreadPoolExecutor(max_workers=2) as writers:  # compressing takes as long
             self.pending = Pending(writers.submit, self._record)
@@ -153,6 +193,7 @@ class Builder:
         prev = self.progress.levels[-2].positions if len(self.progress.levels) > 1 else 0
         per_state = 4.0  # moves per state of the level before (a guess until one is made)
         while size:
+            self._check_size()
             rules = self._rules(size)
             held = self.held.bytes() + self.pending.bytes(self.held)
             plan = self.budget.plan(
@@ -170,7 +211,7 @@ class Builder:
                 pending=None if plan.keep else 2,
             )  # fmt: skip
             out = self.held.output(writer, plan, rules.packed is not None, self.counts)
-            job = LevelJob(frontier, self.held.excluded(depth), rules, self.budget.work, plan.held)
+            job = LevelJob(frontier, self.held.excluded(depth), rules, plan.work, plan.held)
             stats = executor.run_level(job, out.sink)
             cols = out.close()
             del frontier, job
@@ -185,6 +226,28 @@ class Builder:
             if stats.pairs:
                 per_state = max(1.0, stats.pairs / size)
             depth, prev, size = depth + 1, size, writer.rows
+
+    def _check_size(self) -> None:
+        """Stop (TooBig) a build of known size that, at the bytes and the rate of its
+        first levels, would not fit the free disk or would take over two hours."""
+        expected = self.puzzle.expected_total
+        done = self.progress.total
+        if self.yes or expected is None or expected <= MEASURE_AFTER or done < MEASURE_AFTER:
+            return
+        self.yes = True  # measured once
+        written = sum(f.bytes for f in self.progress.files)
+        rate = done / max(self.progress.doc["seconds"], 1e-3)
+        need = int(expected * written / done) - written
+        free = shutil.disk_usage(self.staging).free
+        hours = (expected - done) / rate / 3600
+        if need > free or hours * 3600 > LONG_BUILD:
+            raise TooBig(
+                f"{self.puzzle.name} has {expected:,} positions: about "
+                f"{budgets.size_of(need)} more on disk ({budgets.size_of(free)} free) and "
+                f"about {_duration(hours)} at the {rate / 1e6:.2g} M positions/s so far; "
+                "build a smaller board, or run the build again with --yes to go on "
+                "(finished levels are kept)"
+            )
 
     def _rules(self, size: int) -> MoveRules:
         """The puzzle's moves for a level of ``size`` states: compiled ones when it
@@ -254,6 +317,12 @@ class Builder:
             },
             versions=_versions(),
         )
+
+
+def _duration(hours: float) -> str:
+    if hours >= 48:
+        return f"{hours / 24:,.0f} days"
+    return f"{hours:.1f} hours" if hours >= 1 else f"{hours * 60:.0f} minutes"
 
 
 def _versions() -> dict[str, str]:

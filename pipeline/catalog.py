@@ -31,7 +31,7 @@ from typing import Any
 from pipeline import walk_sql
 from pipeline.errors import CorruptTable
 from pipeline.puzzles import family_sql
-from pipeline.puzzles.base import Cells, ident, sql_str
+from pipeline.puzzles.base import Cells, glob_escape, ident, sql_str
 from pipeline.storage import manifest as manifests_
 from pipeline.storage.format import MANIFEST
 from pipeline.storage.manifest import Manifest
@@ -98,7 +98,9 @@ def _views(found: list[Manifest], prefix: str) -> list[str]:
     file in the folder is never read)."""
     out = []
     for m in found:
-        files = ", ".join(sql_str(f"{prefix}/{m.table}/{f.name}") for f in m.files)
+        files = ", ".join(
+            sql_str(f"{glob_escape(prefix)}/{glob_escape(m.table)}/{f.name}") for f in m.files
+        )
         out.append(
             f"CREATE OR REPLACE VIEW {ident(m.table)} AS SELECT * FROM read_parquet([{files}])"
         )
@@ -159,14 +161,26 @@ def _codec_macros(found: list[Manifest]) -> list[str]:
 
 
 def write(data: Path) -> Path:
-    """(Re)write ``<data>/puzzles.duckdb`` atomically; return its path."""
-    import duckdb
-
-    data.mkdir(parents=True, exist_ok=True)
+    """(Re)write ``<data>/puzzles.duckdb`` atomically (nothing left behind on failure)."""
     target = data / CATALOG
     tmp = data / (CATALOG + ".tmp")
-    for p in (tmp, Path(str(tmp) + ".wal")):
+    leftovers = (tmp, Path(str(tmp) + ".wal"))
+    for p in leftovers:
         p.unlink(missing_ok=True)
+    try:
+        _write(data, tmp)
+    except BaseException:
+        for p in leftovers:
+            p.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, target)
+    return target
+
+
+def _write(data: Path, tmp: Path) -> None:
+    """The catalog into ``tmp`` (its views name ``data`` as seen from here)."""
+    import duckdb
+
     try:
         prefix = os.path.relpath(data)
         if prefix.startswith(".."):
@@ -183,8 +197,6 @@ def write(data: Path) -> Path:
         con.execute("DETACH catalog")
     finally:
         con.close()
-    os.replace(tmp, target)
-    return target
 
 
 def connect(data: Path, sealed: bool = True) -> Any:
@@ -207,7 +219,8 @@ def connect(data: Path, sealed: bool = True) -> Any:
     for stmt in statements(data, str(data.resolve())):
         con.execute(stmt)
     if sealed:
-        con.execute("SET allowed_directories = ?", [[str(data.resolve()) + os.sep]])
+        folder = str(data.resolve()) + os.sep  # as the views name it, and as it is
+        con.execute("SET allowed_directories = ?", [[folder, glob_escape(folder)]])
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
     return con

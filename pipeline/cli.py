@@ -41,8 +41,14 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document i
 SvgOpt = Annotated[Path | None, typer.Option("--svg", help="Also draw it as SVG into this file.")]
 PuzzleArg = Annotated[str, typer.Argument(help="Registry name, e.g. 3x3 (see `puzzledb list`).")]
 PositionArg = Annotated[
-    str, typer.Argument(help="A position, cell 0 first, e.g. '8 6 7 2 5 4 3 0 1'.")
+    str,
+    typer.Argument(
+        help="A position, cell 0 first, e.g. '8 6 7 2 5 4 3 0 1' (one starting with '-' "
+        "is taken as it is; `--` before it also works)."
+    ),
 ]
+#: Positions may start with '-' ("-1 2 3 ..." is then the project's one-line error).
+POSITIONAL = {"ignore_unknown_options": True}
 
 
 def _db(data: Path) -> Any:
@@ -117,6 +123,12 @@ def build(
             "--spec", help="Also build a puzzle defined in a TOML file (kept in DATA/specs/)."
         ),
     ] = None,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes", help="Go on with a build too large for the free disk or over two hours."
+        ),
+    ] = False,
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
@@ -138,7 +150,13 @@ def build(
         puzzles.get(n, data)
     with BuildProgress(names, data) as progress:
         manifests = db.build(
-            names, force=force, paths=paths, on_level=progress.level, memory=memory, root=root
+            names,
+            force=force,
+            paths=paths,
+            on_level=progress.level,
+            memory=memory,
+            root=root,
+            yes=yes,
         )
     for m in manifests:
         typer.echo(_built_line(m), err=True)
@@ -205,7 +223,7 @@ def _typed(
     return position
 
 
-@app.command()
+@app.command(context_settings=POSITIONAL)
 def show(
     puzzle: PuzzleArg,
     position: PositionArg,
@@ -218,6 +236,7 @@ def show(
 ) -> None:
     """Draw a position in the board's real shape, with its depth when the table is built."""
     db = _db(data)
+    db.require_folder(puzzle)
     state = _typed(puzzle, position, moves, only_turns=True, data=data)
     drawing = db.draw(puzzle, state)
     if svg is not None:
@@ -231,7 +250,7 @@ def show(
         typer.echo(f"depth {depth}")
 
 
-@app.command()
+@app.command(context_settings=POSITIONAL)
 def solve(
     puzzle: PuzzleArg,
     position: PositionArg,
@@ -250,6 +269,13 @@ def solve(
             "--moves",
             help="Print the tiles slid (sliding puzzles); for the pocket cube, "
             "POSITION is turns from solved, e.g. \"R U R' U'\".",
+        ),
+    ] = False,
+    no_build: Annotated[
+        bool,
+        typer.Option(
+            "--no-build",
+            help="Never build pattern databases (4x4's take minutes and GBs): fail instead.",
         ),
     ] = False,
     data: DataOpt = Path("data"),
@@ -271,7 +297,7 @@ def solve(
     if tiles and not _sliding(p):
         raise BadMethod(f"--moves prints the tiles slid: {puzzle} is not a sliding puzzle")
     if pick(method, puzzle, method == "auto" and puzzle in db.built()) != "table":
-        _solve_by(db, puzzle, typed, method, moves, as_json, svg)
+        _solve_by(db, puzzle, typed, method, moves, as_json, svg, not no_build)
         return
     sol = db.solve(puzzle, typed)
     slid = _tiles_slid(p, sol.states) if tiles else None
@@ -354,12 +380,20 @@ def _solve_by(
     moves: bool,
     js: bool,
     svg: Path | None,
+    build: bool = True,
 ) -> None:
     """Solve by a method (the move count; the tiles slid with ``moves``)."""
     from pipeline.progress import BuildProgress
 
     with BuildProgress([]) as progress:
-        sol = db.solve_by(puzzle, position, method, on_level=progress.level)
+        sol = db.solve_by(
+            puzzle,
+            position,
+            method,
+            on_level=progress.level,
+            build=build,
+            on_build=lambda text: typer.echo(f"puzzledb: {text}", err=True),
+        )
     if svg is not None:
         _write_svg(svg, db.solution_svg(sol))
     if js:

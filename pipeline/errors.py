@@ -29,6 +29,14 @@ class DiskFull(PuzzleDBError):
     """Not enough free disk for the next level; finished levels are kept."""
 
 
+class CannotWrite(PuzzleDBError):
+    """A data folder (or output) the process cannot write: not a folder, read-only."""
+
+
+class TooBig(PuzzleDBError):
+    """A build that would not fit the disk or would take hours (go on with --yes)."""
+
+
 class PositionLost(BadPosition):
     """A reachable position from which no line reaches the goal (peg solitaire)."""
 

@@ -40,7 +40,7 @@ as ``puzzledb solve`` does.
 
 from __future__ import annotations
 
-from pipeline.puzzles.base import sql_str
+from pipeline.puzzles.base import glob_escape, sql_str
 from pipeline.storage.manifest import Manifest
 
 #: The walk of table T is the table macro ``"path:T"(start)``.
@@ -130,7 +130,7 @@ def _files_by_depth(m: Manifest, prefix: str) -> dict[int, str]:
     names: dict[int, list[str]] = {}
     for f in m.files:
         if f.rows:
-            names.setdefault(int(f.depth), []).append(f"{prefix}/{m.table}/{f.name}")
+            names.setdefault(int(f.depth), []).append(f"{glob_escape(prefix)}/{m.table}/{f.name}")
     return {d: "[" + ", ".join(sql_str(n) for n in ns) + "]" for d, ns in names.items()}
 
 

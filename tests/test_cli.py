@@ -66,7 +66,7 @@ def test_verify_command(data: Path) -> None:
         (["solve", "3x3", "1 2 3 4 5 6 x 8 0"], "'x' is not a cell value"),
         (["solve", "3x3", "2 1 3 4 5 6 7 8 0"], "wrong parity"),
         (["solve", "oshidori", "B . B W W . B W"], "next to each other"),
-        (["solve", "3x4", "1 2 3 4 5 6 7 8 9 10 11 0"], "run `puzzledb build 3x4`"),
+        (["solve", "3x4", "1 2 3 4 5 6 7 8 9 10 11 0"], "run `puzzledb build 3x4 --data "),
         (["query", "SELECT * FROM nothing"], "nothing"),
         (["histogram", "4x4"], "not built yet"),
     ],

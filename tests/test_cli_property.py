@@ -9,9 +9,8 @@ leaves the data folder's files as they were (hashed before and after).
 The commands run in-process through ``pipeline.cli.main`` (what the
 ``puzzledb`` script calls), with sys.argv, stdout and stderr swapped: a
 subprocess costs about a second of imports a run, this a few milliseconds.
-Cases that still fail on a part of issue 12 that others are fixing are
-listed apart as ``xfail`` examples naming the issue item (``KNOWN``); the
-property leaves those inputs out, and the xfail turns into a pass when fixed.
+Inputs that failed before issue 12 was fixed are
+listed apart (``REGRESSIONS``) and checked once each.
 """
 
 from __future__ import annotations
@@ -221,9 +220,9 @@ def check(r: Run, args: list[str]) -> None:
         assert r.stderr.strip() or "FAILED" in r.stdout, f"{args}: exit {r.code} and no message"
 
 
-#: Inputs that still fail on parts of issue 12 others are fixing: a pattern over
-#: "<folder kind> <command line>", the issue item, and one example of it.
-KNOWN: list[tuple[str, str, tuple[str, list[str]]]] = [
+#: Inputs that failed before issue 12 was fixed: a pattern over "<folder kind>
+#: <command line>", the issue item, and one example of it, each checked once.
+REGRESSIONS: list[tuple[str, str, tuple[str, list[str]]]] = [
     (
         r"^file build ",
         "issue 12, 'One line and exit 1, never a traceback': build --data on a regular file",
@@ -259,25 +258,14 @@ KNOWN: list[tuple[str, str, tuple[str, list[str]]]] = [
 ]
 
 
-def known(args: list[str], kind: str) -> str | None:
-    """The issue item a failing input belongs to, when it is one of the known ones."""
-    for pattern, item, _ in KNOWN:
-        if re.search(pattern, f"{kind} {' '.join(args)}"):
-            return item
-    return None
-
-
 @pytest.mark.parametrize(
     ("kind", "args"),
-    [
-        pytest.param(*example, marks=pytest.mark.xfail(reason=item, strict=False))
-        for _, item, example in KNOWN
-    ],
+    [pytest.param(*example, id=item.split(": ")[-1][:40]) for _, item, example in REGRESSIONS],
 )
-def test_known_failures(
+def test_past_failures(
     templates: dict[str, Path], tmp_path: Path, kind: str, args: list[str]
 ) -> None:
-    """Each known failure once, as an expected failure until its part of issue 12 lands."""
+    """Each input that failed before issue 12, once."""
     with folder(templates, kind, tmp_path) as where:
         args = [a.replace("{data}", str(where)) for a in args]
         before = snapshot(where)
@@ -304,7 +292,6 @@ def test_read_commands_never_crash_nor_change_the_data(
     out = tmp_path / "out"
     out.mkdir(exist_ok=True)
     args = data.draw(commands(out))
-    assume(known(args, kind) is None)
     with folder(templates, kind, tmp_path) as where:
         args = [a.replace("{data}", str(where)) for a in args]
         before = snapshot(where)
@@ -347,7 +334,6 @@ def test_build_and_catalog_never_crash(
 ) -> None:
     args = ["catalog"] if what == "catalog" else ["build", *names, *opts]
     assume("--default" not in opts)  # the default set takes seconds: the build test has it
-    assume(known(args, kind) is None)
     with folder(templates, kind, tmp_path) as where:
         r = run([*args, "--data", str(where)])
         check(r, args)

@@ -1,10 +1,12 @@
 """The memory budget: all the arithmetic that decides what fits.
 
-A build is given a budget for the whole process (default 3GB). What the
-level step may use (``work``) is the budget less what the process already
-holds, the parts in flight to the writers, and a reserve for what no estimate
-sees (allocator slack, Arrow's buffers while a part is read or written:
-a tenth of the budget, at least 256 MiB). Each level then asks
+A build is given a budget for the whole process (default 3GB, capped at the
+machine's memory). What the level step may use (``work``) is the budget less
+what the process already holds, a reserve for what no estimate sees
+(allocator slack, Arrow's buffers while a part is read or written: a tenth
+of the budget, at least 256 MiB or a quarter of a smaller one) and, for each
+level, the parts in flight to the writers (as large as the level's parts: a
+small table's are small). Each level then asks
 :meth:`Budget.plan` whether the new level can stay in memory for the next
 step, and the executor asks :func:`buckets` how many child ranges its moves
 need.
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import re
 from dataclasses import dataclass
 
@@ -46,6 +49,23 @@ def parse_memory(text: str | int) -> int:
         raise BadMemory(f"memory budget {text!r} not understood (examples: 3GB, 512MB)")
     scale = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2)]
     return int(float(m.group(1)) * scale)
+
+
+def size_of(nbytes: float) -> str:
+    """Bytes for people: '512 B', '3.5 KiB', '190 MiB', '1.5 GiB'."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(nbytes) < 1024 or unit == "GiB":
+            break
+        nbytes /= 1024
+    return f"{nbytes:.0f} {unit}" if unit == "B" or nbytes >= 100 else f"{nbytes:.3g} {unit}"
+
+
+def machine_memory() -> int | None:
+    """The machine's physical memory in bytes, when the system says."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def rss() -> int:
@@ -104,6 +124,8 @@ class LevelPlan:
     held: int
     #: Bytes of free buffers worth keeping for reuse meanwhile.
     spare: int
+    #: Bytes the level step may use (the work less this level's parts in flight).
+    work: int = 0
 
 
 @dataclass
@@ -113,27 +135,60 @@ class Budget:
     total: int
     work: int = 0
     forced: bool = False
+    #: Bytes of the parts in flight to the writers when they are full (set_work).
+    parts: int = 0
+    #: Rows of a full part.
+    part_rows: int = 1
+    #: What the budget asked for, when more than the machine has (capped).
+    asked: int | None = None
+    #: Whether a budget too small for a level is refused (not for zero-cost moves).
+    strict: bool = False
 
     @classmethod
     def parse(cls, memory: int | str | None) -> Budget:
-        return cls(parse_memory(memory if memory is not None else DEFAULT_MEMORY))
+        """The budget given (default 3GB), capped at the machine's memory (``asked`` says)."""
+        total = parse_memory(memory if memory is not None else DEFAULT_MEMORY)
+        machine = machine_memory()
+        if machine and total > machine:
+            return cls(machine, asked=total)
+        return cls(total)
 
-    def set_work(self, parts_in_flight: int, work: int | None = None, strict: bool = True) -> None:
+    @property
+    def reserve(self) -> int:
+        return max(self.total // 10, min(256 << 20, self.total // 4))
+
+    def set_work(
+        self,
+        parts_in_flight: int,
+        work: int | None = None,
+        strict: bool = True,
+        part_rows: int = 1,
+    ) -> None:
         """What the level step may use: ``work`` as given (tests), else the budget less
-        this process, the writers' parts in flight and a reserve; ``strict``
-        refuses a budget that leaves too little."""
+        this process and a reserve (each level's parts in flight, of ``part_rows``
+        rows when full, come off in :meth:`plan`); ``strict`` refuses a budget
+        that leaves too little."""
         self.forced = work is not None
+        self.parts, self.part_rows = parts_in_flight, max(1, part_rows)
+        self.strict = strict
         if work is not None:
             self.work = work
             return
-        fixed = rss() + parts_in_flight
-        self.work = self.total - max(self.total // 10, 256 << 20) - fixed
+        used = rss()
+        self.work = self.total - self.reserve - used
         if strict and self.work < MIN_WORK:
+            least = used + MIN_WORK + min(256 << 20, (used + MIN_WORK) // 3)
             raise BadMemory(
-                f"a memory budget of {self.total >> 20} MiB leaves no room to work "
-                f"(this process already uses {rss() >> 20} MiB): give at least "
-                f"{(fixed + MIN_WORK + (256 << 20)) >> 20}MB"
+                f"a memory budget of {size_of(self.total)} leaves no room to work "
+                f"(this process already uses {size_of(used)}): give at least "
+                f"{-(-least >> 20)}MB"
             )
+
+    def in_flight(self, rows: int) -> int:
+        """Bytes of the writers' parts in flight for a level of ``rows`` rows."""
+        if self.forced:
+            return 0
+        return int(self.parts * min(1.0, rows / self.part_rows))
 
     def charge(self, nbytes: int) -> None:
         """Take memory the process gained for good (compiled kernels) from the work
@@ -147,19 +202,28 @@ class Budget:
         """The plan of the step from a level of ``size`` states (``held`` bytes kept meanwhile)."""
         guess = int(size * max(growth, 1.0))
         step = guess * (STATE_BYTES + per_state * move_bytes(packed))
-        keep = held + step <= self.work
+        work = self.work - self.in_flight(guess)
+        if self.strict and not self.forced and work < MIN_WORK:
+            raise BadMemory(
+                f"a memory budget of {size_of(self.total)} is too small for a level of about "
+                f"{guess:,} positions: give at least {-(-(self.total - work + MIN_WORK) >> 20)}MB "
+                "(finished levels are kept: the build resumes)"
+            )
+        keep = held + step <= work
         # Free buffers kept for reuse stay within what the step leaves of the
         # work (a level not kept goes in buckets that reuse about half).
-        spare = int(self.work - held - step if keep else (self.work - held) // 2)
-        return LevelPlan(guess, keep, held + (guess * STATE_BYTES if keep else 0), spare)
+        spare = int(work - held - step if keep else (work - held) // 2)
+        kept = held + (guess * STATE_BYTES if keep else 0)
+        return LevelPlan(guess, keep, kept, spare, work)
 
     def check_whole_level(self, name: str, depth: int, size: int) -> None:
         """Levels closed under zero-cost moves are computed whole: stop cleanly before one
         that would not fit (finished levels are kept)."""
         need = size * PAIR_BYTES * 4
-        if need > self.total:
+        used = rss()
+        if need + used > self.total:
             raise BadMemory(
-                f"{name}: depth {depth + 1} would need about {need >> 20} MiB "
-                "and levels with zero-cost moves are not split into "
-                f"buckets yet: raise --memory above {self.total >> 20} MiB"
+                f"{name}: depth {depth + 1} would need about {size_of(need)} beside the "
+                f"{size_of(used)} this process uses, and levels with zero-cost moves are not "
+                f"split into buckets yet: raise --memory to at least {-(-(need + used) >> 20)}MB"
             )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline import puzzles
+from pipeline import hints, puzzles
 from pipeline.errors import BadOutput, NotBuilt, PuzzleDBError
 from pipeline.pictures import boards, charts, output
 from pipeline.pictures.svg import esc
@@ -140,7 +140,9 @@ def summaries(db: Any) -> list[Summary]:
 
     found = [summary(m) for m in catalog.manifests(db.data)]
     if not found:
-        raise NotBuilt(f"no tables built in {db.data}: run `puzzledb build --default`")
+        raise NotBuilt(
+            f"no tables built in {db.data}: run {hints.command('build --default', db.data)}"
+        )
     return found
 
 

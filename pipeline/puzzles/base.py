@@ -30,6 +30,11 @@ def sql_str(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def glob_escape(path: str) -> str:
+    """A path as a DuckDB glob that matches only itself (``run[1]/data``: ``[`` is a class)."""
+    return "".join(f"[{c}]" if c in "[*?" else c for c in path)
+
+
 def ident(name: str) -> str:
     """A SQL identifier (a table or view name)."""
     return '"' + name.replace('"', '""') + '"'
@@ -175,6 +180,8 @@ class Puzzle(ABC):
 
     #: Whether a position may also be typed as moves from the root (:meth:`from_moves`).
     typed_moves: bool = False
+    #: Bits a state may use (None: exactly its cells'); peg boards also keep the last jump.
+    state_bits: int | None = None
 
     def from_moves(self, text: str) -> int:
         """The position a sequence of moves reaches from the root (when ``typed_moves``)."""
@@ -221,6 +228,23 @@ class Puzzle(ABC):
     def check(self, values: list[int]) -> None:
         """Raise BadPosition when the values cannot be a position of this puzzle."""
         return None
+
+    def check_state(self, state: int) -> int:
+        """A state given as a number, checked as a typed position is: in range, every
+        cell a value of the puzzle, the puzzle's own rules (:meth:`check`)."""
+        c = self.cells
+        bits = self.state_bits or c.bits * c.count
+        if isinstance(state, bool) or not isinstance(state, int) or not 0 <= state < 1 << bits:
+            raise BadPosition(f"{state!r} is not a state of {self.name} (0 <= state < 2**{bits})")
+        values = c.values(state)
+        bad = [i for i, v in enumerate(values) if v >= len(c.symbols)]
+        if bad:
+            raise BadPosition(
+                f"state {state} is not a position of {self.name}: cell {bad[0]} holds "
+                f"{values[bad[0]]}, the cells hold 0..{len(c.symbols) - 1}"
+            )
+        self.check(values)
+        return state
 
     def depth_parity(self, state: int) -> int | None:
         """Depth mod 2 when the state alone decides it (bipartite graphs), else None.

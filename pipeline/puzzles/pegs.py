@@ -173,6 +173,7 @@ class PegPuzzle(Puzzle):
 
     graph = Graph.LAYERED
     origin = "start"
+    state_bits = LAST_SHIFT + LAST_BITS
 
     def __init__(
         self,
@@ -380,6 +381,7 @@ class WinnablePuzzle(Puzzle):
 
     graph = Graph.LAYERED
     origin = "goal"
+    state_bits = LAST_SHIFT + LAST_BITS
 
     def __init__(self, forward: PegPuzzle, *, default: bool = False) -> None:
         self.forward = forward

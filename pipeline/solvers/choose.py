@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
+from pipeline import hints
 from pipeline.answers import MethodSolution, Solution
 from pipeline.errors import BadMethod, BadPosition, NotBuilt, Unsolvable
 from pipeline.puzzles.patterns import PARTITIONS
@@ -36,9 +38,9 @@ def pick(method: str, puzzle: str, built: bool) -> str:
     return "optimal"
 
 
-def not_built(puzzle: str) -> NotBuilt:
+def not_built(puzzle: str, data: Path | None = None) -> NotBuilt:
     return NotBuilt(
-        f"{puzzle} is not built: run `puzzledb build {puzzle}`"
+        f"{puzzle} is not built: run {hints.build(puzzle, data)}"
         + (" or solve with `--method optimal`" if puzzle in PARTITIONS else "")
     )
 

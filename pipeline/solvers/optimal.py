@@ -31,6 +31,23 @@ COMPACT = "_pdb.npy"
 MAX_MOVES = 255
 
 
+#: Measured on the 4x4 partition (make bench-solve4): Parquet bytes a position
+#: of a pattern database, and positions built a second on one core.
+PDB_BYTES_PER_POSITION = 13.5
+PDB_POSITIONS_PER_SECOND = 650_000
+
+
+def build_cost(missing: Sequence[PatternPuzzle]) -> str:
+    """What building these pattern databases costs, for a user about to wait for it."""
+    from pipeline.engine.budget import size_of
+
+    positions = sum(p.expected_total or 0 for p in missing)
+    minutes = round(positions / PDB_POSITIONS_PER_SECOND / 60)
+    took = "under a minute" if minutes < 1 else f"{minutes} minute{'s' * (minutes > 1)}"
+    disk = size_of(positions * PDB_BYTES_PER_POSITION)
+    return f"at most {positions:,} positions, about {disk} on disk and {took}"
+
+
 def patterns(board: str) -> list[PatternPuzzle]:
     """The pattern puzzles of a board's partition, in a fixed order."""
     rows, cols = (int(x) for x in board.split("x"))
@@ -62,6 +79,36 @@ def load_compact(table: Any, p: PatternPuzzle) -> np.ndarray:
     return arr
 
 
+def load_joined(board: str, tables: Sequence[Any], data: Path) -> np.ndarray:
+    """The compact arrays of a board's partition one after another, memory-mapped.
+
+    Kept as ``<data>/.cache/<board>-pdb.npy`` (rewritten when older than a
+    table's manifest): mapped, a solve reads only the pages its search
+    touches instead of loading and joining 115 MB of arrays (4x4).
+    """
+    pats = patterns(board)
+    path = data / ".cache" / f"{board}-pdb.npy"
+    size = sum(p.array_size for p in pats)
+    newest = max((Path(t.directory) / "_manifest.json").stat().st_mtime for t in tables)
+    if path.exists() and path.stat().st_mtime >= newest:
+        arr = np.load(path, mmap_mode="r")
+        if arr.shape == (size,) and arr.dtype == np.uint8:
+            return arr
+    joined = np.concatenate([load_compact(t, p) for t, p in zip(tables, pats, strict=True)])
+    path.parent.mkdir(exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        np.save(f, joined)
+    os.replace(tmp, path)
+    return np.load(path, mmap_mode="r")
+
+
+def split(joined: np.ndarray, board: str) -> list[np.ndarray]:
+    """The board's arrays as views of their joined array (no copy)."""
+    ends = np.cumsum([p.array_size for p in patterns(board)])
+    return [joined[e - p.array_size : e] for e, p in zip(ends, patterns(board), strict=True)]
+
+
 @dataclass(frozen=True)
 class Result:
     """An optimal solution: the tile slid at each move, the nodes generated, time."""
@@ -78,7 +125,15 @@ class Result:
 class Solver:
     """IDA* with the additive pattern databases of one board (rows x cols)."""
 
-    def __init__(self, board: str, arrays: Sequence[np.ndarray], *, reflect: bool = True) -> None:
+    def __init__(
+        self,
+        board: str,
+        arrays: Sequence[np.ndarray],
+        *,
+        reflect: bool = True,
+        joined: np.ndarray | None = None,
+    ) -> None:
+        """``joined``: the arrays already one after another (load_joined), used as is."""
         rows, cols = (int(x) for x in board.split("x"))
         n = rows * cols
         pats = patterns(board)
@@ -112,7 +167,9 @@ class Solver:
             rw=w[rt],
             refl=refl,
             off=off,
-            pdb=np.concatenate([np.ascontiguousarray(a, np.uint8) for a in arrays]),
+            pdb=joined
+            if joined is not None
+            else np.concatenate([np.ascontiguousarray(a, np.uint8) for a in arrays]),
             use_refl=square and reflect,
         )
 

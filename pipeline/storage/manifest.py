@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline import hints
 from pipeline.engine.core import Graph
 from pipeline.errors import CorruptTable
 from pipeline.storage.format import COLUMNS, FILE_NAME, FORMAT_VERSION, MANIFEST, NAME
@@ -247,7 +248,7 @@ def _agree(m: Manifest) -> None:
 def read(directory: Path) -> Manifest:
     """The manifest of the table in ``directory``, validated; CorruptTable names the fault."""
     path = directory / MANIFEST
-    rebuild = f"rebuild with `puzzledb build {directory.name} --force`"
+    rebuild = f"rebuild with {hints.build(directory.name, directory.parent, force=True)}"
     try:
         doc = json.loads(path.read_text())
     except (OSError, ValueError, RecursionError) as e:

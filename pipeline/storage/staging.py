@@ -29,8 +29,10 @@ from pipeline.storage.manifest import FileEntry, LevelEntry
 from pipeline.storage.writer import write_json_atomic
 
 PROGRESS = "progress.json"
-#: Kept free on the disk beyond the estimate of the next level.
-DISK_MARGIN = 64 << 20
+#: Kept free on the disk beyond the estimate of the next level (the progress
+#: file, the manifest and the catalog written beside it: a small table's whole
+#: build fits a few MiB).
+DISK_MARGIN = 1 << 20
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline import hints
 from pipeline.engine.core import NO_PARENT, Level
 from pipeline.errors import CorruptTable, NotBuilt
 from pipeline.storage import manifest as manifests
@@ -40,8 +41,9 @@ class Table:
     def __init__(self, directory: Path, cache_row_groups: int = 128) -> None:
         self.directory = directory
         self.name = directory.name
+        self.data = directory.parent
         if not (directory / MANIFEST).exists():
-            raise NotBuilt(f"{self.name} is not built yet: run `puzzledb build {self.name}`")
+            raise NotBuilt(f"{self.name} is not built yet: run {hints.build(self.name, self.data)}")
         self.manifest: Manifest = manifests.read(directory)
         self.files: list[FileEntry] = self.manifest.files
         self._footers: dict[str, tuple[pq.ParquetFile, list[int]]] = {}
@@ -63,9 +65,8 @@ class Table:
         return self.directory / entry.name
 
     def _damaged(self, entry: FileEntry, why: str) -> CorruptTable:
-        return CorruptTable(
-            f"{self.path(entry)} {why}: rebuild with `puzzledb build {self.name} --force`"
-        )
+        rebuild = hints.build(self.name, self.data, force=True)
+        return CorruptTable(f"{self.path(entry)} {why}: rebuild with {rebuild}")
 
     def check_sizes(self) -> None:
         """Cheap damage check: every file present with the size the manifest says."""
@@ -156,7 +157,7 @@ class Table:
             if nxt is None:
                 raise CorruptTable(
                     f"{self.name}: parent {parent} of a depth-{hit.depth} state is missing; "
-                    f"run `puzzledb verify {self.name}`"
+                    f"run {hints.command(f'verify {self.name}', self.data)}"
                 )
             hit = nxt
             rows.append(hit)
