@@ -97,17 +97,11 @@ class MultiTilePuzzle(TilePuzzle):
         return multi_moves(self.slides, self._low)
 
     def expand(self, states: States) -> tuple[np.ndarray, States]:
-        blank = self.blank_cells(states)
-        order = np.argsort(blank, kind="stable")
-        bounds = np.concatenate(([0], np.cumsum(np.bincount(blank, minlength=self.cells.count))))
         srcs: list[np.ndarray] = []
         kids: list[States] = []
-        for b, slides in enumerate(self.slides):
-            idx = order[bounds[b] : bounds[b + 1]]
-            if len(idx) == 0:
-                continue
+        for b, idx in self.by_blank(states):
             s = states[idx]
-            for _, mask, left, right in slides:
+            for _, mask, left, right in self.slides[b]:
                 moved = s & np.uint64(mask)
                 kids.append((s ^ moved) | ((moved << np.uint64(left)) >> np.uint64(right)))
                 srcs.append(idx)

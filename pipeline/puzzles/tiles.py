@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -120,18 +120,21 @@ class TilePuzzle(Puzzle):
         _, exponent = np.frexp(zero.astype(np.float64))
         return ((exponent - 1) >> 2).astype(np.int8)
 
-    def expand(self, states: States) -> tuple[np.ndarray, States]:
+    def by_blank(self, states: States) -> Iterator[tuple[int, np.ndarray]]:
+        """(cell, indices of the states whose blank is there), for each occupied cell."""
         blank = self.blank_cells(states)
         order = np.argsort(blank, kind="stable")
         bounds = np.concatenate(([0], np.cumsum(np.bincount(blank, minlength=self.cells.count))))
+        for b in range(self.cells.count):
+            if bounds[b + 1] > bounds[b]:
+                yield b, order[bounds[b] : bounds[b + 1]]
+
+    def expand(self, states: States) -> tuple[np.ndarray, States]:
         srcs: list[np.ndarray] = []
         kids: list[States] = []
-        for b, nbrs in enumerate(self.adjacency):
-            idx = order[bounds[b] : bounds[b + 1]]
-            if len(idx) == 0:
-                continue
+        for b, idx in self.by_blank(states):
             s = states[idx]
-            for j in nbrs:
+            for j in self.adjacency[b]:
                 tile = (s >> np.uint64(4 * j)) & np.uint64(15)
                 kids.append(s ^ (tile << np.uint64(4 * j)) ^ (tile << np.uint64(4 * b)))
                 srcs.append(idx)
