@@ -12,7 +12,7 @@ Macros (part of the public contract):
   state_of(puzzle, text)     a typed position as its state (error if malformed)
   cells(puzzle, state)       the cell values as an INTEGER list (cell 0 at index 1)
   path(puzzle, state)        table: the rows from state to its root, by parents
-                             (pipeline/walk_sql.py, with one "path:<table>" walk a table)
+                             (pipeline/walk_sql.py: one generated walk a table)
   winnable(puzzle, state)    whether a position can still be won (peg boards whose
                              ``<puzzle>-winnable`` table is built; false if unreachable)
 Tables and views: puzzles, levels, summary, and one view per table; for each

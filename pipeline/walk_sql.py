@@ -1,9 +1,10 @@
 """Walking parents in plain SQL: the catalog's ``path`` macro and one walk per table.
 
-``path(puzzle, state)`` hands the state to the table macro ``"path:<table>"``
-written for that table (through DuckDB's ``query()``, so only that table's
-SQL is bound). A walk is an unrolled chain, one step a depth, from the
-table's maximum depth down to 0, each step a MATERIALIZED CTE:
+``path(puzzle, state)`` runs the walk written for that table when the catalog
+was written (a string in the macro, through DuckDB's ``query()``, so only
+that table's SQL is parsed and bound). A walk is an unrolled chain, one step
+a depth, from the table's maximum depth down to 0, each step a MATERIALIZED
+CTE:
 
     r52 AS MATERIALIZED (SELECT 0 AS i, t.state, t.parent
         FROM read_parquet([the depth-52 files]) t
@@ -24,11 +25,12 @@ the table's view let DuckDB build its hash table on the 239-million-row scan
 (DuckDB estimates a multi-file scan as the first file's rows times the file
 count, and the first file holds the one root); with the walk made the build
 side, each iteration still opened every file and read a row group at every
-depth. In the chain, the key is an aggregate (always one row) and each step
-ends in ``LIMIT 1``, so DuckDB's estimates stay at one row all the way down;
-joining each step to the previous CTE instead multiplied the estimates until
-DuckDB built on the scans. Without MATERIALIZED each CTE is inlined into the
-next and the chain is read quadratically often.
+depth. In the chain, the key is an aggregate (always one row), so DuckDB's
+estimates stay at one row all the way down; joining each step to the
+previous CTE instead multiplied the estimates until DuckDB built on the
+scans. MATERIALIZED (never inline a step into the next: the chain would be
+read quadratically often) and ``LIMIT 1`` (one row out; the scan stops at
+it) are safeguards: DuckDB 1.5 and 2.0 walk as fast without them.
 
 Tables whose parents can sit at the same depth (zero-cost moves: pattern
 databases, peg boards counted in moves; their graph is "general") walk each
@@ -43,56 +45,47 @@ from __future__ import annotations
 from pipeline.puzzles.base import glob_escape, sql_str
 from pipeline.storage.manifest import Manifest
 
-#: The walk of table T is the table macro ``"path:T"(start)``.
-MACRO_PREFIX = "path:"
-
-
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def macro_name(table: str) -> str:
-    """The quoted name of a table's walk macro."""
-    return _ident(MACRO_PREFIX + table)
+#: Where the walk's SQL takes the start state (replaced when ``path`` is called).
+START = "$start"
 
 
 def statements(found: list[Manifest], prefix: str) -> list[str]:
-    """The walk macro of every table in ``found`` (manifests) and ``path`` itself.
+    """The ``path`` macro over the tables in ``found`` (manifests).
 
     ``prefix`` is how the SQL names the data folder, as in the views.
     """
-    sql = [
-        f"CREATE OR REPLACE MACRO {macro_name(m.table)}(start) AS TABLE {walk(m, prefix)}"
-        for m in found
-    ]
-    sql.append(path_macro([m.table for m in found]))
-    return sql
+    return [path_macro(found, prefix)]
 
 
-def path_macro(tables: list[str]) -> str:
+def path_macro(found: list[Manifest], prefix: str) -> str:
     """``path(puzzle, state)``: the walk of that table, with step and position.
 
-    ``query()`` binds only the chosen table's walk; the state must be a
-    constant expression (a number, ``state_of(...)``, ``getvariable(...)``).
+    Each table's walk is a string in the macro, run by ``query()`` with the
+    state put in: creating the macro parses none of them (a catalog opens as
+    fast as before), and a call parses only its own table's walk. The state
+    must be a constant expression (a number, ``state_of(...)``,
+    ``getvariable(...)``); a NULL state walks nowhere.
     """
+    if START in prefix:
+        raise ValueError(f"the data folder's path may not contain {START!r}: {prefix}")
     unknown = "error('no table named ' || puzzle || ' in the catalog')"
-    arms = " ".join(f"WHEN {sql_str(t)} THEN {sql_str(macro_name(t))}" for t in tables)
-    name = f"CASE puzzle {arms} ELSE {unknown} END" if tables else unknown
-    # A NULL state walks nowhere: the walk of state 0, cut to no rows before it runs.
-    args = "coalesce('(' || CAST(start AS UBIGINT) || ')', '(0) LIMIT 0')"
+    arms = " ".join(f"WHEN {sql_str(m.table)} THEN {sql_str(walk(m, prefix))}" for m in found)
+    walks = f"CASE puzzle {arms} ELSE {unknown} END" if found else unknown
+    state = "coalesce(CAST(start AS UBIGINT)::VARCHAR, '0')"
+    none = "CASE WHEN start IS NULL THEN ' LIMIT 0' ELSE '' END"
     return (
         "CREATE OR REPLACE MACRO path(puzzle, start) AS TABLE "
         "SELECT step, state, depth, parent, board(puzzle, state) AS position "
-        f"FROM query('FROM ' || {name} || {args}) ORDER BY step"
+        f"FROM query(replace({walks}, {sql_str(START)}, {state}) || {none}) ORDER BY step"
     )
 
 
 def walk(m: Manifest, prefix: str) -> str:
-    """The SELECT that walks table ``m`` from ``start`` to its root, one CTE a depth."""
+    """The SELECT that walks table ``m`` from the state ``$start`` to its root, one CTE a depth."""
     files = _files_by_depth(m, prefix)
     sizes = {int(lv.depth): int(lv.positions) for lv in m.levels}
     runs = m.puzzle.get("graph") == "general"
-    ctes, start = [], "start::UBIGINT"
+    ctes, start = [], f"{START}::UBIGINT"
     if m.puzzle.get("last_jump_bits"):
         ctes.append(_nearest_variant(m, files))
         start = "(SELECT state FROM s)"
@@ -170,7 +163,7 @@ def _nearest_variant(m: Manifest, files: dict[int, str]) -> str:
     nearest state it stands for (fewest moves, then the smallest state)."""
     shift = int(m.puzzle["last_jump_bits"][0])
     cells = int(m.puzzle["cells"])
-    s = "start::UBIGINT"
+    s = f"{START}::UBIGINT"
     jumped = (
         f"list_transform(list_filter(range({cells}), lambda h: ({s} >> h) & 1 = 1), "
         f"lambda h: {s} | ((h + 1)::UBIGINT << {shift}))"
