@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pipeline.engine.core import Graph, States
-from pipeline.puzzles.tiles import TilePuzzle, grid_adjacency
+from pipeline.puzzles.tiles import TilePuzzle, grid_adjacency, grid_layout
 
 if TYPE_CHECKING:
     from pipeline.engine.packed import Kernels
@@ -130,12 +130,11 @@ def rectangle_lines(rows: int, cols: int) -> list[list[int]]:
 def multi_rectangle(rows: int, cols: int) -> MultiTilePuzzle:
     """The rows x cols sliding puzzle in the multi-tile metric (``3x3-multi``)."""
     n = rows * cols
-    layout = "\n".join(" ".join(f"{{{r * cols + c}}}" for c in range(cols)) for r in range(rows))
     return MultiTilePuzzle(
         f"{rows}x{cols}-multi",
         f"{rows}x{cols} sliding puzzle ({n - 1} tiles), multi-tile metric",
         grid_adjacency(rows, cols),
-        layout,
+        grid_layout(rows, cols),
         rectangle_lines(rows, cols),
         expected_total=math.factorial(n) // 2,
     )

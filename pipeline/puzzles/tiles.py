@@ -204,15 +204,19 @@ def grid_adjacency(rows: int, cols: int) -> list[list[int]]:
     return adj
 
 
+def grid_layout(rows: int, cols: int) -> str:
+    """The drawing of a rows x cols board: ``{i}`` for cell i, row by row."""
+    return "\n".join(" ".join(f"{{{r * cols + c}}}" for c in range(cols)) for r in range(rows))
+
+
 def rectangle(rows: int, cols: int, *, default: bool = False) -> TilePuzzle:
     """The rows x cols sliding puzzle, enumerated from its goal."""
     n = rows * cols
-    layout = "\n".join(" ".join(f"{{{r * cols + c}}}" for c in range(cols)) for r in range(rows))
     return TilePuzzle(
         f"{rows}x{cols}",
         f"{rows}x{cols} sliding puzzle ({n - 1} tiles)",
         grid_adjacency(rows, cols),
-        layout,
+        grid_layout(rows, cols),
         expected_total=math.factorial(n) // 2,
         default=default,
     )
