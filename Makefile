@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-korf bench-solve4 clean distclean help
+.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-korf bench-solve4 bench-pairs clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -23,6 +23,7 @@ help:
 	@echo "make bench-walk the path macro from the deepest 3x4 and 2x6 positions, cold and warm"
 	@echo "make bench-pegs the English peg board's first levels, median of 3"
 	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
+	@echo "make bench-pairs OLD=<rev>  interleaved builds of commit OLD and this tree (ROUNDS=5)"
 	@echo "make bench-solve4  a 4x4 solve as a command vs importing pipeline (needs 4x4-pdb in DATA)"
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
 
@@ -109,6 +110,13 @@ KORF ?= pipeline/solvers/korf100.txt
 KORF_FLAGS ?=   # e.g. --repeat 3 --baseline
 # A 4x4 solve as a command (pipeline/benchmarks/solve4.py); the 4x4 pattern
 # databases must be built in $(DATA) first (about 3 minutes and 1.6 GB, once).
+# Old commit against this tree, 5 interleaved rounds of 2x5, 3x4 and english33
+# (about 15 minutes on a quiet machine): medians and ratios.
+ROUNDS ?= 5
+bench-pairs: $(STAMP)
+	@test -n "$(OLD)" || { echo "make bench-pairs: give OLD=<commit>"; exit 1; }
+	$(BIN)/python -m pipeline.benchmarks.pairs $(OLD) --rounds $(ROUNDS)
+
 bench-solve4: $(STAMP)
 	$(BIN)/python -m pipeline.benchmarks.solve4 --data $(DATA)
 
