@@ -64,24 +64,36 @@ def check_footer(path: Path, entry: FileEntry, table: str) -> None:
 
 def check_table(directory: Path, manifest: Manifest) -> None:
     """Every file of the table matches the manifest's sha256 (remembered once checked)."""
-    for entry in manifest.files:
-        check_file(directory / entry.name, entry, manifest.table)
+    cache = _load()
+    before = dict(cache)
+    try:
+        for entry in manifest.files:
+            _check(directory / entry.name, entry, manifest.table, cache)
+    finally:
+        if cache != before:
+            _save(cache)
 
 
 def check_file(path: Path, entry: FileEntry, table: str) -> None:
+    cache = _load()
+    if _check(path, entry, table, cache):
+        _save(cache)
+
+
+def _check(path: Path, entry: FileEntry, table: str, cache: dict[str, list[Any]]) -> bool:
+    """Compare one file with the manifest unless ``cache`` knows it; True if newly checked."""
     try:
         st = path.stat()
     except FileNotFoundError:
         raise _damaged(path, table, "is missing") from None
     key = str(path.resolve())
     stamp = [st.st_size, st.st_mtime_ns, st.st_ino, entry.sha256]
-    cache = _load()
     if cache.get(key) == stamp:
-        return
+        return False
     if st.st_size != entry.bytes or sha256(path) != entry.sha256:
         raise _damaged(path, table, "does not match its checksum in the manifest")
     cache[key] = stamp
-    _save(cache)
+    return True
 
 
 def remember(directory: Path, manifest: Manifest) -> None:
