@@ -28,10 +28,12 @@ help:
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
 
 # The virtual environment, created and installed on first use and whenever
-# pyproject.toml changes.
+# pyproject.toml changes; then the C IDA* kernel is built into the user's cache
+# (solvers/ida_c.py: never fails, solves fall back to numba without a compiler).
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pipeline.solvers.ida_c
 	@touch $(STAMP)
 
 build-db: $(STAMP)

@@ -24,7 +24,8 @@ import numpy as np
 from pipeline.errors import BadPosition
 from pipeline.puzzles.patterns import PARTITIONS, PatternPuzzle
 from pipeline.puzzles.tiles import grid_adjacency
-from pipeline.solvers import ida
+from pipeline.solvers import ida_c
+from pipeline.solvers.ida_tables import Tables
 
 COMPACT = "_pdb.npy"
 #: No sliding puzzle here needs more moves (4x4: 80; 2x6: 80).
@@ -132,8 +133,10 @@ class Solver:
         *,
         reflect: bool = True,
         joined: np.ndarray | None = None,
+        kernel: str | None = None,
     ) -> None:
-        """``joined``: the arrays already one after another (load_joined), used as is."""
+        """``joined``: the arrays already one after another (load_joined), used as is;
+        ``kernel``: ``c`` or ``numba`` (default: C when it builds, see ida_c.py)."""
         rows, cols = (int(x) for x in board.split("x"))
         n = rows * cols
         pats = patterns(board)
@@ -158,7 +161,7 @@ class Solver:
         )
         rt = np.array([0] + [int(refl[t - 1]) + 1 for t in range(1, n)], np.int64)
         off = np.cumsum([0] + [a.size for a in arrays[:-1]]).astype(np.int64)
-        self.tables = ida.Tables(
+        self.tables = Tables(
             nbr=nbr,
             nnbr=np.array([len(a) for a in adj], np.int64),
             grp=grp,
@@ -172,29 +175,30 @@ class Solver:
             else np.concatenate([np.ascontiguousarray(a, np.uint8) for a in arrays]),
             use_refl=square and reflect,
         )
+        self.kernel = ida_c.kernel(self.tables, kernel)
 
     def heuristic(self, cells: Sequence[int]) -> int:
         """The lower bound the search starts from (max of the sum and its reflection)."""
-        t = self.tables
-        board = np.asarray(cells, np.int64)
-        return int(ida.heuristic(board, t.grp, t.w, t.rgrp, t.rw, t.refl, t.off, t.pdb, t.use_refl))
+        return int(self.kernel.heuristic(self._board(cells)))
 
     def solve(self, cells: Sequence[int]) -> Result:
         """An optimal solution of a solvable position (cells row-major, 0 = blank)."""
-        if len(cells) != self.n:
-            raise BadPosition(f"expected {self.n} cells, got {len(cells)}")
-        t = self.tables
-        board = np.asarray(cells, np.int64)
+        board = self._board(cells)
         clock = time.perf_counter()
-        length, nodes, blanks = ida.ida(
-            board, t.nbr, t.nnbr, t.grp, t.w, t.rgrp, t.rw, t.refl, t.off, t.pdb, t.use_refl,
-            MAX_MOVES,
-        )  # fmt: skip
+        length, nodes, blanks = self.kernel.ida(board, MAX_MOVES)
         seconds = time.perf_counter() - clock
         if length < 0:
             raise BadPosition(f"no solution within {MAX_MOVES} moves (wrong parity?)")
         tiles = _replay(board, blanks)
         return Result(tiles, int(nodes), seconds)
+
+    def _board(self, cells: Sequence[int]) -> np.ndarray:
+        """The cells as the kernels' array, checked (the C kernel trusts its input)."""
+        if len(cells) != self.n:
+            raise BadPosition(f"expected {self.n} cells, got {len(cells)}")
+        if sorted(int(c) for c in cells) != list(range(self.n)):
+            raise BadPosition(f"not a {self.board} position: each of 0..{self.n - 1} once")
+        return np.asarray(cells, np.int64)
 
 
 def _replay(board: np.ndarray, blanks: np.ndarray) -> list[int]:

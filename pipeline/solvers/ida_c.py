@@ -1,0 +1,197 @@
+"""The IDA* kernel in C (ida_kernel.c), built with the system's compiler, called by ctypes.
+
+Why: a 4x4 solve searches a few thousand nodes (milliseconds), but going
+through numba costs about 0.45 s a command (importing numba, loading its
+cached kernel). The C kernel is the same search step for step (same node
+counts, same moves: tests/test_ida_c.py); it is compiled once with ``$CC``
+(default ``gcc``) into ``$XDG_CACHE_HOME/puzzledb/`` (default
+``~/.cache/puzzledb/``), under a name hashing the source, the compiler and
+its flags, so an edited kernel is rebuilt and old builds are never loaded
+(``$PUZZLEDB_CACHE``, when set, is that folder, as for the integrity cache).
+When it cannot be built or loaded the numba kernel (ida.py) is used: a
+slower start, the same answers. ``PUZZLEDB_IDA=numba`` (or ``c``) forces one.
+
+``python -m pipeline.solvers.ida_c`` builds it now and says where (the
+install step of ``make build-db`` runs it); it never fails the install.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import platform
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipeline.errors import BadMethod
+from pipeline.solvers.ida_tables import Tables
+from pipeline.storage.integrity import CACHE_ENV
+
+SOURCE = Path(__file__).with_name("ida_kernel.c")
+FLAGS = ["-O2", "-std=c99", "-shared", "-fPIC"]
+ENV = "PUZZLEDB_IDA"
+
+_I64 = ctypes.c_int64
+_P = ctypes.c_void_p
+
+
+class _CTables(ctypes.Structure):
+    """``struct tables`` of ida_kernel.c: sizes, then the addresses of the arrays."""
+
+    _fields_ = [(f, _I64) for f in ("n", "groups", "use_refl")] + [
+        (f, _P) for f in ("nbr", "nnbr", "grp", "w", "rgrp", "rw", "refl", "off", "pdb")
+    ]
+
+
+def cache_dir() -> Path:
+    """Where built kernels live: the user's cache, beside integrity.py's checked.json."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "puzzledb"
+
+
+def compiler() -> list[str]:
+    """The C compiler command: ``$CC`` split as a shell would, else gcc."""
+    return shlex.split(os.environ.get("CC") or "gcc")
+
+
+def library_path(cc: list[str]) -> Path:
+    """The built library's path: a hash of source, compiler, flags and machine."""
+    key = hashlib.sha256(SOURCE.read_bytes())
+    key.update(repr((cc, FLAGS, platform.machine(), sys.platform)).encode())
+    return cache_dir() / f"ida-{key.hexdigest()[:16]}.so"
+
+
+def build() -> Path:
+    """Compile the kernel when it is not built yet; its path. Raises OSError or
+    subprocess.SubprocessError (compiler missing or failing, cache not writable)."""
+    cc = compiler()
+    path = library_path(cc)
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        subprocess.run(
+            [*cc, *FLAGS, "-o", str(tmp), str(SOURCE)],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        os.replace(tmp, path)  # whole or not at all, also when two solves build at once
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+@functools.cache
+def library() -> ctypes.CDLL | None:
+    """The loaded C kernel, built on first use; None when it cannot be built or loaded."""
+    try:
+        lib = ctypes.CDLL(str(build()))
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    lib.pdb_ida.argtypes = [ctypes.POINTER(_CTables), _P, _I64, ctypes.POINTER(_I64), _P]
+    lib.pdb_ida.restype = _I64
+    lib.pdb_heuristic.argtypes = [ctypes.POINTER(_CTables), _P]
+    lib.pdb_heuristic.restype = _I64
+    return lib
+
+
+class CKernel:
+    """IDA* over one board's tables through the C library."""
+
+    name = "c"
+
+    def __init__(self, lib: ctypes.CDLL, t: Tables) -> None:
+        # Contiguous arrays of the kernel's types, kept alive as long as the struct.
+        self._arrays = {
+            f: np.ascontiguousarray(getattr(t, f), np.int64)
+            for f in ("nbr", "nnbr", "grp", "w", "rgrp", "rw", "refl", "off")
+        }
+        self._arrays["pdb"] = np.ascontiguousarray(t.pdb, np.uint8)  # a mapped file stays mapped
+        addresses = {f: a.ctypes.data for f, a in self._arrays.items()}
+        self._t = _CTables(len(t.nnbr), len(t.off), int(t.use_refl), **addresses)
+        self._lib = lib
+
+    def ida(self, board: np.ndarray, max_bound: int) -> tuple[int, int, np.ndarray]:
+        """As ida.ida: optimal length (-1: none within max_bound), nodes, blank's cells."""
+        board = np.ascontiguousarray(board, np.int64)
+        path = np.zeros(max_bound + 1, np.int64)
+        nodes = _I64(0)
+        length = self._lib.pdb_ida(
+            ctypes.byref(self._t),
+            board.ctypes.data,
+            max_bound,
+            ctypes.byref(nodes),
+            path.ctypes.data,
+        )
+        return int(length), nodes.value, path[: max(length, 0)]
+
+    def heuristic(self, board: np.ndarray) -> int:
+        board = np.ascontiguousarray(board, np.int64)
+        return int(self._lib.pdb_heuristic(ctypes.byref(self._t), board.ctypes.data))
+
+
+class NumbaKernel:
+    """IDA* over one board's tables through the numba kernel (imported on first use)."""
+
+    name = "numba"
+
+    def __init__(self, t: Tables) -> None:
+        self.t = t
+
+    def ida(self, board: np.ndarray, max_bound: int) -> tuple[int, int, np.ndarray]:
+        from pipeline.solvers import ida
+
+        t = self.t
+        return ida.ida(
+            board, t.nbr, t.nnbr, t.grp, t.w, t.rgrp, t.rw, t.refl, t.off, t.pdb, t.use_refl,
+            max_bound,
+        )  # fmt: skip
+
+    def heuristic(self, board: np.ndarray) -> int:
+        from pipeline.solvers import ida
+
+        t = self.t
+        return ida.heuristic(board, t.grp, t.w, t.rgrp, t.rw, t.refl, t.off, t.pdb, t.use_refl)
+
+
+def kernel(t: Tables, name: str | None = None) -> Any:
+    """The kernel to search with: ``name`` or ``$PUZZLEDB_IDA`` (``c``, ``numba``),
+    else C when it can be built, else numba."""
+    name = name or os.environ.get(ENV) or "auto"
+    if name not in ("auto", "c", "numba"):
+        raise BadMethod(f"{ENV} must be c or numba, not {name!r}")
+    lib = library() if name != "numba" else None
+    if lib is not None:
+        return CKernel(lib, t)
+    if name == "c":
+        raise BadMethod(
+            f"{ENV}=c but the C kernel cannot be built with {shlex.join(compiler())} "
+            f"(see python -m pipeline.solvers.ida_c)"
+        )
+    return NumbaKernel(t)
+
+
+def main() -> int:
+    """Build the kernel now (the install step); say where, or why not (never fails)."""
+    try:
+        print(f"IDA* kernel: {build()}")
+    except (OSError, subprocess.SubprocessError) as e:
+        err = getattr(e, "stderr", b"") or b""
+        why = err.decode(errors="replace").strip().splitlines()[-1:] or [str(e)]
+        print(f"IDA* kernel: not built with {shlex.join(compiler())} ({why[0]}): solves use numba")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+/* IDA* with additive pattern databases: the search of pipeline/solvers/ida.py in C.
+ *
+ * The same algorithm, step for step, as the numba kernel (ida.ida): the same
+ * neighbour order, the same node count, the same first solution found. It is
+ * compiled with the system's C compiler into a shared library in the user's
+ * cache (pipeline/solvers/ida_c.py) and called through ctypes, so a solve
+ * starts without importing numba or loading its cached kernel. Plain C99,
+ * no Python headers.
+ */
+#include <stdint.h>
+
+#define INF (1 << 30)
+
+/* A board and its pattern databases (ida.Tables; see there). */
+struct tables {
+    int64_t n, groups, use_refl;
+    const int64_t *nbr; /* n x 4, -1 padded */
+    const int64_t *nnbr, *grp, *w, *rgrp, *rw, *refl, *off;
+    const uint8_t *pdb;
+};
+
+static int64_t h_of(const struct tables *t, const int64_t *idx, const int64_t *ridx)
+{
+    int64_t s = 0, r = 0;
+    for (int64_t g = 0; g < t->groups; g++)
+        s += t->pdb[t->off[g] + idx[g]];
+    if (t->use_refl) {
+        for (int64_t g = 0; g < t->groups; g++)
+            r += t->pdb[t->off[g] + ridx[g]];
+        if (r > s)
+            s = r;
+    }
+    return s;
+}
+
+/* The pattern indexes of a board (and of its reflection); the blank's cell. */
+static int64_t indexes(const struct tables *t, const int64_t *board, int64_t *idx, int64_t *ridx)
+{
+    int64_t blank = -1;
+    for (int64_t g = 0; g < t->groups; g++)
+        idx[g] = ridx[g] = 0;
+    for (int64_t c = 0; c < t->n; c++) {
+        int64_t k = board[c];
+        if (k == 0) {
+            blank = c;
+        } else {
+            idx[t->grp[k]] += c * t->w[k];
+            ridx[t->rgrp[k]] += t->refl[c] * t->rw[k];
+        }
+    }
+    return blank;
+}
+
+int64_t pdb_heuristic(const struct tables *t, const int64_t *board)
+{
+    int64_t idx[t->groups], ridx[t->groups];
+    indexes(t, board, idx, ridx);
+    return h_of(t, idx, ridx);
+}
+
+/* Optimal length (-1: none within max_bound), nodes generated, and in
+ * path[0..length-1] the blank's cell after each move. */
+int64_t pdb_ida(const struct tables *t, const int64_t *board0, int64_t max_bound,
+                int64_t *nodes_out, int64_t *path)
+{
+    int64_t n = t->n, nodes = 0;
+    int64_t board[n], idx[t->groups], ridx[t->groups];
+    int64_t blanks[max_bound + 2], prev[max_bound + 2], it[max_bound + 2];
+    for (int64_t c = 0; c < n; c++)
+        board[c] = board0[c];
+    int64_t blank = indexes(t, board, idx, ridx);
+    *nodes_out = 0;
+    if (blank < 0)
+        return -1;
+    int64_t bound = h_of(t, idx, ridx);
+    if (bound == 0)
+        return 0;
+    while (bound <= max_bound) {
+        int64_t nxt = INF, d = 0;
+        blanks[0] = blank;
+        prev[0] = -1;
+        it[0] = 0;
+        while (d >= 0) {
+            int64_t b = blanks[d], i = it[d];
+            if (i < t->nnbr[b]) {
+                it[d] = i + 1;
+                int64_t j = t->nbr[b * 4 + i];
+                if (j == prev[d])
+                    continue;
+                int64_t k = board[j], g = t->grp[k], rg = t->rgrp[k];
+                int64_t dg = (b - j) * t->w[k], dr = (t->refl[b] - t->refl[j]) * t->rw[k];
+                idx[g] += dg;
+                ridx[rg] += dr;
+                int64_t h = h_of(t, idx, ridx);
+                nodes++;
+                int64_t f = d + 1 + h;
+                if (f > bound) {
+                    if (f < nxt)
+                        nxt = f;
+                    idx[g] -= dg;
+                    ridx[rg] -= dr;
+                    continue;
+                }
+                board[b] = k;
+                board[j] = 0;
+                path[d] = j;
+                if (h == 0) {
+                    *nodes_out = nodes;
+                    return d + 1;
+                }
+                d++;
+                blanks[d] = j;
+                prev[d] = b;
+                it[d] = 0;
+            } else {
+                if (d == 0)
+                    break;
+                int64_t j = blanks[d], b = blanks[d - 1], k = board[b];
+                board[j] = k;
+                board[b] = 0;
+                idx[t->grp[k]] -= (b - j) * t->w[k];
+                ridx[t->rgrp[k]] -= (t->refl[b] - t->refl[j]) * t->rw[k];
+                d--;
+            }
+        }
+        if (nxt == INF)
+            break;
+        bound = nxt;
+    }
+    *nodes_out = nodes;
+    return -1;
+}
