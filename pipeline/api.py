@@ -218,7 +218,8 @@ class Database:
 
         p = puzzles.get(puzzle, self.data)
         self.require_folder(puzzle)
-        chosen = choose.pick(method, puzzle, puzzle in self.built())
+        built = puzzle in self.built()  # once: each call reads every manifest
+        chosen = choose.pick(method, puzzle, built)
         if chosen == "loop":
             return choose.loop(p, position)
         if chosen == "optimal":
@@ -227,7 +228,7 @@ class Database:
                 p,
                 position,
             )
-        if puzzle not in self.built() and method == "auto":
+        if not built and method == "auto":
             raise choose.not_built(puzzle, self.data)
         return choose.from_table(self.solve(puzzle, position), p)
 
@@ -255,7 +256,8 @@ class Database:
         key = (board, reflect)
         if key not in self._solvers:
             pats = optimal.patterns(board)
-            missing = [p for p in pats if p.name not in self.built()]
+            built = self.built()
+            missing = [p for p in pats if p.name not in built]
             if missing:
                 cost = optimal.build_cost(missing)
                 names = " ".join(p.name for p in missing)
