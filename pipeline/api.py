@@ -142,6 +142,22 @@ class Database:
 
         return [m.table for m in catalog.manifests(self.data)]
 
+    def is_built(self, name: str) -> bool:
+        """Whether ``name`` is in :meth:`built`, reading its own manifest only (a solve
+        asks about a few tables; :meth:`built` parses every manifest of the folder)."""
+        from pipeline.errors import CorruptTable
+        from pipeline.storage import manifest as manifests_
+        from pipeline.storage.format import MANIFEST
+
+        folder = self.data / name
+        if name != Path(name).name or name.startswith(".") or not (folder / MANIFEST).exists():
+            return False
+        try:
+            manifests_.read(folder)
+        except CorruptTable:
+            return False
+        return True
+
     def manifests(self) -> list[Manifest]:
         """The manifests of the complete tables in the data folder (as ``built`` names them)."""
         from pipeline import catalog
@@ -218,7 +234,7 @@ class Database:
 
         p = puzzles.get(puzzle, self.data)
         self.require_folder(puzzle)
-        built = puzzle in self.built()  # once: each call reads every manifest
+        built = self.is_built(puzzle)
         chosen = choose.pick(method, puzzle, built)
         if chosen == "loop":
             return choose.loop(p, position)
@@ -256,8 +272,7 @@ class Database:
         key = (board, reflect)
         if key not in self._solvers:
             pats = optimal.patterns(board)
-            built = self.built()
-            missing = [p for p in pats if p.name not in built]
+            missing = [p for p in pats if not self.is_built(p.name)]
             if missing:
                 cost = optimal.build_cost(missing)
                 names = " ".join(p.name for p in missing)

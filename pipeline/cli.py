@@ -296,7 +296,7 @@ def solve(
     tiles = moves and not p.typed_moves
     if tiles and not _sliding(p):
         raise BadMethod(f"--moves prints the tiles slid: {puzzle} is not a sliding puzzle")
-    if pick(method, puzzle, method == "auto" and puzzle in db.built()) != "table":
+    if pick(method, puzzle, method == "auto" and db.is_built(puzzle)) != "table":
         _solve_by(db, puzzle, typed, method, moves, as_json, svg, not no_build)
         return
     sol = db.solve(puzzle, typed)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -143,3 +144,16 @@ def test_the_c_kernel_is_built_once_and_spares_numba(tmp_path: Path, pdb3: Path)
         assert run.returncode == 0, run.stderr
         assert run.stdout.split() == ["31", "False"]
     assert len(list(tmp_path.glob("ida-*.so"))) == 1 and not list(tmp_path.glob("*.tmp"))
+
+
+def test_is_built_agrees_with_built(tmp_path: Path, pdb3: Path) -> None:
+    # is_built (one manifest, the solve path) against built (every manifest of the folder).
+    folder = tmp_path / "data"
+    shutil.copytree(pdb3, folder)
+    shutil.copytree(folder / "3x3-pdb-4a", folder / "2x3")  # a manifest naming another table
+    (folder / "3x3-pdb-4b" / "_manifest.json").write_text("{")  # damaged
+    db = pipeline.open(folder)
+    assert db.built() == ["3x3-pdb-4a"]
+    names = ["3x3-pdb-4a", "3x3-pdb-4b", "2x3", "3x3", "../data/3x3-pdb-4a", ".", ""]
+    assert [db.is_built(n) for n in names] == [n in db.built() for n in names]
+    assert not pipeline.open(tmp_path / "none").is_built("3x3-pdb-4a")
