@@ -10,6 +10,10 @@ reflected across the main diagonal (the goal is symmetric there).
 
 Everything about a board arrives as plain arrays (see :class:`Tables`), so
 the kernel knows no puzzle and compiles once for every board.
+
+Solves normally run its twin in C (ida_kernel.c via ida_c.py: no numba to
+import or load, same nodes and moves); this one is the fallback when no C
+compiler works, and the reference tests/test_ida_c.py compares them against.
 """
 
 from __future__ import annotations
