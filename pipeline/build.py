@@ -322,6 +322,8 @@ class Builder:
     def _partial(self) -> int | None:
         """The last depth built when the build stopped at ``max_depth`` (None: complete)."""
         last = self.progress.levels[-1].depth
+        if self.progress.total == self.puzzle.expected_total:  # all there: complete
+            return None
         return last if self.max_depth is not None and last >= self.max_depth else None
 
     def _manifest(self) -> Manifest:

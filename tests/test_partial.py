@@ -81,6 +81,8 @@ def test_a_partial_table_is_rebuilt_further_and_then_whole(tmp_path: Path) -> No
     assert m.up_to_date and m.partial_depth is None
     (m,) = db.build(["3x3"], max_depth=40, force=True)  # past the end: complete
     assert m.partial_depth is None and m.total == 181_440
+    (m,) = db.build(["3x3"], max_depth=31, force=True)  # to the end: every position there
+    assert m.partial_depth is None and m.max_depth == 31
 
 
 def test_a_partial_depth_that_is_not_the_last_level_is_a_corrupt_manifest(tmp_path: Path) -> None:
