@@ -62,6 +62,7 @@ class Database:
         memory: int | str | None = None,
         root: str | None = None,
         yes: bool = False,
+        max_depth: int | None = None,
     ) -> list[Manifest]:
         """Build (or resume) each table, then rewrite the catalog; the manifests.
 
@@ -71,6 +72,8 @@ class Database:
         table ``<board>~<hash>`` (pipeline/puzzles/names.py).
         ``yes`` goes on with a build too large for the free disk or over two hours
         (otherwise TooBig stops it after its first levels, which are kept).
+        ``max_depth`` builds the first levels only: a partial table (the manifest's
+        ``partial_depth``); building further later rebuilds it (build.covers).
         """
         from pipeline import build, catalog
 
@@ -79,13 +82,22 @@ class Database:
             from pipeline.puzzles.names import rooted
 
             chosen = [rooted(p, root) for p in chosen]
+        named = {p.name for p in chosen}  # --max-depth is for these, not their requirements
         chosen = _with_requirements(chosen, self.data)
         done = []
         for p in chosen:
             report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None
+            limit = max_depth if p.name in named else None
             done.append(
                 build.build(
-                    p, self.data, force=force, paths=paths, on_level=report, memory=memory, yes=yes
+                    p,
+                    self.data,
+                    force=force,
+                    paths=paths,
+                    on_level=report,
+                    memory=memory,
+                    yes=yes,
+                    max_depth=limit,
                 )
             )
             self._tables.pop(p.name, None)
@@ -181,7 +193,12 @@ class Database:
         if p.solved_by is not None:
             return self._solve_derived(p, position)
         state = self.state(puzzle, position)
-        rows = self.table(puzzle).walk(state, p.depth_parity(state))
+        table = self.table(puzzle)
+        rows = table.walk(state, p.depth_parity(state))
+        if not rows and table.manifest.partial_depth is not None:
+            raise BadPosition(
+                _beyond(p.text(state), puzzle, table.manifest.partial_depth, self.data)
+            )
         if not rows:
             raise BadPosition(
                 f"{p.text(state)} is not in the {puzzle} table: "
@@ -321,7 +338,12 @@ class Database:
 
     def longest(self, puzzle: str) -> pl.DataFrame:
         """The positions farthest from the roots: columns ``position``, ``state``, ``depth``."""
-        self.table(puzzle)
+        partial = self.table(puzzle).manifest.partial_depth
+        if partial is not None:
+            raise NotBuilt(
+                f"{puzzle} holds the first levels only (to depth {partial}): the longest "
+                f"positions are not known; build it whole with {hints.build(puzzle, self.data)}"
+            )
         return self.query((QUERIES / "longest.sql").read_text(), {"puzzle": puzzle})
 
     def summary(self) -> pl.DataFrame:
@@ -447,3 +469,13 @@ def _with_requirements(chosen: list[Puzzle], data: Path | None = None) -> list[P
 def open(data: str | os.PathLike[str] | None = None) -> Database:
     """Open the data folder (default ``data/`` or $PUZZLEDB_DATA)."""
     return Database(data)
+
+
+def _beyond(text: str, puzzle: str, depth: int, data: Path) -> str:
+    """Why a position is missing from a partial table: it lies deeper, if anywhere."""
+    more = hints.build(f"{puzzle} --max-depth {depth + 10}", data)
+    return (
+        f"{text} is not within the first {depth} levels of the {puzzle} table (depth {depth} "
+        f"and less; it was built with --max-depth {depth}): it needs more moves, if any "
+        f"sequence reaches it; build more levels with {more}"
+    )

@@ -80,6 +80,7 @@ def build(
     work: int | None = None,
     executor: Executor | None = None,
     yes: bool = False,
+    max_depth: int | None = None,
 ) -> Manifest:
     """Build (or resume, or with ``force`` rebuild aside) one table; return its manifest.
 
@@ -90,11 +91,13 @@ def build(
     many buckets on small boards). The rows are the same whatever the budget
     and the executor. A table of known size that would not fit the free disk or
     take over two hours stops early (TooBig) unless ``yes``.
+    ``max_depth`` builds the first levels only (a partial table: see
+    :func:`covers`); a table with fewer levels than asked is built again aside.
     """
     target = data / puzzle.name
     if (target / MANIFEST).exists() and not force:
         built = manifests.read(target)
-        if not paths or built.has_paths:
+        if (not paths or built.has_paths) and covers(built, max_depth):
             built.up_to_date = True
             return built
     if paths and puzzle.expand_free is not None:
@@ -108,9 +111,22 @@ def build(
                 f"machine has; using {budgets.size_of(budget.total)}",
                 file=sys.stderr,
             )
-        builder = Builder(puzzle, data, budget, paths, on_level)
+        builder = Builder(puzzle, data, budget, paths, on_level, max_depth)
         builder.yes = yes
         return builder.run(work, executor)
+
+
+def covers(built: Manifest, max_depth: int | None) -> bool:
+    """Whether a built table holds every level a build to ``max_depth`` asks for.
+
+    A partial table built to depth N answers a build to N or less; a build to
+    more (or to the end) rebuilds it aside from depth 0 (the old table stays
+    readable until the new one replaces it): the levels grow about geometrically,
+    so the levels already built cost little beside the new ones.
+    """
+    if built.partial_depth is None:
+        return True
+    return max_depth is not None and max_depth <= built.partial_depth
 
 
 @contextlib.contextmanager
@@ -143,8 +159,10 @@ class Builder:
         budget: Budget,
         counts: bool,
         on_level: Callable[[LevelDone], None] | None,
+        max_depth: int | None = None,
     ) -> None:
         self.puzzle = puzzle
+        self.max_depth = max_depth
         self.target = data / puzzle.name
         self.staging = data / ".staging" / puzzle.name
         self.budget = budget
@@ -152,6 +170,10 @@ class Builder:
         self.on_level = on_level
         self.metadata = metadata(puzzle.name, puzzle.encoding)
         self.progress = Progress(self.staging, puzzle.describe(), puzzle.name, counts)
+        if max_depth is not None and len(self.progress.levels) > max_depth + 1:
+            # A stopped build went past the depth asked: start again.
+            shutil.rmtree(self.staging)
+            self.progress = Progress(self.staging, puzzle.describe(), puzzle.name, counts)
         # Parents of a kept level serve to skip the move back with compiled moves.
         skip_back = not counts and puzzle.has_kernels and puzzle.graph is not Graph.LAYERED
         self.held = Held(puzzle.graph, self.staging, self.progress, skip_back)
@@ -192,8 +214,8 @@ class Builder:
         depth, size = self.progress.levels[-1].depth, self.progress.levels[-1].positions
         prev = self.progress.levels[-2].positions if len(self.progress.levels) > 1 else 0
         per_state = 4.0  # moves per state of the level before (a guess until one is made)
-        while size:
-            self._check_size()
+        while size and (self.max_depth is None or depth < self.max_depth):
+            self._check_size(size / max(1, prev))
             rules = self._rules(size)
             held = self.held.bytes() + self.pending.bytes(self.held)
             plan = self.budget.plan(
@@ -227,10 +249,12 @@ class Builder:
                 per_state = max(1.0, stats.pairs / size)
             depth, prev, size = depth + 1, size, writer.rows
 
-    def _check_size(self) -> None:
+    def _check_size(self, growth: float) -> None:
         """Stop (TooBig) a build of known size that, at the bytes and the rate of its
-        first levels, would not fit the free disk or would take over two hours."""
-        expected = self.puzzle.expected_total
+        first levels, would not fit the free disk or would take over two hours.
+        A build to ``max_depth`` expects the levels up to it to keep growing by
+        ``growth`` (the last level's size over the one before)."""
+        expected = _expected(self.puzzle.expected_total, self.progress, self.max_depth, growth)
         done = self.progress.total
         if self.yes or expected is None or expected <= MEASURE_AFTER or done < MEASURE_AFTER:
             return
@@ -295,6 +319,13 @@ class Builder:
             )  # fmt: skip
             self.on_level(done)
 
+    def _partial(self) -> int | None:
+        """The last depth built when the build stopped at ``max_depth`` (None: complete)."""
+        last = self.progress.levels[-1].depth
+        if self.progress.total == self.puzzle.expected_total:  # all there: complete
+            return None
+        return last if self.max_depth is not None and last >= self.max_depth else None
+
     def _manifest(self) -> Manifest:
         progress = self.progress
         for lv in progress.levels:
@@ -310,6 +341,7 @@ class Builder:
             max_depth_positions=progress.levels[-1].positions,
             levels=progress.levels,
             files=progress.files,
+            partial_depth=self._partial(),
             build={
                 "started": doc["started"],
                 "finished": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -317,6 +349,18 @@ class Builder:
             },
             versions=_versions(),
         )
+
+
+def _expected(
+    total: int | None, progress: Progress, max_depth: int | None, growth: float
+) -> int | None:
+    """Positions a build will have written: the table's, or up to ``max_depth``
+    at the growth of the last levels (an estimate; never more than the table)."""
+    if total is None or max_depth is None or not progress.levels:
+        return total
+    last = progress.levels[-1]
+    more = sum(last.positions * growth**k for k in range(1, max_depth - last.depth + 1))
+    return min(total, progress.total + int(min(more, 1e30)))
 
 
 def _duration(hours: float) -> str:

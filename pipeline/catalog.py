@@ -117,6 +117,7 @@ def _tables(found: list[Manifest]) -> list[str]:
                 *(str(int(v)) for v in (m.puzzle["cells"], m.total, m.max_depth)),
                 *(str(int(v)) for v in (m.max_depth_positions, m.format_version)),
                 sql_str(str(m.build.get("finished", ""))),
+                "NULL" if m.partial_depth is None else str(int(m.partial_depth)),
             ]
         )
         + ")"
@@ -131,12 +132,12 @@ def _tables(found: list[Manifest]) -> list[str]:
         "CREATE OR REPLACE TABLE puzzles (name VARCHAR, title VARCHAR, graph VARCHAR, "
         "origin VARCHAR, encoding VARCHAR, cells INTEGER, positions UBIGINT, "
         "max_depth INTEGER, max_depth_positions UBIGINT, format_version INTEGER, "
-        "built VARCHAR)",
+        "built VARCHAR, partial_depth INTEGER)",
         *(["INSERT INTO puzzles VALUES " + ", ".join(rows)] if rows else []),
         "CREATE OR REPLACE TABLE levels (puzzle VARCHAR, depth INTEGER, positions UBIGINT)",
         *(["INSERT INTO levels VALUES " + ", ".join(level_rows)] if level_rows else []),
         "CREATE OR REPLACE VIEW summary AS SELECT name AS puzzle, positions, max_depth, "
-        "max_depth_positions FROM puzzles ORDER BY name",
+        "max_depth_positions, partial_depth FROM puzzles ORDER BY name",
     ]
 
 

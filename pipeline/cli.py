@@ -63,9 +63,13 @@ def _emit(doc: Any) -> None:
 
 @app.command("list")
 def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
-    """List the puzzles: name, graph, whether built (and how many positions), default, title."""
+    """List the puzzles: name, graph, whether built (and how many positions), default, title.
+
+    A table of the first levels only (build --max-depth N) shows as built "to N"."""
     db = _db(data)
-    totals = {m.table: m.total for m in db.manifests()}
+    found = db.manifests()
+    totals = {m.table: m.total for m in found}
+    partial = {m.table: m.partial_depth for m in found}
     rows = [
         {
             "name": p.name,
@@ -75,6 +79,7 @@ def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
             "default": p.default,
             "built": p.name in totals,
             "positions": totals.get(p.name),
+            "partial_depth": partial.get(p.name),
         }
         for p in db.known_puzzles()  # built-ins, specs kept in the data folder, built tables
     ]
@@ -86,6 +91,8 @@ def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
     for r in rows:
         count = f"{r['positions']:,}" if r["built"] else ""
         built, default = ("yes" if r["built"] else "no"), ("yes" if r["default"] else "")
+        if r["partial_depth"] is not None:
+            built = f"to {r['partial_depth']}"
         typer.echo(
             f"{r['name']:<{width}}  {r['graph']:<10}  {built:<5}  {count:>13}  {default:<7}  "
             f"{r['title']}"
@@ -129,6 +136,15 @@ def build(
             "--yes", help="Go on with a build too large for the free disk or over two hours."
         ),
     ] = False,
+    max_depth: Annotated[
+        int | None,
+        typer.Option(
+            "--max-depth",
+            min=0,
+            max=255,
+            help="Build the first levels only, up to this depth (a partial table).",
+        ),
+    ] = None,
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
@@ -157,6 +173,7 @@ def build(
             memory=memory,
             root=root,
             yes=yes,
+            max_depth=max_depth,
         )
     for m in manifests:
         typer.echo(_built_line(m), err=True)
@@ -171,6 +188,8 @@ def _built_line(m: Any) -> str:
         f"{m.table}: {plural(m.total, 'position')}, max depth {m.max_depth} "
         f"({m.max_depth_positions:,} there)"
     )
+    if m.partial_depth is not None:
+        what += f", partial: depths 0..{m.partial_depth} only (--max-depth)"
     if m.up_to_date:
         return f"{what}, up to date (nothing to build; --force rebuilds)"
     return f"{what}, built in {seconds(m.build['seconds'])}"

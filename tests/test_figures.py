@@ -95,8 +95,8 @@ def test_2x3_total(db: pipeline.Database) -> None:
 
 def test_summary_and_histogram(db: pipeline.Database) -> None:
     rows = {r[0]: r[1:] for r in db.summary().rows()}
-    assert rows["3x3"] == (181_440, 31, 2)
-    assert rows["hex6"] == (5040, 15, 24)
+    assert rows["3x3"] == (181_440, 31, 2, None)  # None: complete (not --max-depth)
+    assert rows["hex6"] == (5040, 15, 24, None)
     hist = db.histogram("2x5").rows()
     assert sum(n for _, n in hist) == 1_814_400
     assert hist[0] == (0, 1) and hist[-1] == (55, 2)

@@ -40,4 +40,4 @@ def test_a_plain_install_answers_longest_and_summary(data: Path, tmp_path: Path)
     where, longest, summary = out.stdout.splitlines()
     assert where.startswith(site)  # the installed copy, not the working tree
     assert longest == "['6 4 7 8 5 0 3 2 1', '8 6 7 2 5 4 3 0 1']"
-    assert summary == "('2x5', 1814400, 55, 2)"
+    assert summary == "('2x5', 1814400, 55, 2, None)"  # None: complete (not --max-depth)

@@ -46,7 +46,7 @@ def run(
     current = job.frontier
     edges = rows.cuts(sample, k)
     stats.buckets = len(edges) - 1
-    children = unique(rows.lead(sample) >> np.uint64(rows.shift))
+    children = unique(rows.children(rows.lead(sample)))
     share = branching / stats.buckets  # keys a state gives one bucket, about
     chunk = max(1, (len(current) + 1) // 2) if isinstance(current, InMemory) else 1 << 20
     two = len(current) >= LANE_MIN
@@ -69,7 +69,7 @@ def run(
             if two and len(inside) > 1:
                 splits = [lo, int(inside[len(inside) // 2]), hi]
             spans = [
-                (_key_range(runs, a, b, rows.shift), tuple(e.between(a, b) for e in job.excluded))
+                (_key_range(runs, a, b, rows), tuple(e.between(a, b) for e in job.excluded))
                 for a, b in itertools.pairwise(splits)
             ]
             resolve = _span_resolver(rows.kernels, runs, buffers)
@@ -84,13 +84,14 @@ def run(
     return stats
 
 
-def _key_range(runs: tuple[States, States], lo: int, hi: int, shift: int) -> list[tuple[int, int]]:
+def _key_range(runs: tuple[States, States], lo: int, hi: int, rows: Rows) -> list[tuple[int, int]]:
     """Where the keys of children in ``[lo, hi)`` sit in each sorted run."""
     top = (1 << 64) - 1
+    first, last = rows.key_bound(lo), rows.key_bound(hi)
     out = []
     for r in runs:
-        a = int(np.searchsorted(r, np.uint64(lo << shift))) if lo else 0
-        b = int(np.searchsorted(r, np.uint64(hi << shift))) if (hi << shift) <= top else len(r)
+        a = int(np.searchsorted(r, np.uint64(first))) if lo else 0
+        b = int(np.searchsorted(r, np.uint64(last))) if last <= top else len(r)
         out.append((a, b))
     return out
 

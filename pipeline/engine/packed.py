@@ -11,7 +11,12 @@ smallest parent of each, minus those in the excluded levels: the very rows
 of :func:`bfs.step`.
 
 Sorting keys sorts children, so keys split into child ranges like children do
-(the local executor spills keys, 8 bytes a move instead of 16).
+(the local executor spills keys, 8 bytes a move instead of 16). A state that
+uses all 64 bits leaves no room for a tag: its kernels may then key a packed
+child, the state with its low ``drop`` bits left out, provided those bits
+follow from the rest (``unpack``) and packing keeps the order of states (the
+15 puzzle drops cell 0's nibble: see tile_moves.py). :meth:`Kernels.key_bound`
+and :meth:`Kernels.children` turn child ranges into key ranges and back.
 
 Like bfs.py it knows no puzzle: the kernels come with the puzzle.
 """
@@ -54,12 +59,32 @@ class Kernels:
     :func:`resolve_core` with the family's ``undo(key, args)`` (the parent a
     key came from) inlined, a module-level ``@njit(cache=True)`` function of
     the puzzle family (so it compiles once and is cached on disk).
+    ``drop`` > 0: keys hold ``child >> drop`` (see the module docstring), the
+    resolver writes whole children (:func:`resolve_with`) and ``unpack``
+    (numpy, elementwise) turns packed children back into states.
     """
 
     tag_bits: int
     expand: Any
     args: tuple[Any, ...]
     resolver: Any
+    drop: int = 0
+    unpack: Any = None
+
+    def key_bound(self, state: int) -> int:
+        """The smallest key whose child is ``state`` or more (``state`` up to 2**64)."""
+        if not self.drop:
+            return state << self.tag_bits
+        packed = state >> self.drop
+        if packed < 1 << (64 - self.drop):
+            whole = int(self.unpack(np.array([packed], np.uint64))[0])
+            packed += whole < state  # the one state of this packed value lies below
+        return packed << self.tag_bits
+
+    def children(self, keys: States) -> States:
+        """The child of each key."""
+        packed = keys >> np.uint64(self.tag_bits)
+        return self.unpack(packed) if self.drop else packed
 
     def keys(
         self,
@@ -78,11 +103,10 @@ class Kernels:
         ``buffer``, when given, is written instead (memory already touched is
         several times quicker to write than new pages: reuse it).
         """
-        shift = self.tag_bits
-        first = np.uint64(min(lo << shift, _TOP))
-        last = np.uint64(_TOP if hi << shift > _TOP else (hi << shift) - 1)
         if lo >= hi:
             return _EMPTY
+        first = np.uint64(min(self.key_bound(lo), _TOP))
+        last = np.uint64(min(self.key_bound(hi) - 1, _TOP))
         if buffer is None:
             buffer = np.empty(int(len(states) * expect * 1.1) + 1024, np.uint64)
         skip = _EMPTY if skip is None else skip
@@ -131,10 +155,22 @@ def room(out, m, more):
 
 
 @njit(inline="always")
+def _shifted(key, shift, args):
+    return key >> shift
+
+
+@njit(inline="always")
 def resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, undo, args):
     """The resolve pass, inlined into each puzzle family's compiled ``resolver``
     (a module-level function naming its ``undo``, so numba caches it on disk).
     Writes the rows into ``children`` and ``parents``; returns how many."""
+    return resolve_with(run_a, run_b, shift, ex_a, ex_b, children, parents, _shifted, undo, args)
+
+
+@njit(inline="always")
+def resolve_with(run_a, run_b, shift, ex_a, ex_b, children, parents, child, undo, args):
+    """:func:`resolve_core` with the child of a key given by ``child(key, shift,
+    args)`` (kernels that pack their children: ``drop`` > 0)."""
     na, nb = len(run_a), len(run_b)
     # Merge the two runs and group equal children, keeping the smallest parent.
     # Branch-light: a run that is used up reads as the largest key (no child of
@@ -151,7 +187,7 @@ def resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, undo, args)
         key = ka if take_a else kb
         i += take_a
         j += not take_a
-        c = key >> shift
+        c = child(key, shift, args)
         p = undo(key, args)
         new = c != last
         m += new

@@ -88,10 +88,18 @@ class Rows:
         rows = np.fromfile(path, dtype=np.uint64)
         return rows if self.width == 1 else rows.reshape(-1, self.width)
 
+    def children(self, lead: np.ndarray) -> np.ndarray:
+        """The child of each move's lead value (a key, or the child itself)."""
+        return self.kernels.children(lead) if self.kernels else lead
+
+    def key_bound(self, state: int) -> int:
+        """The smallest lead value of a move into ``state`` or more."""
+        return self.kernels.key_bound(state) if self.kernels else state
+
     def cuts(self, sample: np.ndarray, k: int) -> list[int]:
         """Child-state edges ``[0, c1, ..., 2**64]`` of ``k`` ranges about equal in moves,
         from a sample of the moves."""
-        uniq = unique(self.lead(sample) >> np.uint64(self.shift))
+        uniq = unique(self.children(self.lead(sample)))
         cuts = unique(uniq[(np.arange(1, k) * len(uniq)) // k]) if len(uniq) else uniq
         return [0, *(int(c) for c in cuts), 1 << 64]
 

@@ -39,7 +39,7 @@ class SequentialExecutor:
         step = -(-(1 << 64) // self.ranges)
         for lo, hi in itertools.pairwise([*range(0, 1 << 64, step), 1 << 64]):
             moves = self._moves(job, rows)
-            child = rows.lead(moves) >> np.uint64(rows.shift)
+            child = rows.children(rows.lead(moves))
             inside = (child >= np.uint64(lo)) & (child <= np.uint64(hi - 1))
             stats.pairs += int(inside.sum())
             result = rows.resolve(

@@ -32,7 +32,7 @@ def reexpand(
     """Each bucket from the whole frontier again, keeping its own range's moves."""
     k = len(edges) - 1
     stats.buckets, stats.pairs = k, 0
-    cut_keys = np.array(edges[1:-1], np.uint64) << np.uint64(rows.shift)
+    cut_keys = np.array([rows.key_bound(e) for e in edges[1:-1]], np.uint64)
     per = max(1024, min(_chunk_rows(job, rows, branching) // k, 1 << 21))
     for b in range(k):
         clock = time.perf_counter()
@@ -66,7 +66,7 @@ def spill(
     clock = time.perf_counter()
     k = len(edges) - 1
     stats.buckets, stats.pairs = k, 0
-    cut_keys = np.array(edges[1:-1], np.uint64) << np.uint64(rows.shift)
+    cut_keys = np.array([rows.key_bound(e) for e in edges[1:-1]], np.uint64)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     with contextlib.ExitStack() as stack:

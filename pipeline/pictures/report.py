@@ -181,11 +181,15 @@ def _deepest_boards(db: Any, s: Summary) -> str:
         p = puzzles.get(s.name)
     except PuzzleDBError:
         return f'<p class="muted">{esc(s.name)} is not a puzzle this puzzledb knows.</p>'
-    states = deepest(db.table(s.name), p)
+    table = db.table(s.name)
+    states = deepest(table, p)
     shown = "all shown" if len(states) == s.at_max else f"{len(states)} shown"
     figures = "".join(f"<figure>{boards.board(p, st)}</figure>" for st in states)
+    title = "The deepest positions"
+    if table.manifest.partial_depth is not None:  # build --max-depth: not the deepest
+        title = "The positions of the last level built (the first levels only)"
     return (
-        f"<h3>The deepest positions</h3><p>{_positions(s.at_max)} at depth {s.max_depth} "
+        f"<h3>{title}</h3><p>{_positions(s.at_max)} at depth {s.max_depth} "
         f'({shown})</p><div class="boards">{figures}</div>'
     )
 

@@ -1,6 +1,13 @@
 """Sliding-tile moves as compiled kernels for the fast level step (packed.py).
 
 Imported on first use: numba takes 0.4 s to import, which a look-up should not pay.
+
+A board of 16 cells (the 15 puzzle) fills all 64 bits, leaving no room for the
+tag. Its keys hold the child without cell 0's nibble (``child >> 4``): the
+cells hold each of 0..15 once, so cell 0 is the XOR of the other fifteen, and
+two positions differ in at least two cells, so they still differ once cell 0
+(the lowest nibble) is left out, in the same order. The states on disk keep
+all 16 cells: packing lives inside the step only.
 """
 
 from __future__ import annotations
@@ -10,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.engine.packed import BIT_INDEX, Kernels, bit_position, resolve_core, room
+from pipeline.engine.packed import BIT_INDEX, Kernels, bit_position, resolve_with, room
 
 
 @njit(inline="always")
@@ -26,7 +33,7 @@ def _blank(s, low, bit_index):
 def _tile_keys(states, skip, lo, hi, out, args):
     """Keys child << tag_bits | k, k the index of the old blank among the new blank's
     neighbours. Writes every neighbour slot and advances only past real moves."""
-    table, low, bit_index, width, tag_bits = args
+    table, low, bit_index, width, tag_bits, drop = args
     use_skip = len(skip) > 0
     m = 0
     for i in range(len(states)):
@@ -39,7 +46,7 @@ def _tile_keys(states, skip, lo, hi, out, args):
             j = table[b, 1 + k]
             tile = (s >> np.uint64(4 * j)) & np.uint64(15)
             child = s ^ (tile << np.uint64(4 * j)) ^ (tile << np.uint64(4 * b))
-            key = (child << np.uint64(tag_bits)) | np.uint64(table[b, 1 + width + k])
+            key = ((child >> drop) << np.uint64(tag_bits)) | np.uint64(table[b, 1 + width + k])
             out[m] = key
             ok = (k < degree) & (key >= lo) & (key <= hi)
             if use_skip:
@@ -49,9 +56,36 @@ def _tile_keys(states, skip, lo, hi, out, args):
 
 
 @njit(inline="always")
+def _refill(packed):
+    """The state whose cells 1..15 are ``packed``: cell 0 is the XOR of the others
+    (0 ^ 1 ^ ... ^ 15 == 0)."""
+    x = packed ^ (packed >> np.uint64(32))
+    x ^= x >> np.uint64(16)
+    x ^= x >> np.uint64(8)
+    x ^= x >> np.uint64(4)
+    return (packed << np.uint64(4)) | (x & np.uint64(15))
+
+
+@njit(inline="always")
+def _tile_child(key, shift, args):
+    s = key >> shift
+    return _refill(s) if args[5] else s
+
+
+@njit(nogil=True, cache=True)
+def _refill_all(packed):
+    out = np.empty_like(packed)
+    for i in range(len(packed)):
+        out[i] = _refill(packed[i])
+    return out
+
+
+@njit(inline="always")
 def _tile_undo(key, args):
-    table, low, bit_index, _, tag_bits = args
+    table, low, bit_index, _, tag_bits, drop = args
     s = key >> np.uint64(tag_bits)
+    if drop:
+        s = _refill(s)
     c = _blank(s, low, bit_index)
     b = table[c, 1 + (key & np.uint64((1 << tag_bits) - 1))]
     tile = (s >> np.uint64(4 * b)) & np.uint64(15)
@@ -60,16 +94,18 @@ def _tile_undo(key, args):
 
 @njit(nogil=True, cache=True)
 def _tile_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
-    return resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, _tile_undo, args)
+    return resolve_with(
+        run_a, run_b, shift, ex_a, ex_b, children, parents, _tile_child, _tile_undo, args
+    )
 
 
-def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Kernels | None:
+def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Kernels:
     """The kernels for tiles on ``adjacency`` (4 bits a cell, ``low`` the low bit of
-    each cell's nibble), or None when a move's tag does not fit beside the state."""
+    each cell's nibble); 16 cells key their children without cell 0 (see above)."""
     width = max(len(a) for a in adjacency)
     tag_bits = max(1, (width - 1).bit_length())
-    if 4 * len(adjacency) + tag_bits > 64:
-        return None
+    drop = 4 if len(adjacency) == 16 else 0
+    assert 4 * len(adjacency) - drop + tag_bits <= 64
     # Row b: degree of cell b, its neighbours (padded with b itself: a
     # harmless swap of the blank with itself), and for each neighbour j
     # the index of b among j's neighbours (the tag of that move's key).
@@ -80,5 +116,6 @@ def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Kernels | None:
         for k, j in enumerate(nbrs):
             table[b, 1 + k] = j
             table[b, 1 + width + k] = adjacency[j].index(b)
-    args = (table, np.uint64(low), BIT_INDEX, width, tag_bits)
-    return Kernels(tag_bits, _tile_keys, args, _tile_resolve)
+    args = (table, np.uint64(low), BIT_INDEX, width, tag_bits, np.uint64(drop))
+    unpack = _refill_all if drop else None
+    return Kernels(tag_bits, _tile_keys, args, _tile_resolve, drop, unpack)

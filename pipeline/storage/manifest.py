@@ -127,7 +127,8 @@ class LevelEntry:
 
 @dataclass
 class Manifest:
-    """What a complete table holds: its puzzle, counts per depth and files."""
+    """What a table holds: its puzzle, counts per depth and files (complete unless
+    ``partial_depth`` is set)."""
 
     format_version: int
     table: str
@@ -140,6 +141,9 @@ class Manifest:
     files: list[FileEntry]
     build: dict[str, Any]
     versions: dict[str, Any]
+    #: Set on a table of the first levels only (``build --max-depth N``): the last
+    #: depth built (= max_depth). Absent (None) on a complete table.
+    partial_depth: int | None = None
     #: True on the manifest a build returns when the table was already built and
     #: nothing was done (not stored in the file).
     up_to_date: bool = field(default=False, compare=False)
@@ -157,6 +161,8 @@ class Manifest:
     def to_dict(self) -> dict[str, Any]:
         out = dict(self.__dict__)
         del out["up_to_date"]
+        if out["partial_depth"] is None:
+            del out["partial_depth"]
         out["levels"] = [lv.to_dict() for lv in self.levels]
         out["files"] = [f.to_dict() for f in self.files]
         return out
@@ -188,6 +194,7 @@ class Manifest:
             files,
             _get(doc, "build", dict, ""),
             _get(doc, "versions", dict, ""),
+            _state(doc, "partial_depth", ""),
         )
         _agree(m)
         return m
@@ -233,6 +240,8 @@ def _agree(m: Manifest) -> None:
         raise _Invalid(f"max_depth {m.max_depth} is not the last level's depth")
     if m.levels[-1].positions != m.max_depth_positions:
         raise _Invalid("max_depth_positions is not the last level's count")
+    if m.partial_depth is not None and m.partial_depth != m.max_depth:
+        raise _Invalid(f"partial_depth {m.partial_depth} is not the last level's depth")
     depths = [lv.depth for lv in m.levels]
     if depths != list(range(len(depths))):
         raise _Invalid("levels must run 0, 1, 2, ... in order")
