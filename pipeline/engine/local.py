@@ -9,8 +9,8 @@ move to its bucket's file (spill.py). Every child of a state lands in one
 bucket and the buckets cover increasing ranges, so the rows are exactly those
 of the whole step, in the same order, whatever the number of buckets.
 
-A puzzle with zero-cost moves has its level made whole and closed under them
-in memory (the build stops before a level that would not fit).
+A puzzle with zero-cost moves has its level closed under them in rounds, each
+an ordinary (bucketed, spilled) step of this executor (closing.py).
 """
 
 from __future__ import annotations
@@ -20,12 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.engine import budget, lanes, spill
+from pipeline.engine import budget, closing, lanes, spill
 from pipeline.engine.buffers import Pool
-from pipeline.engine.core import Level
 from pipeline.engine.executor import LevelJob, Sink, StepStats
 from pipeline.engine.level import read_all, sample
-from pipeline.engine.reference import close
 from pipeline.engine.rows import Rows
 
 #: Up to this many buckets, each re-expands the frontier instead of spilling.
@@ -46,9 +44,10 @@ class LocalExecutor:
         self.pool = pool if pool is not None else Pool(0)
 
     def run_level(self, job: LevelJob, sink: Sink) -> StepStats:
-        rows = Rows(job.rules)
         if job.rules.free is not None:
-            return _closed(job, rows, sink)
+            rounds = self.spill.with_name(self.spill.name + "-rounds")
+            return closing.run(self.run_level, job, sink, rounds)
+        rows = Rows(job.rules)
         stats = StepStats()
         n = len(job.frontier)
         if n == 0:
@@ -88,15 +87,3 @@ def _whole(job: LevelJob, rows: Rows, sink: Sink, stats: StepStats) -> StepStats
     stats.dedup += time.perf_counter() - clock
     sink(*result)
     return stats
-
-
-def _closed(job: LevelJob, rows: Rows, sink: Sink) -> StepStats:
-    """The whole level, closed under the zero-cost moves (0-1 breadth-first search)."""
-    assert job.rules.free is not None
-    clock = time.perf_counter()
-    exclude = [read_all(e) for e in job.excluded]
-    children, parents, _ = rows.resolve(rows.order(_made(job, rows)), exclude)
-    level = close(Level(job.frontier.depth + 1, children, parents), job.rules.free, exclude)
-    sink(level.states, level.parents, None)
-    # Not cut into buckets: neither buckets nor moves are reported.
-    return StepStats(pairs=None, buckets=None, dedup=time.perf_counter() - clock)
