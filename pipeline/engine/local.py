@@ -60,8 +60,8 @@ class LocalExecutor:
         stats.expand += time.perf_counter() - clock
         if rows.kernels is not None and k <= REEXPAND:
             return lanes.run(job, rows, sink, k, moves, branching, stats, self.pool)
-        if k == 1:
-            return _whole(job, rows, sink, stats)
+        if k == 1:  # a frontier no larger than the sample: its moves are made
+            return _whole(job, rows, sink, stats, moves if n <= SAMPLE else None)
         if k <= REEXPAND:
             return spill.reexpand(job, rows, sink, rows.cuts(moves, k), branching, stats)
         return spill.spill(job, rows, sink, rows.cuts(moves, k), branching, stats, self.spill)
@@ -75,10 +75,12 @@ def _made(job: LevelJob, rows: Rows) -> np.ndarray:
     return made[0] if len(made) == 1 else np.concatenate(made)
 
 
-def _whole(job: LevelJob, rows: Rows, sink: Sink, stats: StepStats) -> StepStats:
-    """The whole level in one go."""
+def _whole(
+    job: LevelJob, rows: Rows, sink: Sink, stats: StepStats, moves: np.ndarray | None = None
+) -> StepStats:
+    """The whole level in one go (``moves``: every move out of it, when made already)."""
     clock = time.perf_counter()
-    moves = _made(job, rows)
+    moves = _made(job, rows) if moves is None else moves
     stats.pairs = len(moves)
     stats.expand += time.perf_counter() - clock
     clock = time.perf_counter()
