@@ -182,8 +182,7 @@ class Builder:
         self.yes = False
 
     def run(self, work: int | None, executor: Executor | None) -> Manifest:
-        free = self.puzzle.expand_free is not None
-        self.budget.set_work(3 * PART_BYTES, work, strict=not free, part_rows=FILE_ROWS)
+        self.budget.set_work(3 * PART_BYTES, work, part_rows=FILE_ROWS)
         executor = executor or LocalExecutor(self.staging / "spill", self.held.pool)
         with ThreadPoolExecutor(max_workers=2) as writers:  # compressing takes as long
             self.pending = Pending(writers.submit, self._record)
@@ -222,8 +221,6 @@ class Builder:
                 size, size / max(1, prev), per_state, held, rules.packed is not None
             )
             self.held.pool.trim(plan.spare)
-            if self.puzzle.expand_free is not None:
-                self.budget.check_whole_level(self.puzzle.name, depth, size)
             frontier = self.held.get(depth)
             last_bytes = sum(f.bytes for f in self.progress.files_at(depth)) or size * 6
             check_disk(self.staging, last_bytes + size * 48, size / max(1, prev))

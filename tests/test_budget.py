@@ -232,9 +232,9 @@ def test_level_writer_cuts_the_parts_write_level_cuts(
     assert [e["sha256"] for e in runs] == [e["sha256"] for e in whole]
 
 
-def test_zero_cost_moves_build_in_memory_or_stop_clearly(tmp_path: Path) -> None:
-    # Not bucketed yet: within the budget the in-memory 0-1 search builds the table;
-    # above it, the build stops with one clear message before the level.
+def test_zero_cost_moves_build_at_any_budget_or_stop_clearly(tmp_path: Path) -> None:
+    # Bucketed like any other step (closing.py): the same rows whole and at a tiny
+    # work; a budget too small to work in is refused with the usual message.
     from pipeline.puzzles.base import Cells, Puzzle
     from tests.test_engine import table_expander
 
@@ -250,6 +250,8 @@ def test_zero_cost_moves_build_in_memory_or_stop_clearly(tmp_path: Path) -> None
 
     m = build.build(Free(), tmp_path / "a")
     assert [lv.positions for lv in m.levels] == [4, 3, 1]
-    with pytest.raises(budget.BadMemory, match="zero-cost moves are not split"):
+    tiny = build.build(Free(), tmp_path / "t", work=1024)
+    assert [f.sha256 for f in tiny.files] == [f.sha256 for f in m.files]
+    with pytest.raises(budget.BadMemory, match="leaves no room to work"):
         build.build(Free(), tmp_path / "b", memory=100)
     assert not (tmp_path / "b" / "free").exists()  # no half table

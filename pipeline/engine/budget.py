@@ -141,7 +141,7 @@ class Budget:
     part_rows: int = 1
     #: What the budget asked for, when more than the machine has (capped).
     asked: int | None = None
-    #: Whether a budget too small for a level is refused (not for zero-cost moves).
+    #: Whether a budget too small for a level is refused.
     strict: bool = False
 
     @classmethod
@@ -215,15 +215,3 @@ class Budget:
         spare = int(work - held - step if keep else (work - held) // 2)
         kept = held + (guess * STATE_BYTES if keep else 0)
         return LevelPlan(guess, keep, kept, spare, work)
-
-    def check_whole_level(self, name: str, depth: int, size: int) -> None:
-        """Levels closed under zero-cost moves are computed whole: stop cleanly before one
-        that would not fit (finished levels are kept)."""
-        need = size * PAIR_BYTES * 4
-        used = rss()
-        if need + used > self.total:
-            raise BadMemory(
-                f"{name}: depth {depth + 1} would need about {size_of(need)} beside the "
-                f"{size_of(used)} this process uses, and levels with zero-cost moves are not "
-                f"split into buckets yet: raise --memory to at least {-(-(need + used) >> 20)}MB"
-            )

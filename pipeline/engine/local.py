@@ -9,8 +9,8 @@ move to its bucket's file (spill.py). Every child of a state lands in one
 bucket and the buckets cover increasing ranges, so the rows are exactly those
 of the whole step, in the same order, whatever the number of buckets.
 
-A puzzle with zero-cost moves has its level made whole and closed under them
-in memory (the build stops before a level that would not fit).
+A puzzle with zero-cost moves has its level closed under them in rounds, each
+an ordinary (bucketed, spilled) step of this executor (closing.py).
 """
 
 from __future__ import annotations
@@ -20,12 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.engine import budget, lanes, spill
+from pipeline.engine import budget, closing, lanes, spill
 from pipeline.engine.buffers import Pool
-from pipeline.engine.core import Level
 from pipeline.engine.executor import LevelJob, Sink, StepStats
 from pipeline.engine.level import read_all, sample
-from pipeline.engine.reference import close
 from pipeline.engine.rows import Rows
 
 #: Up to this many buckets, each re-expands the frontier instead of spilling.
@@ -46,9 +44,10 @@ class LocalExecutor:
         self.pool = pool if pool is not None else Pool(0)
 
     def run_level(self, job: LevelJob, sink: Sink) -> StepStats:
-        rows = Rows(job.rules)
         if job.rules.free is not None:
-            return _closed(job, rows, sink)
+            rounds = self.spill.with_name(self.spill.name + "-rounds")
+            return closing.run(self.run_level, job, sink, rounds)
+        rows = Rows(job.rules)
         stats = StepStats()
         n = len(job.frontier)
         if n == 0:
@@ -61,8 +60,8 @@ class LocalExecutor:
         stats.expand += time.perf_counter() - clock
         if rows.kernels is not None and k <= REEXPAND:
             return lanes.run(job, rows, sink, k, moves, branching, stats, self.pool)
-        if k == 1:
-            return _whole(job, rows, sink, stats)
+        if k == 1:  # a frontier no larger than the sample: its moves are made
+            return _whole(job, rows, sink, stats, moves if n <= SAMPLE else None)
         if k <= REEXPAND:
             return spill.reexpand(job, rows, sink, rows.cuts(moves, k), branching, stats)
         return spill.spill(job, rows, sink, rows.cuts(moves, k), branching, stats, self.spill)
@@ -76,10 +75,12 @@ def _made(job: LevelJob, rows: Rows) -> np.ndarray:
     return made[0] if len(made) == 1 else np.concatenate(made)
 
 
-def _whole(job: LevelJob, rows: Rows, sink: Sink, stats: StepStats) -> StepStats:
-    """The whole level in one go."""
+def _whole(
+    job: LevelJob, rows: Rows, sink: Sink, stats: StepStats, moves: np.ndarray | None = None
+) -> StepStats:
+    """The whole level in one go (``moves``: every move out of it, when made already)."""
     clock = time.perf_counter()
-    moves = _made(job, rows)
+    moves = _made(job, rows) if moves is None else moves
     stats.pairs = len(moves)
     stats.expand += time.perf_counter() - clock
     clock = time.perf_counter()
@@ -88,15 +89,3 @@ def _whole(job: LevelJob, rows: Rows, sink: Sink, stats: StepStats) -> StepStats
     stats.dedup += time.perf_counter() - clock
     sink(*result)
     return stats
-
-
-def _closed(job: LevelJob, rows: Rows, sink: Sink) -> StepStats:
-    """The whole level, closed under the zero-cost moves (0-1 breadth-first search)."""
-    assert job.rules.free is not None
-    clock = time.perf_counter()
-    exclude = [read_all(e) for e in job.excluded]
-    children, parents, _ = rows.resolve(rows.order(_made(job, rows)), exclude)
-    level = close(Level(job.frontier.depth + 1, children, parents), job.rules.free, exclude)
-    sink(level.states, level.parents, None)
-    # Not cut into buckets: neither buckets nor moves are reported.
-    return StepStats(pairs=None, buckets=None, dedup=time.perf_counter() - clock)

@@ -13,10 +13,8 @@ import time
 
 import numpy as np
 
-from pipeline.engine.core import Level
+from pipeline.engine import closing
 from pipeline.engine.executor import LevelJob, Sink, StepStats
-from pipeline.engine.level import read_all
-from pipeline.engine.reference import close
 from pipeline.engine.rows import Rows
 
 
@@ -27,14 +25,10 @@ class SequentialExecutor:
         self.ranges = ranges
 
     def run_level(self, job: LevelJob, sink: Sink) -> StepStats:
+        if job.rules.free is not None:  # zero-cost moves: rounds of this same step
+            return closing.run(self.run_level, job, sink, None)
         rows = Rows(job.rules)
         clock = time.perf_counter()
-        if job.rules.free is not None:  # zero-cost moves close the whole level
-            exclude = [read_all(e) for e in job.excluded]
-            children, parents, _ = rows.resolve(rows.order(self._moves(job, rows)), exclude)
-            level = close(Level(job.frontier.depth + 1, children, parents), job.rules.free, exclude)
-            sink(level.states, level.parents, None)
-            return StepStats(pairs=None, buckets=None, dedup=time.perf_counter() - clock)
         stats = StepStats(buckets=self.ranges)
         step = -(-(1 << 64) // self.ranges)
         for lo, hi in itertools.pairwise([*range(0, 1 << 64, step), 1 << 64]):
