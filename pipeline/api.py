@@ -191,6 +191,8 @@ class Database:
             raise p.unsolved(state, own.find(state) if own else None, own is not None)
         rows = min(walks, key=lambda w: (w[0].depth, w[0].state))
         states = [r.state for r in rows]
+        if hasattr(p, "as_typed"):  # a symmetric table: the line from the position as typed
+            states = p.as_typed(state, states)
         origin = puzzles.get(name, self.data).origin
         line = states if origin == "goal" else states[::-1]
         path = [p.text(s) for s in states]

@@ -170,6 +170,11 @@ def verify(
         f"counts sum to the total ({total})",
         *(["path counts equal the sums over every move from the level above"] * table.has_paths),
     ]
+    extra = getattr(puzzle, "check_table", None)  # a family's own columns (class_size)
+    if extra is not None:
+        problems, checks = extra(table)
+        report.problems += problems
+        report.checks += checks
     return report
 
 

@@ -1,0 +1,183 @@
+"""Peg boards up to symmetry: one canonical position a class (tables ``<board>-sym``).
+
+The symmetries are those of the board's layout that fix the start hole,
+found from the picture's geometry (:func:`symmetries`): every isometry of the
+plane about the start hole (rotations by multiples of 30 degrees, mirrors at
+multiples of 15) that maps the holes onto the holes and the jump lines onto
+jump lines. That is the 8 of the square for the English and French boards
+from the centre and the left-right mirror for the triangle from hole 12.
+
+A class is stored once, as its smallest state (the canonical form), with the
+number of distinct positions in it (``class_size``), so sums of class sizes
+give the full table's counts. A move of the symmetric table is a jump out of
+a canonical state, its child made canonical: the stored parent is canonical
+too and one jump from some image of the child (what verify checks).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline.engine.core import States
+from pipeline.errors import BadPosition
+from pipeline.puzzles.pegs import ENGLISH33, FRENCH37, TRIANGLE15, Board, PegPuzzle, jump_between
+
+if TYPE_CHECKING:
+    from pipeline.engine.packed import Kernels
+    from pipeline.storage.table import Table
+
+#: The class-size column (public contract, data/README.md).
+CLASS_SIZE = pa.field("class_size", pa.uint8(), nullable=False)
+CLASS_SIZE_DOC = {"class_size": "uint8: positions in the symmetry class the state stands for"}
+
+
+def _plane(board: Board) -> list[tuple[float, float]]:
+    """Each hole's place in the plane: the picture scaled so every step has length 1."""
+    horizontal = [dc for dr, dc in board.steps if dr == 0]
+    sx = 1 / abs(horizontal[0]) if horizontal else 1.0
+    dr, dc = next((dr, dc) for dr, dc in board.steps if dr != 0)
+    sy = math.sqrt(max(0.0, 1 - (dc * sx) ** 2)) / abs(dr)
+    return [(c * sx, r * sy) for r, c in board.holes]
+
+
+def symmetries(board: Board, start: int) -> list[tuple[int, ...]]:
+    """The symmetries fixing hole ``start``, each as the image of every hole (identity first)."""
+    places = _plane(board)
+    x0, y0 = places[start]
+    index = {(round(x - x0, 6), round(y - y0, 6)): i for i, (x, y) in enumerate(places)}
+    jumps = {(f, t) for f, _, t in board.jumps}
+    found: list[tuple[int, ...]] = []
+    for k in range(12):
+        a = math.pi * k / 6
+        cos, sin = math.cos(a), math.sin(a)
+        for mirror in (1, -1):
+            perm = []
+            for (x, y), _ in sorted(index.items(), key=lambda kv: kv[1]):
+                u, v = cos * x - sin * mirror * y, sin * x + cos * mirror * y
+                perm.append(index.get((round(u, 6) + 0.0, round(v, 6) + 0.0)))
+            if None in perm:
+                continue
+            image = tuple(int(p) for p in perm)  # type: ignore[arg-type]
+            if image not in found and {(image[f], image[t]) for f, t in jumps} == jumps:
+                found.append(image)
+    identity = tuple(range(board.count))
+    return [identity, *(p for p in found if p != identity)]
+
+
+def byte_tables(perms: Sequence[tuple[int, ...]], inverse: bool = False) -> np.ndarray:
+    """``T[g, b, v]``: the image under symmetry g of byte b of a state holding value v
+    (a permutation of bits is the OR of its bytes' images)."""
+    n = len(perms[0])
+    nbytes = (n + 7) // 8
+    out = np.zeros((len(perms), nbytes, 256), np.uint64)
+    for g, perm in enumerate(perms):
+        to = [perm.index(i) for i in range(n)] if inverse else list(perm)
+        for b in range(nbytes):
+            for v in range(256):
+                bits = 0
+                for k in range(8):
+                    if v >> k & 1 and 8 * b + k < n:
+                        bits |= 1 << to[8 * b + k]
+                out[g, b, v] = bits
+    return out
+
+
+def images(tables: np.ndarray, states: States) -> np.ndarray:
+    """Every image of every state: shape (symmetries, states)."""
+    out = np.zeros((tables.shape[0], len(states)), np.uint64)
+    for b in range(tables.shape[1]):
+        byte = ((states >> np.uint64(8 * b)) & np.uint64(255)).astype(np.intp)
+        out |= tables[:, b, :][:, byte]
+    return out
+
+
+class PegSymPuzzle(PegPuzzle):
+    """A peg board from its start, one canonical position a symmetry class."""
+
+    def __init__(self, board: Board, *, expected_total: int | None = None, default: bool = False):
+        super().__init__(board, name=f"{board.name}-sym", default=default)
+        self.expected_total = expected_total
+        self.perms = symmetries(board, self.empty)
+        self.title = (
+            f"peg solitaire, {board.title}, start hole {self.empty} empty, in jumps, "
+            f"one position per class of its {len(self.perms)} symmetries"
+        )
+        self.encoding += "; the smallest state of its symmetry class"
+        self.tables = byte_tables(self.perms)
+        self.solved_by = self.name  # its own table, through the canonical form
+        self.extra_fields = (CLASS_SIZE,)
+        self.extra_docs = CLASS_SIZE_DOC
+
+    @cached_property
+    def kernels(self) -> Kernels | None:  # type: ignore[override]
+        """The packed kernels with canonical children (compiled on first use)."""
+        from pipeline.puzzles.peg_sym_moves import peg_sym_moves
+
+        return peg_sym_moves(self.board.holes, self.board.jumps, self.perms)
+
+    def canonical(self, states: States) -> States:
+        """The smallest image of each state."""
+        return images(self.tables, np.asarray(states, np.uint64)).min(axis=0)
+
+    def class_sizes(self, states: States) -> np.ndarray:
+        """Distinct images of each state: the symmetries over those fixing it."""
+        imgs = images(self.tables, np.asarray(states, np.uint64))
+        fixed = (imgs == imgs[0]).sum(axis=0)
+        return (len(self.perms) // fixed).astype(np.uint8)
+
+    def extra_columns(self, states: States) -> dict[str, np.ndarray]:
+        """The columns a level file holds besides state, depth and parent."""
+        return {"class_size": self.class_sizes(states)}
+
+    def expand(self, states: States) -> tuple[np.ndarray, States]:
+        """Jumps out of each state, each child made canonical."""
+        src, kids = super().expand(states)
+        return src, self.canonical(kids)
+
+    def variants(self, state: int) -> list[int]:
+        """A typed position stands for its class: the canonical state."""
+        return [int(self.canonical(np.array([state], np.uint64))[0])]
+
+    def as_typed(self, state: int, line: list[int]) -> list[int]:
+        """A walk of canonical states from ``state``'s class to the start, as positions
+        one jump apart from ``state`` itself (each replaced by the image one jump
+        before the position after it)."""
+        out = [state]
+        for c in line[1:]:
+            imgs = images(self.tables, np.array([c], np.uint64))[:, 0]
+            prev = next((int(i) for i in imgs if _one_jump(self.board, int(i), out[-1])), None)
+            if prev is None:
+                raise BadPosition(f"{self.name}: the stored line breaks at {self.text(c)}")
+            out.append(prev)
+        return out
+
+    def check_table(self, table: Table) -> tuple[list[str], list[str]]:
+        """Verify's extra checks: every state canonical, every class size right."""
+        from pipeline.puzzles.peg_sym_check import check_table
+
+        return check_table(self, table)
+
+    def describe(self) -> dict[str, object]:
+        return {**super().describe(), "symmetries": [list(p) for p in self.perms]}
+
+
+def _one_jump(board: Board, before: int, after: int) -> bool:
+    try:
+        jump_between(board, before, after)
+    except BadPosition:
+        return False
+    return True
+
+
+#: The symmetric tables: one line a board (its symmetries come from its picture).
+SYM_PUZZLES: list[Any] = [
+    PegSymPuzzle(TRIANGLE15),
+    PegSymPuzzle(ENGLISH33, expected_total=23_475_688),  # OEIS A112737
+    PegSymPuzzle(FRENCH37),
+]
