@@ -159,6 +159,14 @@ class Database:
             raise BadPosition(f"a position is text or a state number, not {position!r}") from None
         return p.check_state(number)
 
+    def canonical(self, puzzle: str, position: str | int) -> int:
+        """The state a symmetric table (``<board>-sym``) stores a position's class as:
+        its smallest image; BadPosition for a table without symmetries."""
+        p = puzzles.get(puzzle, self.data)
+        if not hasattr(p, "canonical"):
+            raise BadPosition(f"{puzzle} has no symmetry classes (try {puzzle}-sym)")
+        return p.variants(self.state(puzzle, position))[0]
+
     def solve(self, puzzle: str, position: str | int) -> Solution:
         """Walk parents from the position to the root: see :class:`Solution`."""
         p = puzzles.get(puzzle, self.data)

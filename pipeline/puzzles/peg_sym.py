@@ -50,24 +50,26 @@ def symmetries(board: Board, start: int) -> list[tuple[int, ...]]:
     """The symmetries fixing hole ``start``, each as the image of every hole (identity first)."""
     places = _plane(board)
     x0, y0 = places[start]
-    index = {(round(x - x0, 6), round(y - y0, 6)): i for i, (x, y) in enumerate(places)}
+    rel = [(x - x0, y - y0) for x, y in places]
     jumps = {(f, t) for f, _, t in board.jumps}
     found: list[tuple[int, ...]] = []
     for k in range(12):
         a = math.pi * k / 6
         cos, sin = math.cos(a), math.sin(a)
         for mirror in (1, -1):
-            perm = []
-            for (x, y), _ in sorted(index.items(), key=lambda kv: kv[1]):
-                u, v = cos * x - sin * mirror * y, sin * x + cos * mirror * y
-                perm.append(index.get((round(u, 6) + 0.0, round(v, 6) + 0.0)))
-            if None in perm:
+            moved = [(cos * x - sin * mirror * y, sin * x + cos * mirror * y) for x, y in rel]
+            image = tuple(_hole_at(rel, u, v) for u, v in moved)
+            if -1 in image or image in found:
                 continue
-            image = tuple(int(p) for p in perm)  # type: ignore[arg-type]
-            if image not in found and {(image[f], image[t]) for f, t in jumps} == jumps:
+            if {(image[f], image[t]) for f, t in jumps} == jumps:
                 found.append(image)
     identity = tuple(range(board.count))
     return [identity, *(p for p in found if p != identity)]
+
+
+def _hole_at(places: list[tuple[float, float]], u: float, v: float) -> int:
+    """The hole at (u, v), or -1 (a symmetry moving a hole off the board)."""
+    return next((i for i, (x, y) in enumerate(places) if abs(x - u) + abs(y - v) < 1e-6), -1)
 
 
 def byte_tables(perms: Sequence[tuple[int, ...]], inverse: bool = False) -> np.ndarray:
@@ -122,14 +124,16 @@ class PegSymPuzzle(PegPuzzle):
         return peg_sym_moves(self.board.holes, self.board.jumps, self.perms)
 
     def canonical(self, states: States) -> States:
-        """The smallest image of each state."""
-        return images(self.tables, np.asarray(states, np.uint64)).min(axis=0)
+        """The smallest image of each state (compiled)."""
+        from pipeline.puzzles.peg_sym_moves import canonical_sizes
+
+        return canonical_sizes(np.ascontiguousarray(states, np.uint64), self.tables)[0]
 
     def class_sizes(self, states: States) -> np.ndarray:
-        """Distinct images of each state: the symmetries over those fixing it."""
-        imgs = images(self.tables, np.asarray(states, np.uint64))
-        fixed = (imgs == imgs[0]).sum(axis=0)
-        return (len(self.perms) // fixed).astype(np.uint8)
+        """Distinct images of each state: the symmetries over those fixing it (compiled)."""
+        from pipeline.puzzles.peg_sym_moves import canonical_sizes
+
+        return canonical_sizes(np.ascontiguousarray(states, np.uint64), self.tables)[1]
 
     def extra_columns(self, states: States) -> dict[str, np.ndarray]:
         """The columns a level file holds besides state, depth and parent."""

@@ -36,10 +36,13 @@ def _image(s, tables, g):
 @njit(nogil=True, cache=True)
 def _sym_keys(states, skip, lo, hi, out, args):
     """Every legal jump of every state whose key lies in [lo, hi], children canonical."""
-    to_grid, grid, left, right, lines, jump_at, flip, bit_index, most, perms, _ = args
+    to_grid, grid, left, right, lines, jump_at, flip, bit_index, most, perms, _, flips = args
+    mine = np.empty(perms.shape[0], np.uint64)
     m = 0
     for i in range(len(states)):
         s = states[i]
+        for h in range(1, perms.shape[0]):
+            mine[h] = _image(s, perms, h)
         if m + most > len(out):
             out = room(out, m, most)
         g = np.uint64(0)
@@ -58,7 +61,7 @@ def _sym_keys(states, skip, lo, hi, out, args):
                 best = child
                 which = 0
                 for h in range(1, perms.shape[0]):
-                    img = _image(child, perms, h)
+                    img = mine[h] ^ flips[h, j]  # a symmetry maps a XOR to the XOR of images
                     if img < best:
                         best = img
                         which = h
@@ -91,5 +94,35 @@ def peg_sym_moves(
     plain = peg_moves(holes, jumps)
     if plain is None or len(perms) > 1 << SYM_BITS or len(holes) + TAG_BITS > 64:
         return None
-    args = (*plain.args, byte_tables(perms), byte_tables(perms, inverse=True))
+    tables = byte_tables(perms)
+    flips = np.array(
+        [[_permute(p, (1 << f) | (1 << o) | (1 << t)) for f, o, t in jumps] for p in perms],
+        np.uint64,
+    )
+    args = (*plain.args, tables, byte_tables(perms, inverse=True), flips)
     return Kernels(TAG_BITS, _sym_keys, args, _sym_resolve)
+
+
+def _permute(perm: Sequence[int], state: int) -> int:
+    return sum(1 << perm[i] for i in range(len(perm)) if state >> i & 1)
+
+
+@njit(nogil=True, cache=True)
+def canonical_sizes(states, tables):
+    """(smallest image, class size) of each state: the class size is the number
+    of symmetries over the number that fix the state."""
+    n = len(states)
+    canon = np.empty(n, np.uint64)
+    sizes = np.empty(n, np.uint8)
+    count = tables.shape[0]
+    for i in range(n):
+        s = states[i]
+        best = s
+        fixed = 1
+        for h in range(1, count):
+            img = _image(s, tables, h)
+            best = min(best, img)
+            fixed += img == s
+        canon[i] = best
+        sizes[i] = count // fixed
+    return canon, sizes
