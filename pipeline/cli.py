@@ -129,6 +129,13 @@ def build(
             "--yes", help="Go on with a build too large for the free disk or over two hours."
         ),
     ] = False,
+    symmetry: Annotated[
+        bool,
+        typer.Option(
+            "--symmetry",
+            help="Build the named peg boards' symmetry classes instead (tables <board>-sym).",
+        ),
+    ] = False,
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
@@ -136,6 +143,10 @@ def build(
     from pipeline.progress import BuildProgress
 
     names = puzzles.expand_names(list(puzzle or []))
+    if symmetry:
+        from pipeline.puzzles.peg_sym import sym_name
+
+        names = [sym_name(n) for n in names]
     if default:
         names += [p.name for p in puzzles.defaults() if p.name not in names]
     db = _db(data)

@@ -47,7 +47,7 @@ def test_symmetries_come_from_the_board_geometry() -> None:
 @pytest.fixture(scope="module")
 def tri(tmp_path_factory: pytest.TempPathFactory) -> pipeline.Database:
     db = pipeline.open(tmp_path_factory.mktemp("sym"))
-    db.build(["triangle15", "triangle15-sym"])
+    db.build(["triangle15-winnable", "triangle15-sym-winnable"])
     return db
 
 
@@ -148,19 +148,45 @@ def test_verify_fails_on_a_state_not_canonical(tri: pipeline.Database, tmp_path:
     assert any("1 states not canonical" in q for q in report.problems), report.problems
 
 
+def test_winnable_classes_expand_to_the_winnable_table(tri: pipeline.Database) -> None:
+    con = tri.connection()
+    sums = con.execute(
+        'SELECT depth, sum(class_size)::BIGINT FROM "triangle15-sym-winnable" GROUP BY 1 ORDER BY 1'
+    ).fetchall()
+    full = 'SELECT depth, count(*) FROM "triangle15-winnable" GROUP BY 1 ORDER BY 1'
+    assert sums == con.execute(full).fetchall() and sum(n for _, n in sums) == 1428
+    report = tri.verify("triangle15-sym-winnable")
+    assert report.ok, report.problems
+
+
 def test_solve_prints_the_line_from_the_position_as_typed(tri: pipeline.Database) -> None:
     p = puzzles.get("triangle15-sym")
-    start = p.roots()[0]
+    start, goal = p.roots()[0], p.goal
     # A position two jumps in whose class is stored as its mirror image.
     typed = pegs.play(pegs.TRIANGLE15, start, "(3,12)(10,3)")[-1]
     canon = tri.canonical("triangle15-sym", p.text(typed))
     assert canon != typed and canon == py_canonical(p.perms, typed)
+    # solve: a winning line from the position as typed (through the winnable classes).
     sol = tri.solve("triangle15-sym", p.text(typed))
-    assert sol.states[0] == typed and sol.states[-1] == start and sol.moves == 2
-    assert pegs.play(pegs.TRIANGLE15, start, sol.notation)[-1] == typed
-    out = run_cli("solve", "triangle15-sym", p.text(typed), data=tri.data)
+    assert sol.states[0] == typed and sol.states[-1] == goal and len(sol.states) == 12
+    assert pegs.play(pegs.TRIANGLE15, typed, sol.notation)[-1] == goal
+    out = run_cli("solve", "triangle15-sym", p.text(typed), "--json", data=tri.data)
     assert out.returncode == 0, out.stderr
-    assert "(3,12)(10,3)" in out.stdout.replace(" ", "")
-    # The macro gives the same canonical state in SQL.
+    assert json.loads(out.stdout)["notation"] == sol.notation
+    # The walk to the start in the forward classes, mapped back the same way.
+    walk = [r.state for r in tri.table("triangle15-sym").walk(canon)]
+    line = p.as_typed(typed, walk)
+    assert line[0] == typed and line[-1] == start
+    assert pegs.notation(pegs.TRIANGLE15, line[::-1]) == "(3,12)(10,3)"
+    # The macros give the same in SQL: its class, and that it can still be won.
     sql = f"SELECT canonical('triangle15-sym', state_of('triangle15-sym', '{p.text(typed)}'))"
     assert tri.connection().execute(sql).fetchone()[0] == canon
+    sql = f"SELECT winnable('triangle15-sym', state_of('triangle15-sym', '{p.text(typed)}'))"
+    assert tri.connection().execute(sql).fetchone()[0] is True
+
+
+def test_symmetry_option_names_the_sym_tables(tri: pipeline.Database) -> None:
+    out = run_cli("build", "--symmetry", "triangle15", data=tri.data)
+    assert out.returncode == 0 and "triangle15-sym: 2,169 positions" in out.stderr
+    out = run_cli("build", "--symmetry", "3x3", data=tri.data)
+    assert out.returncode == 1 and out.stderr.count("\n") == 1 and "3x3" in out.stderr

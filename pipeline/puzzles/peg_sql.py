@@ -13,7 +13,7 @@ from pipeline.puzzles.base import ident, sql_str
 
 def statements(found: list[Any]) -> list[str]:
     """The ``winnable`` macro, the status views, the ``can_jump`` and ``canonical`` macros."""
-    return [*_winnable(found), _can_jump(found), _canonical(found)]
+    return [_canonical(found), *_winnable(found), _can_jump(found)]
 
 
 def _canonical(found: list[Any]) -> str:
@@ -69,8 +69,11 @@ def _winnable(found: list[Any]) -> list[str]:
         for src, win in pairs
         if src in names
     ]
+    sym = {m.table for m in found if m.puzzle.get("symmetries")}  # typed: canonical first
+    typed = {src: f"canonical({sql_str(src)}, s)" if src in sym else "s" for src, _ in pairs}
     arms = " ".join(
-        f"WHEN {sql_str(src)} THEN (s IN (SELECT state FROM {ident(win)}))" for src, win in pairs
+        f"WHEN {sql_str(src)} THEN ({typed[src]} IN (SELECT state FROM {ident(win)}))"
+        for src, win in pairs
     )
     none = "error('no winnable table for ' || puzzle || ' in the catalog')"
     body = f"CASE puzzle {arms} ELSE {none} END" if arms else none

@@ -25,8 +25,16 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.engine.core import States
-from pipeline.errors import BadPosition
-from pipeline.puzzles.pegs import ENGLISH33, FRENCH37, TRIANGLE15, Board, PegPuzzle, jump_between
+from pipeline.errors import BadPosition, UnknownPuzzle
+from pipeline.puzzles.pegs import (
+    ENGLISH33,
+    FRENCH37,
+    TRIANGLE15,
+    Board,
+    PegPuzzle,
+    WinnablePuzzle,
+    jump_between,
+)
 
 if TYPE_CHECKING:
     from pipeline.engine.packed import Kernels
@@ -112,7 +120,6 @@ class PegSymPuzzle(PegPuzzle):
         )
         self.encoding += "; the smallest state of its symmetry class"
         self.tables = byte_tables(self.perms)
-        self.solved_by = self.name  # its own table, through the canonical form
         self.extra_fields = (CLASS_SIZE,)
         self.extra_docs = CLASS_SIZE_DOC
 
@@ -148,17 +155,19 @@ class PegSymPuzzle(PegPuzzle):
         """A typed position stands for its class: the canonical state."""
         return [int(self.canonical(np.array([state], np.uint64))[0])]
 
-    def as_typed(self, state: int, line: list[int]) -> list[int]:
-        """A walk of canonical states from ``state``'s class to the start, as positions
-        one jump apart from ``state`` itself (each replaced by the image one jump
-        before the position after it)."""
+    def as_typed(self, state: int, line: list[int], forward: bool = False) -> list[int]:
+        """A walk of canonical states from ``state``'s class, as positions one jump
+        apart from ``state`` itself: each replaced by its image one jump before
+        the position before it in the walk (a walk to the start), or one jump
+        after it (``forward``: a winning line to the goal)."""
         out = [state]
         for c in line[1:]:
-            imgs = images(self.tables, np.array([c], np.uint64))[:, 0]
-            prev = next((int(i) for i in imgs if _one_jump(self.board, int(i), out[-1])), None)
-            if prev is None:
+            imgs = [int(i) for i in images(self.tables, np.array([c], np.uint64))[:, 0]]
+            pairs = [(out[-1], i) if forward else (i, out[-1]) for i in imgs]
+            ok = [i for i, (a, b) in zip(imgs, pairs, strict=True) if _one_jump(self.board, a, b)]
+            if not ok:
                 raise BadPosition(f"{self.name}: the stored line breaks at {self.text(c)}")
-            out.append(prev)
+            out.append(ok[0])
         return out
 
     def check_table(self, table: Table) -> tuple[list[str], list[str]]:
@@ -179,9 +188,55 @@ def _one_jump(board: Board, before: int, after: int) -> bool:
     return True
 
 
+class WinnableSymPuzzle(WinnablePuzzle):
+    """The classes of ``<board>-sym`` that can still be won (``<board>-sym-winnable``):
+    reversed jumps from the goal, children made canonical, kept if the
+    symmetric table holds them. The goal is fixed by every symmetry."""
+
+    def __init__(self, forward: PegSymPuzzle, *, default: bool = False) -> None:
+        super().__init__(forward, default=default)
+        self.sym = forward
+        self.extra_fields = forward.extra_fields
+        self.extra_docs = forward.extra_docs
+        self.class_sizes = forward.class_sizes
+        self.extra_columns = forward.extra_columns
+
+    def canonical_of(self, states: States) -> States:
+        return self.sym.canonical(states)
+
+    def describe(self) -> dict[str, object]:
+        return {**super().describe(), "symmetries": [list(p) for p in self.sym.perms]}
+
+    def variants(self, state: int) -> list[int]:
+        return self.sym.variants(state)
+
+    def as_typed(self, state: int, line: list[int], forward: bool = False) -> list[int]:
+        return self.sym.as_typed(state, line, forward)
+
+    def check_table(self, table: Table) -> tuple[list[str], list[str]]:
+        from pipeline.puzzles.peg_sym_check import check_table
+
+        return check_table(self.sym, table)
+
+
+def _sym_pair(board: Board, total: int | None = None) -> list[Any]:
+    sym = PegSymPuzzle(board, expected_total=total)
+    return [sym, WinnableSymPuzzle(sym)]
+
+
 #: The symmetric tables: one line a board (its symmetries come from its picture).
 SYM_PUZZLES: list[Any] = [
-    PegSymPuzzle(TRIANGLE15),
-    PegSymPuzzle(ENGLISH33, expected_total=23_475_688),  # OEIS A112737
-    PegSymPuzzle(FRENCH37),
+    *_sym_pair(TRIANGLE15),
+    *_sym_pair(ENGLISH33, 23_475_688),  # OEIS A112737
+    *_sym_pair(FRENCH37),
 ]
+
+
+def sym_name(name: str) -> str:
+    """The symmetric table of a board (``--symmetry``): ``english33`` -> ``english33-sym``."""
+    if name.endswith("-sym"):
+        return name
+    if not any(p.name == f"{name}-sym" for p in SYM_PUZZLES):
+        boards = ", ".join(p.board.name for p in SYM_PUZZLES if isinstance(p, PegSymPuzzle))
+        raise UnknownPuzzle(f"--symmetry: {name} has no symmetry classes (boards: {boards})")
+    return f"{name}-sym"
