@@ -190,3 +190,19 @@ def test_symmetry_option_names_the_sym_tables(tri: pipeline.Database) -> None:
     assert out.returncode == 0 and "triangle15-sym: 2,169 positions" in out.stderr
     out = run_cli("build", "--symmetry", "3x3", data=tri.data)
     assert out.returncode == 1 and out.stderr.count("\n") == 1 and "3x3" in out.stderr
+
+
+def test_french_first_levels_as_classes() -> None:
+    # french37-sym comes from the board's picture alone: its first classes expand
+    # to the plain levels of french37 and are their canonical forms.
+    p, full = puzzles.get("french37-sym"), puzzles.get("french37")
+    sym = list(itertools.islice(reference.search(p.roots(), p.expand, p.graph), 6))
+    plain = list(itertools.islice(reference.search(full.roots(), full.expand, full.graph), 6))
+    for a, b in zip(sym, plain, strict=True):
+        assert int(p.class_sizes(a.states).astype(np.int64).sum()) == len(b)
+        if a.depth <= 4:
+            assert a.states.tolist() == sorted({py_canonical(p.perms, int(s)) for s in b.states})
+    k = p.kernels
+    for a, b in itertools.pairwise(sym):
+        children, parents = k.resolve(np.sort(k.keys(a.states)))
+        assert np.array_equal(children, b.states) and np.array_equal(parents, b.parents)
