@@ -187,6 +187,14 @@ class Database:
             raise BadPosition(f"a position is text or a state number, not {position!r}") from None
         return p.check_state(number)
 
+    def canonical(self, puzzle: str, position: str | int) -> int:
+        """The state a symmetric table (``<board>-sym``) stores a position's class as:
+        its smallest image; BadPosition for a table without symmetries."""
+        p = puzzles.get(puzzle, self.data)
+        if not hasattr(p, "canonical"):
+            raise BadPosition(f"{puzzle} has no symmetry classes (try {puzzle}-sym)")
+        return p.variants(self.state(puzzle, position))[0]
+
     def solve(self, puzzle: str, position: str | int) -> Solution:
         """Walk parents from the position to the root: see :class:`Solution`."""
         p = puzzles.get(puzzle, self.data)
@@ -221,10 +229,13 @@ class Database:
         walks = [w for w in (table.walk(s) for s in p.variants(state)) if w]
         if not walks:
             own = self.table(p.name) if name != p.name and p.name in self.built() else None
-            raise p.unsolved(state, own.find(state) if own else None, own is not None)
+            where = own.find(p.variants(state)[0]) if own else None
+            raise p.unsolved(state, where, own is not None)
         rows = min(walks, key=lambda w: (w[0].depth, w[0].state))
         states = [r.state for r in rows]
         origin = puzzles.get(name, self.data).origin
+        if hasattr(p, "as_typed"):  # a symmetric table: the line from the position as typed
+            states = p.as_typed(state, states, forward=origin == "goal")
         line = states if origin == "goal" else states[::-1]
         path = [p.text(s) for s in states]
         cost = abs(rows[0].depth - rows[-1].depth)

@@ -180,6 +180,9 @@ class Builder:
         self.clock = self.last = time.perf_counter()
         #: Whether to go on with a build too large for the disk or the time (--yes).
         self.yes = False
+        #: A puzzle's own columns (symmetric peg tables: class_size), or None.
+        of = getattr(puzzle, "extra_columns", None)
+        self.extra = (puzzle.extra_fields, of) if of is not None else None  # type: ignore[attr-defined]
 
     def run(self, work: int | None, executor: Executor | None) -> Manifest:
         self.budget.set_work(3 * PART_BYTES, work, part_rows=FILE_ROWS)
@@ -203,7 +206,7 @@ class Builder:
         roots = roots_level(self.puzzle.roots(), self.puzzle.expand_free)
         if self.counts:
             roots = Level(0, roots.states, roots.parents, np.ones(len(roots), np.uint64))
-        writer = LevelWriter(self.staging, 0, self.metadata)
+        writer = LevelWriter(self.staging, 0, self.metadata, extra=self.extra)
         writer.add(roots.states, roots.parents, roots.counts)
         stats = {} if self.puzzle.expand_free is not None else {"buckets": 1}
         self._record(0, writer.close(), started, time.perf_counter(), stats)
@@ -227,7 +230,7 @@ class Builder:
             started = time.perf_counter()
             writer = LevelWriter(
                 self.staging, depth + 1, self.metadata, self.pending.submit,
-                pending=None if plan.keep else 2,
+                pending=None if plan.keep else 2, extra=self.extra,
             )  # fmt: skip
             out = self.held.output(writer, plan, rules.packed is not None, self.counts)
             job = LevelJob(frontier, self.held.excluded(depth), rules, plan.work, plan.held)
@@ -332,7 +335,11 @@ class Builder:
             format_version=doc["format_version"],
             table=self.puzzle.name,
             puzzle=self.puzzle.describe(),
-            columns={**COLUMNS, **(PATHS_COLUMN if self.counts else {})},
+            columns={
+                **COLUMNS,
+                **(PATHS_COLUMN if self.counts else {}),
+                **getattr(self.puzzle, "extra_docs", {}),
+            },
             total=progress.total,
             max_depth=progress.levels[-1].depth,
             max_depth_positions=progress.levels[-1].positions,

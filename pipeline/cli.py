@@ -145,6 +145,13 @@ def build(
             help="Build the first levels only, up to this depth (a partial table).",
         ),
     ] = None,
+    symmetry: Annotated[
+        bool,
+        typer.Option(
+            "--symmetry",
+            help="Build the named peg boards' symmetry classes instead (tables <board>-sym).",
+        ),
+    ] = False,
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
@@ -152,6 +159,10 @@ def build(
     from pipeline.progress import BuildProgress
 
     names = puzzles.expand_names(list(puzzle or []))
+    if symmetry:
+        from pipeline.puzzles.peg_sym import sym_name
+
+        names = [sym_name(n) for n in names]
     if default:
         names += [p.name for p in puzzles.defaults() if p.name not in names]
     db = _db(data)

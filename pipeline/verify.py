@@ -179,6 +179,11 @@ def verify(
             * (partial is not None)
         ),
     ]
+    extra = getattr(puzzle, "check_table", None)  # a family's own columns (class_size)
+    if extra is not None:
+        problems, checks = extra(table)
+        report.problems += problems
+        report.checks += checks
     return report
 
 

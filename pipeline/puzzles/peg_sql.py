@@ -12,8 +12,27 @@ from pipeline.puzzles.base import ident, sql_str
 
 
 def statements(found: list[Any]) -> list[str]:
-    """The ``winnable`` macro, the status views and the ``can_jump`` macro."""
-    return [*_winnable(found), _can_jump(found)]
+    """The ``winnable`` macro, the status views, the ``can_jump`` and ``canonical`` macros."""
+    return [_canonical(found), *_winnable(found), _can_jump(found)]
+
+
+def _canonical(found: list[Any]) -> str:
+    """``canonical(puzzle, state)``: the smallest image of a position under the
+    symmetries of a symmetric peg table (``<board>-sym``), the state its class
+    is stored as; each image is the state's bits moved by one symmetry."""
+    arms = []
+    for m in found:
+        perms = m.puzzle.get("symmetries")
+        if not perms:
+            continue
+        images = [
+            " | ".join(f"(((state >> {i}) & 1::UBIGINT) << {t})" for i, t in enumerate(perm))
+            for perm in perms
+        ]
+        arms.append(f"WHEN {sql_str(m.table)} THEN least({', '.join(images)})::UBIGINT")
+    none = "error('no symmetric table ' || puzzle || ' in the catalog')"
+    body = f"CASE puzzle {' '.join(arms)} ELSE {none} END" if arms else none
+    return f"CREATE OR REPLACE MACRO canonical(puzzle, state) AS {body}"
 
 
 def _can_jump(found: list[Any]) -> str:
@@ -50,8 +69,11 @@ def _winnable(found: list[Any]) -> list[str]:
         for src, win in pairs
         if src in names
     ]
+    sym = {m.table for m in found if m.puzzle.get("symmetries")}  # typed: canonical first
+    typed = {src: f"canonical({sql_str(src)}, s)" if src in sym else "s" for src, _ in pairs}
     arms = " ".join(
-        f"WHEN {sql_str(src)} THEN (s IN (SELECT state FROM {ident(win)}))" for src, win in pairs
+        f"WHEN {sql_str(src)} THEN ({typed[src]} IN (SELECT state FROM {ident(win)}))"
+        for src, win in pairs
     )
     none = "error('no winnable table for ' || puzzle || ' in the catalog')"
     body = f"CASE puzzle {arms} ELSE {none} END" if arms else none

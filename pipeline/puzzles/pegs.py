@@ -400,7 +400,7 @@ class WinnablePuzzle(Puzzle):
 
     def bind(self, data: Path) -> WinnablePuzzle:
         """The same puzzle reading reachable positions from ``data/<forward>``."""
-        bound = WinnablePuzzle(self.forward, default=self.default)
+        bound = type(self)(self.forward, default=self.default)
         folder = data / self.forward.name
         bound._source = lambda depth: _read_level(folder, depth)
         return bound
@@ -426,13 +426,17 @@ class WinnablePuzzle(Puzzle):
                 kids.append(states[idx] ^ flip)
         if not kids:
             return _empty()
-        src, child = np.concatenate(srcs), np.concatenate(kids)
+        src, child = np.concatenate(srcs), self.canonical_of(np.concatenate(kids))
         keep = np.zeros(len(child), dtype=bool)
         counts = popcount(child)
         for pegs in np.unique(counts):
             at = np.flatnonzero(counts == pegs)
             keep[at] = ~absent(child[at], self.reachable(int(pegs)))
         return src[keep], child[keep]
+
+    def canonical_of(self, states: States) -> States:
+        """The states as the forward table stores them (symmetric tables: canonical)."""
+        return states
 
     def describe(self) -> dict[str, object]:
         return {

@@ -113,6 +113,7 @@ def write_part(
     parents: np.ndarray,
     metadata: dict[str, str],
     paths: np.ndarray | None = None,
+    extra: Any = None,
 ) -> dict[str, Any]:
     """Write part ``part`` of a level (sorted states, their parents); return its entry.
 
@@ -132,12 +133,18 @@ def write_part(
     if paths is not None:
         columns["paths"] = pa.array(paths, pa.uint64()).cast(PATHS.type)
         schema = SCHEMA_WITH_PATHS
+    if extra is not None:  # a puzzle's own columns, computed from the states (class_size)
+        fields, of = extra
+        for f, (name, values) in zip(fields, of(states).items(), strict=True):
+            columns[name] = pa.array(values, f.type)
+            schema = schema.append(f)
     table = pa.table(
         columns, schema=schema.with_metadata({**metadata, "puzzledb.depth": str(depth)})
     )
     # Into this thread's output buffer, large enough for the columns uncompressed
     # (should a file ever come out larger, into a buffer that grows).
-    room = n * (8 + 1 + 8 + (16 if paths is not None else 0)) * 21 // 20 + (1 << 20)
+    room = n * (8 + 1 + 8 + (16 if paths is not None else 0) + 8 * bool(extra)) * 21 // 20
+    room += 1 << 20
     try:
         sink = pa.FixedSizeBufferWriter(_scratch.output(room))
         _write_table(table, sink)
@@ -185,8 +192,11 @@ class LevelWriter:
         metadata: dict[str, str],
         submit: Any = None,
         pending: int | None = 2,
+        extra: Any = None,
     ) -> None:
         self.directory = directory
+        #: (fields, function of the states giving their columns), or None.
+        self.extra = extra
         self.depth = depth
         self.metadata = metadata
         self._submit = submit
@@ -228,11 +238,11 @@ class LevelWriter:
         self._part += 1
         clock = time.perf_counter()
         if self._submit is None:
-            self._entries.append(write_part(*args, self.metadata, paths))
+            self._entries.append(write_part(*args, self.metadata, paths, self.extra))
         else:
             while self._pending is not None and len(self._futures) >= self._pending:
                 self._entries.append(self._futures.pop(0).result())
-            self._futures.append(self._submit(write_part, *args, self.metadata, paths))
+            self._futures.append(self._submit(write_part, *args, self.metadata, paths, self.extra))
         self.seconds += time.perf_counter() - clock
 
     def finish(self) -> None:
