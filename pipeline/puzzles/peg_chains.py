@@ -37,9 +37,7 @@ from pipeline.engine.core import Graph, States, absent
 from pipeline.errors import BadPosition, NotBuilt
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.pegs import (
-    ENGLISH33,
     ENGLISH33_WINNABLE,
-    TRIANGLE15,
     TRIANGLE15_WINNABLE,
     Board,
     PegPuzzle,
@@ -76,8 +74,8 @@ class PegChainPuzzle(PegPuzzle):
     graph = Graph.GENERAL
     step_word = "move"
 
-    def __init__(self, board: Board, *, name: str, default: bool = False) -> None:
-        super().__init__(board, name=name, default=default)
+    def __init__(self, board: Board, *, name: str, expected_total: int | None = None) -> None:
+        super().__init__(board, name=name, expected_total=expected_total)
         self.title = (
             f"peg solitaire, {board.title}, start hole {self.empty} empty, "
             "in moves (a run of jumps by one peg), one row a board"
@@ -172,15 +170,22 @@ class ChainWinnablePuzzle(Puzzle):
         return self.forward.notation(states)
 
 
-def _pair(board: Board, winnable: WinnablePuzzle, name: str = "") -> list[Puzzle]:
-    forward = PegChainPuzzle(board, name=name or f"{board.name}-moves")
-    return [forward, ChainWinnablePuzzle(forward, winnable)]
+def _pair(winnable: WinnablePuzzle, won: int, name: str = "") -> list[Puzzle]:
+    """The board in moves (every board the start reaches: as many rows as in jumps)
+    and its winnable boards (``won`` of them, as many as ``winnable`` has)."""
+    jumps = winnable.forward
+    board = jumps.board
+    total = jumps.expected_total
+    forward = PegChainPuzzle(board, name=name or f"{board.name}-moves", expected_total=total)
+    back = ChainWinnablePuzzle(forward, winnable)
+    back.expected_total = won
+    return [forward, back]
 
 
 #: The English board in moves and its winnable boards; the triangle's pair is the
 #: small cross-check (triangle15-moves, the other formulation, is its reference).
 PUZZLES: list[Puzzle] = [
-    *_pair(ENGLISH33, ENGLISH33_WINNABLE),
-    *_pair(TRIANGLE15, TRIANGLE15_WINNABLE, "triangle15-chains"),
+    *_pair(ENGLISH33_WINNABLE, 13_428_122),
+    *_pair(TRIANGLE15_WINNABLE, 1428, "triangle15-chains"),
 ]
 TRIANGLE15_CHAINS = PUZZLES[2]
