@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.engine.packed import Kernels, resolve_core, room
+from pipeline.engine.packed import Kernels, bit_position, resolve_core, room
 
 #: Room for the chains being walked (a chain is at most a board's pegs long).
 STACK = 4096
@@ -41,49 +41,64 @@ def jump_table(n: int, jumps: Sequence[tuple[int, int, int]]) -> tuple[np.ndarra
     return over, to
 
 
+@njit(inline="always")
+def _follow(out, m, lo, hi, s, f, o, t, stack, args):
+    """Keys of the chains whose first jump is (f, o, t) out of ``s``: that jump and
+    every continuation by the same peg (depth-first). Returns (out, m)."""
+    over, to, comp, loc, over_loc, fb, tb, tag_bits = args[:8]
+    boards, where, removed = stack
+    one = np.uint64(1)
+    c = comp[f]
+    ftag = np.uint64(f)
+    boards[0] = s ^ (one << np.uint64(f)) ^ (one << np.uint64(o)) ^ (one << np.uint64(t))
+    where[0], removed[0] = t, one << np.uint64(over_loc[c, o])
+    top = 1
+    while top:
+        top -= 1
+        b, p, r = boards[top], where[top], removed[top]
+        tag = ftag | (np.uint64(loc[p]) << np.uint64(fb)) | (r << np.uint64(fb + tb))
+        key = (b << np.uint64(tag_bits)) | tag
+        if m + 1 > len(out):
+            out = room(out, m, 1)
+        out[m] = key
+        m += (key >= lo) & (key <= hi)
+        for k in range(over.shape[1]):
+            o2, t2 = over[p, k], to[p, k]
+            if o2 < 0:
+                break
+            if (b >> np.uint64(o2)) & one and not (b >> np.uint64(t2)) & one:
+                flip = (one << np.uint64(p)) ^ (one << np.uint64(o2)) ^ (one << np.uint64(t2))
+                boards[top], where[top] = b ^ flip, t2
+                removed[top] = r | (one << np.uint64(over_loc[c, o2]))
+                top += 1
+    return out, m
+
+
 @njit(nogil=True, cache=True)
 def _chain_keys(states, skip, lo, hi, out, args):
-    """The keys in [lo, hi] of every chain of jumps by one peg out of every state."""
-    over, to, comp, loc, over_loc, fb, tb, tag_bits, _, _ = args
-    n = over.shape[0]
-    boards = np.empty(STACK, np.uint64)
-    where = np.empty(STACK, np.int64)
-    removed = np.empty(STACK, np.uint64)
+    """The keys in [lo, hi] of every chain of jumps by one peg out of every state.
+
+    The first jumps are found bit-parallel on the board's grid, as peg_moves.py
+    finds jumps; each is then followed by its peg's further jumps."""
+    to_grid, grid, left, right, lines, jump_at, _, bit_index, _ = args[10]
+    jf, jo, jt = args[11], args[12], args[13]
+    stack = (np.empty(STACK, np.uint64), np.empty(STACK, np.int64), np.empty(STACK, np.uint64))
     m = 0
-    one = np.uint64(1)
     for i in range(len(states)):
         s = states[i]
-        for f in range(n):
-            if not (s >> np.uint64(f)) & one:
-                continue
-            c = comp[f]
-            top = 0
-            boards[0], where[0], removed[0] = s, f, 0
-            top = 1
-            while top:
-                top -= 1
-                b, p, r = boards[top], where[top], removed[top]
-                for k in range(over.shape[1]):
-                    o, t = over[p, k], to[p, k]
-                    if o < 0:
-                        break
-                    if (b >> np.uint64(o)) & one and not (b >> np.uint64(t)) & one:
-                        nb = (
-                            b
-                            ^ (one << np.uint64(p))
-                            ^ (one << np.uint64(o))
-                            ^ (one << np.uint64(t))
-                        )
-                        nr = r | (one << np.uint64(over_loc[c, o]))
-                        tag = np.uint64(f) | (np.uint64(loc[t]) << np.uint64(fb))
-                        tag |= nr << np.uint64(fb + tb)
-                        key = (nb << np.uint64(tag_bits)) | tag
-                        if m + 1 > len(out):
-                            out = room(out, m, 1)
-                        out[m] = key
-                        m += (key >= lo) & (key <= hi)
-                        boards[top], where[top], removed[top] = nb, t, nr
-                        top += 1
+        g = np.uint64(0)
+        for b in range(to_grid.shape[0]):
+            g |= to_grid[b, (s >> np.uint64(8 * b)) & np.uint64(255)]
+        empty = ~g & grid
+        for d in range(len(left)):
+            over = (g << np.uint64(left[d])) >> np.uint64(right[d])
+            far = (over << np.uint64(left[d])) >> np.uint64(right[d])
+            land = empty & over & far & lines[d]
+            while land:
+                low = land & (~land + np.uint64(1))
+                land ^= low
+                j = jump_at[d, bit_position(low, bit_index)]
+                out, m = _follow(out, m, lo, hi, s, jf[j], jo[j], jt[j], stack, args)
     return out[:m]
 
 
@@ -176,9 +191,12 @@ def chain_rows(states, over, to, reverse):
     return src[:m], kid[:m]
 
 
-def chain_kernels(n: int, jumps: Sequence[tuple[int, int, int]]) -> Kernels | None:
-    """The packed kernels of moves on a board of ``n`` holes, or None when a key
-    would not fit in 64 bits."""
+def chain_kernels(
+    holes: Sequence[tuple[int, int]], jumps: Sequence[tuple[int, int, int]]
+) -> Kernels | None:
+    """The packed kernels of moves between ``holes`` (row, column of the board's
+    picture), or None when a key would not fit in 64 bits."""
+    n = len(holes)
     over, to = jump_table(n, jumps)
     comp = list(range(n))
 
@@ -211,5 +229,19 @@ def chain_kernels(n: int, jumps: Sequence[tuple[int, int, int]]) -> Kernels | No
             for v in range(256):
                 if v >> (i % 8) & 1:
                     over_masks[c, i // 8, v] |= np.uint64(1 << o)
-    args = (over, to, comp_of, loc, over_loc, fb, tb, tag_bits, comp_holes, over_masks)
+    grid = _grid_args(n, holes, jumps)
+    if grid is None:
+        return None
+    ends = [np.array([j[i] for j in jumps], np.int64) for i in range(3)]
+    args = (over, to, comp_of, loc, over_loc, fb, tb, tag_bits, comp_holes, over_masks, grid, *ends)
     return Kernels(tag_bits, _chain_keys, args, _chain_resolve)
+
+
+def _grid_args(
+    n: int, holes: Sequence[tuple[int, int]], jumps: Sequence[tuple[int, int, int]]
+) -> tuple | None:
+    """The board's grid and jump lines as peg_moves.py lays them (to find first jumps)."""
+    from pipeline.puzzles.peg_moves import peg_moves
+
+    single = peg_moves(holes, jumps)
+    return None if single is None else single.args

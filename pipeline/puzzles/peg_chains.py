@@ -90,7 +90,7 @@ class PegChainPuzzle(PegPuzzle):
     def kernels(self) -> Kernels | None:  # type: ignore[override]
         from pipeline.puzzles.peg_chain_moves import chain_kernels
 
-        return chain_kernels(self.board.count, self.board.jumps)
+        return chain_kernels(self.board.holes, self.board.jumps)
 
     @cached_property
     def _table(self) -> tuple[np.ndarray, np.ndarray]:
