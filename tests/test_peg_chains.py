@@ -12,7 +12,7 @@ from pipeline import build
 from pipeline.engine.core import absent
 from pipeline.puzzles import peg_chains, pegs
 from pipeline.puzzles.peg_chains import TRIANGLE15_CHAINS, PegChainPuzzle
-from tests.conftest import one
+from tests.conftest import one, run_cli
 
 GOAL = ". . . . . . . . . . . . x . ."
 
@@ -60,6 +60,14 @@ def test_triangle_in_chains_is_triangle15_moves_per_board(
     assert got == want
     assert max(got.values()) == max(want.values())
     assert pipeline.open(tmp_path).verify("triangle15-chains").ok
+    # solve prints a fewest-moves line from the start, in the article's notation.
+    r = run_cli("solve", "triangle15-chains", GOAL, "--oneline", data=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("triangle15-chains: 9 moves from the start")
+    line = next(x for x in r.stdout.splitlines() if x.startswith("line from the start: "))
+    start = pegs.TRIANGLE15_JUMPS.roots()[0]
+    played = pegs.play(pegs.TRIANGLE15, start, line.split(": ", 1)[1])
+    assert line.count("(") == 9 and played[-1] == 1 << 12
 
 
 def test_triangle_winnable_in_moves_gives_the_articles_nine(
