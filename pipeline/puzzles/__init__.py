@@ -12,6 +12,7 @@ from pipeline.puzzles.multi import multi_rectangle
 from pipeline.puzzles.oshidori import OSHIDORI
 from pipeline.puzzles.patterns import group_names, pattern_puzzles
 from pipeline.puzzles.peg_sym import SYM_PUZZLES as PEGS_SYM
+from pipeline.puzzles.peg_chains import PUZZLES as PEG_CHAINS
 from pipeline.puzzles.pegs import PUZZLES as PEGS
 from pipeline.puzzles.pegs import variant as peg_variant
 from pipeline.puzzles.placements import MAGIC9
@@ -33,6 +34,7 @@ _ALL: list[Puzzle] = [
     MAGIC9,
     *PEGS,
     *PEGS_SYM,  # one position per symmetry class (pipeline/puzzles/peg_sym.py)
+    *PEG_CHAINS,  # the English board in moves, one row a board (peg_chains.py)
     POCKET,  # the 2x2x2 cube, corner DBL fixed (pipeline/puzzles/cube.py)
     POCKET_QTM,
     *pattern_puzzles(),  # derived tables: pattern databases (pipeline/puzzles/pdb.py)
