@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-korf bench-solve4 bench-pairs clean distclean help
+.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -22,6 +22,8 @@ help:
 	@echo "make bench-full build 3x4 and 2x6 three times each, print a table (RUNS=3)"
 	@echo "make bench-walk the path macro from the deepest 3x4 and 2x6 positions, cold and warm"
 	@echo "make bench-pegs the English peg board's first levels, median of 3"
+	@echo "make bench-french37  the French peg board in full into FRENCH_DATA (~3e9 positions,"
+	@echo "                ~13 GB kept, up to ~30 GB while building; 20 to 60 minutes)"
 	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
 	@echo "make bench-pairs OLD=<rev>  interleaved builds of commit OLD and this tree (ROUNDS=5)"
 	@echo "make bench-solve4  a 4x4 solve as a command vs importing pipeline (needs 4x4-pdb in DATA)"
@@ -68,7 +70,9 @@ build-db-full: build-db
 # English peg board and the pattern-database solver against the full tables.
 test-full: build-db-full
 	PUZZLEDB_FULL=1 PUZZLEDB_TEST_FULL=1 PUZZLEDB_ENGLISH33_FULL=1 PUZZLEDB_DATA=$(DATA) \
-		$(BIN)/python -m pytest tests_full tests/test_pegs_full.py tests/test_pdb_full.py
+		PUZZLEDB_FRENCH37_DATA=$(FRENCH_DATA) \
+		$(BIN)/python -m pytest tests_full tests/test_pegs_full.py tests/test_pdb_full.py \
+		tests/test_pegs_french_full.py
 
 bench-full: $(STAMP)
 	$(BIN)/python -m pipeline.bench_full --runs $(RUNS) --memory $(MEMORY)
@@ -96,6 +100,12 @@ bench: $(STAMP)
 # Peg boards: english33 levels 0..12 with the current engine (see pipeline/benchmarks/pegs.py).
 bench-pegs: $(STAMP)
 	$(BIN)/python -m pipeline.benchmarks.pegs
+
+# The French board in full (pipeline/benchmarks/bigpeg.py): the build with its
+# per-level figures and peak disk; test-full then checks the table in FRENCH_DATA.
+FRENCH_DATA ?= bench-results/french37-data
+bench-french37: $(STAMP)
+	$(BIN)/python -m pipeline.benchmarks.bigpeg french37 --data $(FRENCH_DATA) --memory $(MEMORY)
 
 
 clean:

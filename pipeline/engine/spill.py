@@ -10,6 +10,7 @@ against the same range of the excluded levels and handed to the sink.
 from __future__ import annotations
 
 import contextlib
+import math
 import shutil
 import time
 from pathlib import Path
@@ -53,6 +54,12 @@ def reexpand(
     return stats
 
 
+#: Most bytes of moves in spill files at once: a level with more is spilled in
+#: passes over runs of its buckets, each pass expanding the whole frontier again
+#: (french37's widest step has about 35 GB of moves: disk traded for expansion).
+SPILL_BYTES = 16 << 30
+
+
 def spill(
     job: LevelJob,
     rows: Rows,
@@ -62,31 +69,54 @@ def spill(
     stats: StepStats,
     folder: Path,
 ) -> StepStats:
-    """Every move to its bucket's spill file, then bucket by bucket resolved."""
-    clock = time.perf_counter()
+    """Every move to its bucket's spill file, then bucket by bucket resolved (in passes
+    over runs of buckets when the moves would pass SPILL_BYTES on disk)."""
     k = len(edges) - 1
     stats.buckets, stats.pairs = k, 0
+    on_disk = len(job.frontier) * max(1.0, branching) * rows.bytes
+    passes = min(k, max(1, math.ceil(on_disk / SPILL_BYTES)))
+    for run in np.array_split(np.arange(k), passes):
+        _spill_run(
+            job, rows, sink, edges, (int(run[0]), int(run[-1]) + 1), branching, stats, folder
+        )
+    return stats
+
+
+def _spill_run(
+    job: LevelJob,
+    rows: Rows,
+    sink: Sink,
+    edges: list[int],
+    run: tuple[int, int],
+    branching: float,
+    stats: StepStats,
+    folder: Path,
+) -> None:
+    """The buckets ``run[0] <= b < run[1]``: their moves spilled, then resolved in order."""
+    clock = time.perf_counter()
+    first, last = run
     cut_keys = np.array([rows.key_bound(e) for e in edges[1:-1]], np.uint64)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     with contextlib.ExitStack() as stack:
-        files = [stack.enter_context(open(folder / f"b{b:05d}.bin", "wb")) for b in range(k)]
+        files = {
+            b: stack.enter_context(open(folder / f"b{b:05d}.bin", "wb")) for b in range(first, last)
+        }
         for chunk in job.frontier.chunks(_chunk_rows(job, rows, branching), *rows.want):
             moves, bounds = _by_bucket(rows.make(*chunk), rows, cut_keys)
-            for b in range(k):
+            for b in range(first, last):
                 if bounds[b + 1] > bounds[b]:
                     moves[bounds[b] : bounds[b + 1]].tofile(files[b])
-            stats.pairs += len(moves)
+            stats.pairs += bounds[last] - bounds[first]
             del moves
     stats.expand += time.perf_counter() - clock
-    for b in range(k):
+    for b in range(first, last):
         clock = time.perf_counter()
         path = folder / f"b{b:05d}.bin"
         moves = rows.load(path)
         path.unlink()
         _resolve_bucket(job, rows, moves, edges[b], edges[b + 1], sink, stats, clock)
     shutil.rmtree(folder, ignore_errors=True)
-    return stats
 
 
 def _by_bucket(moves: np.ndarray, rows: Rows, cut_keys: np.ndarray) -> tuple[np.ndarray, list[int]]:

@@ -149,7 +149,25 @@ o o o o o o o
     centre=18,
 )
 
-BOARDS = {b.name: b for b in (TRIANGLE15, ENGLISH33, FRENCH37)}
+DIAMOND41 = Board(
+    "diamond41",
+    "41-hole diamond",
+    """
+        o
+      o o o
+    o o o o o
+  o o o o o o o
+o o o o o o o o o
+  o o o o o o o
+    o o o o o
+      o o o
+        o
+""",
+    ((0, 2), (1, 0)),
+    centre=20,
+)
+
+BOARDS = {b.name: b for b in (TRIANGLE15, ENGLISH33, FRENCH37, DIAMOND41)}
 
 
 def popcount(states: States) -> np.ndarray:
@@ -461,6 +479,7 @@ TRIANGLE15_WINNABLE = WinnablePuzzle(TRIANGLE15_JUMPS, default=True)
 ENGLISH33_JUMPS = PegPuzzle(ENGLISH33, expected_total=187_636_299)
 ENGLISH33_WINNABLE = WinnablePuzzle(ENGLISH33_JUMPS)
 FRENCH37_JUMPS = PegPuzzle(FRENCH37)
+DIAMOND41_JUMPS = PegPuzzle(DIAMOND41)
 
 PUZZLES: list[Puzzle] = [
     TRIANGLE15_JUMPS,
@@ -469,6 +488,7 @@ PUZZLES: list[Puzzle] = [
     ENGLISH33_JUMPS,
     ENGLISH33_WINNABLE,
     FRENCH37_JUMPS,
+    DIAMOND41_JUMPS,
 ]
 
 
