@@ -62,6 +62,8 @@ class Database:
         memory: int | str | None = None,
         root: str | None = None,
         yes: bool = False,
+        engine: str | Any = "local",
+        master: str = "local[*]",
     ) -> list[Manifest]:
         """Build (or resume) each table, then rewrite the catalog; the manifests.
 
@@ -71,8 +73,11 @@ class Database:
         table ``<board>~<hash>`` (pipeline/puzzles/names.py).
         ``yes`` goes on with a build too large for the free disk or over two hours
         (otherwise TooBig stops it after its first levels, which are kept).
+        ``engine="spark"`` makes the large levels on Spark at ``master``
+        (docs/CLUSTER.md); an executor object may be given instead.
         """
         from pipeline import build, catalog
+        from pipeline.engines import executor_for
 
         chosen = [puzzles.get(n, self.data) for n in puzzles.expand_names(list(names))]
         if root is not None:
@@ -80,12 +85,20 @@ class Database:
 
             chosen = [rooted(p, root) for p in chosen]
         chosen = _with_requirements(chosen, self.data)
+        executor = executor_for(engine, master, self.data)
         done = []
         for p in chosen:
             report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None
             done.append(
                 build.build(
-                    p, self.data, force=force, paths=paths, on_level=report, memory=memory, yes=yes
+                    p,
+                    self.data,
+                    force=force,
+                    paths=paths,
+                    on_level=report,
+                    memory=memory,
+                    yes=yes,
+                    executor=executor,
                 )
             )
             self._tables.pop(p.name, None)

@@ -129,6 +129,17 @@ def build(
             "--yes", help="Go on with a build too large for the free disk or over two hours."
         ),
     ] = False,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="Where the levels are made: local, or spark (pip install 'puzzledb[spark]').",
+        ),
+    ] = "local",
+    master: Annotated[
+        str,
+        typer.Option("--master", help="The Spark master URL with --engine spark."),
+    ] = "local[*]",
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
@@ -157,6 +168,8 @@ def build(
             memory=memory,
             root=root,
             yes=yes,
+            engine=engine,
+            master=master,
         )
     for m in manifests:
         typer.echo(_built_line(m), err=True)

@@ -1,0 +1,111 @@
+"""Starting Spark for a build: Java, pyspark, a master that answers, a data folder
+the workers see. Each failure is one line (SparkUnavailable) before anything is built.
+
+One session a process: a second build (or the test suite) reuses the active one.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from pipeline.errors import PuzzleDBError
+from pipeline.spark.java import java_home
+
+#: Seconds to wait for a spark:// or k8s:// master to accept a connection.
+CONNECT_SECONDS = 5.0
+#: Where each node's numba keeps its compiled kernels (a path every node can write).
+NUMBA_CACHE = os.path.join(tempfile.gettempdir(), "puzzledb-numba")
+
+
+class SparkUnavailable(PuzzleDBError):
+    """Spark cannot run the build: no pyspark, no master, no shared data folder."""
+
+
+def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any:
+    """The process's SparkSession on ``master`` (the active one when there is one)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise SparkUnavailable(
+            "--engine spark needs pyspark: pip install 'puzzledb[spark]' "
+            "(pyspark and a Java runtime, about 490 MB to download)"
+        ) from None
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    os.environ["JAVA_HOME"] = java_home()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("NUMBA_CACHE_DIR", NUMBA_CACHE)  # local mode: workers inherit it
+    check_master(master)
+    builder = SparkSession.builder.master(master).appName("puzzledb")
+    settings = {
+        "spark.ui.showConsoleProgress": "false",
+        "spark.executorEnv.NUMBA_CACHE_DIR": os.environ["NUMBA_CACHE_DIR"],
+        "spark.executorEnv.PYSPARK_PYTHON": os.environ["PYSPARK_PYTHON"],
+        **(conf or {}),
+    }
+    for k, v in settings.items():
+        builder = builder.config(k, v)
+    try:
+        spark = builder.getOrCreate()
+    except Exception as e:  # py4j and JVM errors have no common base
+        raise SparkUnavailable(f"Spark did not start on master {master}: {_first(e)}") from None
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def check_master(master: str) -> None:
+    """A standalone or Kubernetes master must accept a connection within seconds
+    (Spark itself would retry for minutes)."""
+    if not master.startswith(("spark://", "k8s://")):
+        return
+    url = urlparse(master.removeprefix("k8s://"))
+    hosts = url.netloc.split(",") if master.startswith("spark://") else [url.netloc]
+    for host in hosts:
+        name, _, port = host.rpartition(":")
+        try:
+            with socket.create_connection((name, int(port)), CONNECT_SECONDS):
+                return
+        except (OSError, ValueError):
+            continue
+    raise SparkUnavailable(
+        f"the Spark master {master} does not answer (waited {CONNECT_SECONDS:g} s): "
+        "start it, or give --master a running one (default local[*])"
+    )
+
+
+def check_shared(spark: Any, folder: Path) -> None:
+    """Every executor must see ``folder`` as this driver does (a shared POSIX path):
+    a file written here is read back by a task on each executor."""
+    from pipeline.spark.tasks import probe
+
+    folder.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_hex(8)
+    path = folder / f".spark-probe-{os.getpid()}"
+    path.write_text(token)
+    try:
+        sc = spark.sparkContext
+        n = max(2, sc.defaultParallelism)
+        seen = sc.parallelize(range(n), n).map(lambda _: probe(str(path), token)).collect()
+    except Exception as e:
+        raise SparkUnavailable(f"Spark could not run a task: {_first(e)}") from None
+    finally:
+        path.unlink(missing_ok=True)
+    bad = [s for s in seen if s is not None]
+    if bad:
+        raise SparkUnavailable(
+            f"the Spark workers cannot read the data folder {folder} ({bad[0]}): give --data "
+            "a path every node mounts the same (NFS or another shared POSIX filesystem)"
+        )
+
+
+def _first(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    return lines[0][:300] if lines else type(e).__name__
