@@ -66,6 +66,8 @@ class SparkExecutor:
         self.crash_once = crash_once
         self._spark: Any = None
         self._checked: set[Path] = set()
+        #: Where each Spark level's time went (seconds; the benchmark prints them).
+        self.timings: list[dict[str, Any]] = []
         self._sample: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def start(self, data: Path) -> None:
@@ -86,23 +88,41 @@ class SparkExecutor:
         clock = time.perf_counter()
         self.start(job.data)
         step = self._step(job)
+        planned = time.perf_counter()
         sc = self._spark.sparkContext
         entries = list(step.frontier)
         r = len(step.cuts) - 1
+        mapped = sc.accumulator(0.0)  # seconds the map tasks spent expanding and sorting
         results = (
             sc.parallelize(entries, len(entries))
-            .flatMap(lambda e: tasks.expand_file(step, e))
+            .flatMap(lambda e: tasks.expand_file(step, e, mapped))
             .partitionBy(r, lambda k: k)
             .mapPartitionsWithIndex(lambda i, it: [tasks.reduce_range(step, i, it)])
             .collect()
         )
+        ran = time.perf_counter()
         files = self._publish(step, sorted(results, key=lambda x: x["range"]))
         got = [x["sample"] for x in results if len(x["sample"][0])]
         if got:
             self._sample[step.staging, step.depth + 1] = tuple(
                 np.concatenate(c) for c in zip(*got, strict=True)
             )  # type: ignore[assignment]
-        stats = StepStats(pairs=None, buckets=r, dedup=time.perf_counter() - clock)
+        pairs = sum(x["pairs"] for x in results)
+        stats = StepStats(pairs=pairs, buckets=r, expand=mapped.value, dedup=ran - planned)
+        self.timings.append(
+            {
+                "depth": step.depth + 1,
+                "ranges": r,
+                "map_tasks": len(entries),
+                "pairs": pairs,
+                "rows": sum(f["rows"] for f in files),
+                "plan": planned - clock,
+                "job": ran - planned,
+                "publish": time.perf_counter() - ran,
+                "map_cpu": mapped.value,
+                **{k: sum(x["seconds"][k] for x in results) for k in tasks.REDUCE_PHASES},
+            }
+        )
         return files, stats
 
     def _step(self, job: Any) -> tasks.Step:

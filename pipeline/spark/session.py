@@ -43,6 +43,8 @@ def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any
     os.environ["JAVA_HOME"] = java_home()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("NUMBA_CACHE_DIR", NUMBA_CACHE)  # local mode: workers inherit it
+    # local-cluster's workers would otherwise keep their logs inside pyspark's package.
+    os.environ.setdefault("SPARK_WORKER_DIR", os.path.join(tempfile.gettempdir(), "puzzledb-spark"))
     check_master(master)
     builder = SparkSession.builder.master(master).appName("puzzledb")
     settings = {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,8 @@ from pipeline.storage.manifest import FileEntry
 MAP_ROWS = 1 << 20
 #: Largest record handed to the shuffle (a serialized record over 2 GB fails).
 CHUNK_BYTES = 64 << 20
+#: What a reduce task's time is spent on (its result reports each, in seconds).
+REDUCE_PHASES = ("exclude_read", "resolve", "write")
 #: Rows of a range kept for the sample that cuts the next level's ranges.
 SAMPLE_PER_RANGE = 4096
 
@@ -68,21 +71,28 @@ def rows_for(puzzle: str, data: str) -> Any:
     return _ROWS[key]
 
 
-def expand_file(step: Step, entry: FileEntry) -> Iterator[tuple[int, np.ndarray]]:
-    """Map: every move out of one frontier file, sorted, as (range, chunk) records."""
+def expand_file(
+    step: Step, entry: FileEntry, seconds: Any = None
+) -> Iterator[tuple[int, np.ndarray]]:
+    """Map: every move out of one frontier file, sorted, as (range, chunk) records
+    (``seconds``, an accumulator, gets the time spent reading, expanding, sorting)."""
     from pipeline.storage.reader import LevelFiles
 
+    clock = time.perf_counter()
     rows = rows_for(step.puzzle, step.data)
     inner = np.array(step.cuts[1:-1], np.uint64)
     level = LevelFiles(Path(step.staging), step.depth, [entry])
     for states, parents, _ in level.chunks(MAP_ROWS, *rows.want):
         moves = rows.order(rows.make(states, parents, None))
+        if seconds is not None:
+            seconds.add(time.perf_counter() - clock)
         child = rows.lead(moves) >> np.uint64(rows.shift)
         edges = [0, *np.searchsorted(child, inner).tolist(), len(moves)]
         per = max(1, CHUNK_BYTES // (8 * rows.width))
         for r in range(len(edges) - 1):
             for a in range(edges[r], edges[r + 1], per):
                 yield r, moves[a : min(a + per, edges[r + 1])].copy()
+        clock = time.perf_counter()
 
 
 def reduce_range(step: Step, r: int, records: Iterable[tuple[int, np.ndarray]]) -> dict[str, Any]:
@@ -95,12 +105,16 @@ def reduce_range(step: Step, r: int, records: Iterable[tuple[int, np.ndarray]]) 
     chunks = [chunk for _, chunk in records]
     moves = np.concatenate(chunks) if chunks else rows.empty()
     del chunks
+    pairs = len(moves)
+    clock = time.perf_counter()
     lo, hi = step.cuts[r], step.cuts[r + 1]
     exclude = [
         LevelFiles(Path(step.staging), d, list(files)).between(lo, hi) for d, files in step.excluded
     ]
+    read = time.perf_counter()
     states, parents, _ = rows.resolve(rows.order(moves), exclude)
     del moves, exclude
+    resolved = time.perf_counter()
     out = step.parts_dir(r)
     shutil.rmtree(out, ignore_errors=True)  # a retried task starts afresh
     out.mkdir(parents=True)
@@ -111,9 +125,12 @@ def reduce_range(step: Step, r: int, records: Iterable[tuple[int, np.ndarray]]) 
         entries.append(write_part(out, step.depth + 1, k, states[cut], parents[cut], meta))
         _maybe_crash(step, r)
     stride = max(1, len(states) // SAMPLE_PER_RANGE)
+    spent = (read - clock, resolved - read, time.perf_counter() - resolved)
     return {
         "range": r,
         "files": entries,
+        "pairs": pairs,
+        "seconds": dict(zip(REDUCE_PHASES, spent, strict=True)),
         "sample": (states[::stride].copy(), parents[::stride].copy()),
     }
 
