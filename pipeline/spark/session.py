@@ -40,20 +40,25 @@ def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
+    if "PYSPARK_GATEWAY_PORT" in os.environ:  # under spark-submit: its master and settings
+        return _started(SparkSession.builder.appName("puzzledb"), conf or {}, "spark-submit's")
     os.environ["JAVA_HOME"] = java_home()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("NUMBA_CACHE_DIR", NUMBA_CACHE)  # local mode: workers inherit it
     # local-cluster's workers would otherwise keep their logs inside pyspark's package.
     os.environ.setdefault("SPARK_WORKER_DIR", os.path.join(tempfile.gettempdir(), "puzzledb-spark"))
     check_master(master)
-    builder = SparkSession.builder.master(master).appName("puzzledb")
     settings = {
         "spark.ui.showConsoleProgress": "false",
-        "spark.executorEnv.NUMBA_CACHE_DIR": os.environ["NUMBA_CACHE_DIR"],
         "spark.executorEnv.PYSPARK_PYTHON": os.environ["PYSPARK_PYTHON"],
         **(conf or {}),
     }
-    for k, v in settings.items():
+    return _started(SparkSession.builder.master(master).appName("puzzledb"), settings, master)
+
+
+def _started(builder: Any, settings: dict[str, str], master: str) -> Any:
+    """The session of ``builder`` with ``settings``; numba's cache on every executor."""
+    cache = os.environ.setdefault("NUMBA_CACHE_DIR", NUMBA_CACHE)  # local mode: inherited
+    for k, v in {"spark.executorEnv.NUMBA_CACHE_DIR": cache, **settings}.items():
         builder = builder.config(k, v)
     try:
         spark = builder.getOrCreate()
