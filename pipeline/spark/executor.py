@@ -163,6 +163,11 @@ class SparkExecutor:
                 if len(files) >= MAX_PARTS:
                     raise SparkUnavailable(f"depth {step.depth + 1} needs over {MAX_PARTS} parts")
                 name = level_file_name(step.depth + 1, len(files))
+                if not (step.parts_dir(x["range"]) / entry["name"]).exists():
+                    raise SparkUnavailable(
+                        f"a Spark worker wrote a part of depth {step.depth + 1} that is not in "
+                        f"{step.staging}: give --data a folder every node mounts the same"
+                    )
                 os.replace(step.parts_dir(x["range"]) / entry["name"], Path(step.staging) / name)
                 files.append({**entry, "name": name})
         shutil.rmtree(Path(step.staging) / ".spark", ignore_errors=True)

@@ -47,8 +47,11 @@ def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any
     # local-cluster's workers would otherwise keep their logs inside pyspark's package.
     os.environ.setdefault("SPARK_WORKER_DIR", os.path.join(tempfile.gettempdir(), "puzzledb-spark"))
     check_master(master)
+    quiet = f"-Dlog4j2.configurationFile={_log_config()}"
     settings = {
         "spark.ui.showConsoleProgress": "false",
+        "spark.driver.extraJavaOptions": quiet,
+        "spark.executor.extraJavaOptions": quiet,
         "spark.executorEnv.PYSPARK_PYTHON": os.environ["PYSPARK_PYTHON"],
         **(conf or {}),
     }
@@ -66,6 +69,27 @@ def _started(builder: Any, settings: dict[str, str], master: str) -> Any:
         raise SparkUnavailable(f"Spark did not start on master {master}: {_first(e)}") from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+_LOG4J = """# puzzledb: Spark's own log, errors only (a build prints its own progress)
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = stderr
+appender.stderr.type = Console
+appender.stderr.name = stderr
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = spark: %p %c{1}: %m%n
+"""
+
+
+def _log_config() -> Path:
+    """A log4j2 configuration that keeps Spark's log to errors (written once)."""
+    path = Path(tempfile.gettempdir()) / f"puzzledb-log4j2-{os.getuid()}.properties"
+    if not path.exists() or path.read_text() != _LOG4J:
+        tmp = path.with_name(f"{path.name}.{os.getpid()}")
+        tmp.write_text(_LOG4J)
+        os.replace(tmp, path)
+    return path
 
 
 def check_master(master: str) -> None:
