@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs clean distclean help
+.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs test-spark-full bench-spark clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -27,6 +27,10 @@ help:
 	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
 	@echo "make bench-pairs OLD=<rev>  interleaved builds of commit OLD and this tree (ROUNDS=5)"
 	@echo "make bench-solve4  a 4x4 solve as a command vs importing pipeline (needs 4x4-pdb in DATA)"
+	@echo "make test-spark-full  3x4 through Spark on local-cluster[2,1,4096] beside the local"
+	@echo "                executor: rows, verify, times (about 2.6 GB of disk, many minutes)"
+	@echo "make bench-spark  2x5 through the local executor and Spark (threshold 100,000 and 0):"
+	@echo "                medians, and where each Spark level's time goes (RUNS=3)"
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
 
 # The virtual environment, created and installed on first use and whenever
@@ -128,6 +132,13 @@ ROUNDS ?= 5
 bench-pairs: $(STAMP)
 	@test -n "$(OLD)" || { echo "make bench-pairs: give OLD=<commit>"; exit 1; }
 	$(BIN)/python -m pipeline.benchmarks.pairs $(OLD) --rounds $(ROUNDS)
+
+# The level step on Spark (docs/CLUSTER.md), outside `make test`.
+test-spark-full: $(STAMP)
+	PUZZLEDB_SPARK_FULL=1 $(BIN)/python -m pytest -s tests_full/test_spark_full.py
+
+bench-spark: $(STAMP)
+	$(BIN)/python -m pipeline.benchmarks.spark_bench --board 2x5 --runs $(RUNS)
 
 bench-solve4: $(STAMP)
 	$(BIN)/python -m pipeline.benchmarks.solve4 --data $(DATA)

@@ -63,6 +63,8 @@ class Database:
         root: str | None = None,
         yes: bool = False,
         max_depth: int | None = None,
+        engine: str | Any = "local",
+        master: str = "local[*]",
     ) -> list[Manifest]:
         """Build (or resume) each table, then rewrite the catalog; the manifests.
 
@@ -74,8 +76,11 @@ class Database:
         (otherwise TooBig stops it after its first levels, which are kept).
         ``max_depth`` builds the first levels only: a partial table (the manifest's
         ``partial_depth``); building further later rebuilds it (build.covers).
+        ``engine="spark"`` makes the large levels on Spark at ``master``
+        (docs/CLUSTER.md); an executor object may be given instead.
         """
         from pipeline import build, catalog
+        from pipeline.engines import executor_for
 
         chosen = [puzzles.get(n, self.data) for n in puzzles.expand_names(list(names))]
         if root is not None:
@@ -84,6 +89,7 @@ class Database:
             chosen = [rooted(p, root) for p in chosen]
         named = {p.name for p in chosen}  # --max-depth is for these, not their requirements
         chosen = _with_requirements(chosen, self.data)
+        executor = executor_for(engine, master, self.data)
         done = []
         for p in chosen:
             report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None
@@ -98,6 +104,7 @@ class Database:
                     memory=memory,
                     yes=yes,
                     max_depth=limit,
+                    executor=executor,
                 )
             )
             self._tables.pop(p.name, None)

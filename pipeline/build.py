@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -29,7 +30,7 @@ from pipeline import hints
 from pipeline.engine import budget as budgets
 from pipeline.engine import rows as row_rules
 from pipeline.engine.budget import Budget
-from pipeline.engine.core import Graph, Level
+from pipeline.engine.core import Graph, Level, excluded_depths
 from pipeline.engine.executor import Executor, LevelJob, StepStats
 from pipeline.engine.local import LocalExecutor
 from pipeline.engine.reference import roots_level
@@ -41,6 +42,7 @@ from pipeline.storage import integrity
 from pipeline.storage import manifest as manifests
 from pipeline.storage.format import COLUMNS, FILE_ROWS, MANIFEST, PATHS_COLUMN, metadata
 from pipeline.storage.manifest import LevelEntry, Manifest
+from pipeline.storage.reader import LevelFiles
 from pipeline.storage.staging import Progress, build_lock, check_disk, publish
 from pipeline.storage.writer import LevelWriter, write_json_atomic
 
@@ -69,6 +71,31 @@ class LevelDone:
     level_seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class PartsJob:
+    """A level step whose executor writes the level's files itself (pipeline/spark/):
+    the finished levels as files, where to write, and the files' metadata."""
+
+    puzzle: str
+    data: Path
+    staging: Path
+    frontier: LevelFiles
+    excluded: list[LevelFiles]
+    metadata: dict[str, str]
+
+
+class PartsExecutor(Protocol):
+    """An executor that writes some levels' parts itself and hands back their entries
+    (the manifest's file entries: sorted parts, ranges increasing); the rest of the
+    levels the build loop runs with the local executor."""
+
+    name: str
+
+    def writes_parts(self, size: int, free: bool, counts: bool) -> bool: ...
+
+    def write_level(self, job: PartsJob) -> tuple[list[dict], StepStats]: ...
+
+
 def build(
     puzzle: Puzzle,
     data: Path,
@@ -78,7 +105,7 @@ def build(
     on_level: Callable[[LevelDone], None] | None = None,
     memory: int | str | None = None,
     work: int | None = None,
-    executor: Executor | None = None,
+    executor: Executor | PartsExecutor | None = None,
     yes: bool = False,
     max_depth: int | None = None,
 ) -> Manifest:
@@ -184,8 +211,14 @@ class Builder:
         of = getattr(puzzle, "extra_columns", None)
         self.extra = (puzzle.extra_fields, of) if of is not None else None  # type: ignore[attr-defined]
 
-    def run(self, work: int | None, executor: Executor | None) -> Manifest:
+    def run(self, work: int | None, executor: Executor | PartsExecutor | None) -> Manifest:
         self.budget.set_work(3 * PART_BYTES, work, part_rows=FILE_ROWS)
+        self.executor_name = getattr(executor, "name", "local") if executor else "local"
+        if hasattr(executor, "write_level"):
+            self.parts: PartsExecutor | None = executor  # type: ignore[assignment]
+            executor = None
+        else:
+            self.parts = None
         executor = executor or LocalExecutor(self.staging / "spill", self.held.pool)
         with ThreadPoolExecutor(max_workers=2) as writers:  # compressing takes as long
             self.pending = Pending(writers.submit, self._record)
@@ -227,6 +260,14 @@ class Builder:
             frontier = self.held.get(depth)
             last_bytes = sum(f.bytes for f in self.progress.files_at(depth)) or size * 6
             check_disk(self.staging, last_bytes + size * 48, size / max(1, prev))
+            if self.parts is not None and self.parts.writes_parts(
+                size, self.puzzle.expand_free is not None, self.counts
+            ):
+                rows = self._own_parts(self.parts, depth)
+                if not rows:
+                    break
+                depth, prev, size = depth + 1, size, rows
+                continue
             started = time.perf_counter()
             writer = LevelWriter(
                 self.staging, depth + 1, self.metadata, self.pending.submit,
@@ -248,6 +289,28 @@ class Builder:
             if stats.pairs:
                 per_state = max(1.0, stats.pairs / size)
             depth, prev, size = depth + 1, size, writer.rows
+
+    def _own_parts(self, executor: PartsExecutor, depth: int) -> int:
+        """A level whose executor writes its parts (every level before it on disk first);
+        recorded once every part is; the rows it has (0: the search is over)."""
+        self.pending.settle(0)
+        started = time.perf_counter()
+        excluded = excluded_depths(self.puzzle.graph, depth)
+        job = PartsJob(
+            self.puzzle.name, self.target.parent, self.staging,
+            LevelFiles(self.staging, depth, self.progress.files_at(depth)),
+            [LevelFiles(self.staging, d, self.progress.files_at(d)) for d in excluded],
+            self.metadata,
+        )  # fmt: skip
+        files, stats = executor.write_level(job)
+        if not files:
+            return 0
+        computed = time.perf_counter()
+        stats_doc = {**self._stats(stats, False), self.executor_name: True}
+        self._record(depth + 1, files, started, computed, stats_doc)
+        self.held.parts_level(depth + 1, self.progress.files_at(depth + 1))
+        self.held.release(depth + 1, self.pending)
+        return sum(f["rows"] for f in files)
 
     def _check_size(self, growth: float) -> None:
         """Stop (TooBig) a build of known size that, at the bytes and the rate of its
@@ -350,6 +413,7 @@ class Builder:
                 "started": doc["started"],
                 "finished": datetime.now(UTC).isoformat(timespec="seconds"),
                 "seconds": doc["seconds"],
+                "executor": self.executor_name,
             },
             versions=_versions(),
         )

@@ -152,6 +152,17 @@ def build(
             help="Build the named peg boards' symmetry classes instead (tables <board>-sym).",
         ),
     ] = False,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="Where the levels are made: local, or spark (pip install 'puzzledb[spark]').",
+        ),
+    ] = "local",
+    master: Annotated[
+        str,
+        typer.Option("--master", help="The Spark master URL with --engine spark."),
+    ] = "local[*]",
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
@@ -185,6 +196,8 @@ def build(
             root=root,
             yes=yes,
             max_depth=max_depth,
+            engine=engine,
+            master=master,
         )
     for m in manifests:
         typer.echo(_built_line(m), err=True)

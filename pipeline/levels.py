@@ -22,6 +22,7 @@ from pipeline.engine.buffers import Columns, Pool, owner
 from pipeline.engine.core import Graph, Level, States, excluded_depths, merge_sorted
 from pipeline.engine.level import InMemory, LevelSource, read_all
 from pipeline.storage.format import FILE_ROWS
+from pipeline.storage.manifest import FileEntry
 from pipeline.storage.reader import LevelFiles
 from pipeline.storage.staging import Progress
 from pipeline.storage.writer import LevelWriter
@@ -162,6 +163,13 @@ class Held:
         if self.graph is Graph.GENERAL:
             seen = self._seen.states if self._seen is not None else np.empty(0, np.uint64)
             self._seen = InMemory(-1, merge_sorted(seen, states))
+
+    def parts_level(self, depth: int, files: list[FileEntry]) -> None:
+        """A level another executor wrote as files: read back from them, and (a general
+        graph) added to the states seen."""
+        self.levels[depth] = LevelFiles(self.staging, depth, files)
+        if self._seen is not None:
+            self._add_seen(read_all(self.levels[depth]))
 
     def recorded(self, depth: int) -> None:
         """A level's files are written: nothing to do while it is held in memory."""

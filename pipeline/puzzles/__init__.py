@@ -11,8 +11,8 @@ from pipeline.puzzles.cube import POCKET, POCKET_QTM
 from pipeline.puzzles.multi import multi_rectangle
 from pipeline.puzzles.oshidori import OSHIDORI
 from pipeline.puzzles.patterns import group_names, pattern_puzzles
-from pipeline.puzzles.peg_sym import SYM_PUZZLES as PEGS_SYM
 from pipeline.puzzles.peg_chains import PUZZLES as PEG_CHAINS
+from pipeline.puzzles.peg_sym import SYM_PUZZLES as PEGS_SYM
 from pipeline.puzzles.pegs import PUZZLES as PEGS
 from pipeline.puzzles.pegs import variant as peg_variant
 from pipeline.puzzles.placements import MAGIC9

@@ -1,0 +1,174 @@
+"""The Spark executor: a level step as one Spark job, the parts written by the workers.
+
+Map: one task per frontier file, expanded with the puzzle's compiled moves,
+sorted and split into child-state ranges (cut from a sample of the level).
+Shuffle: ``partitionBy(R, identity)``, numpy arrays of at most 64 MB as
+records. Reduce: per range, sort, keep the smallest parent of each child,
+drop the children found in the same range of the excluded levels (read from
+their files by row-group statistics: old levels are never shuffled), write
+the range's parts with our writer. The driver collects the file entries and
+a sample of the new level (the next level's cuts); the build loop records
+the level only when every part exists, so a killed build resumes at it.
+
+Levels smaller than ``threshold`` are quicker on the driver (a Spark stage
+costs about half a second): the build loop runs them with the local
+executor, as it does every level of a puzzle with zero-cost moves (0-1 BFS,
+closed in memory) and of a build with path counts.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipeline.engine.executor import StepStats
+from pipeline.engine.level import sample
+from pipeline.spark import tasks
+from pipeline.spark.session import SparkUnavailable, check_shared, session
+from pipeline.storage.format import level_file_name
+
+#: Levels below this many positions run on the driver (the local executor).
+THRESHOLD = 100_000
+#: Moves (8 bytes each when packed) a reduce task aims at.
+RANGE_MOVES = 16 << 20
+#: States of the frontier sampled to cut the first level's ranges.
+SAMPLE = 1 << 16
+#: Parts one level may have (file names hold three digits).
+MAX_PARTS = 1000
+
+
+class SparkExecutor:
+    """Level steps on a Spark cluster (``master``), each level's parts written by the workers.
+
+    ``ranges`` forces the number of child ranges (tests: levels really
+    shuffle); ``crash_once`` is a path for the fault test (tasks.Step).
+    """
+
+    name = "spark"
+
+    def __init__(
+        self,
+        master: str = "local[*]",
+        threshold: int = THRESHOLD,
+        ranges: int | None = None,
+        conf: dict[str, str] | None = None,
+        crash_once: Path | None = None,
+    ) -> None:
+        self.master = master
+        self.threshold = threshold
+        self.ranges = ranges
+        self.conf = conf
+        self.crash_once = crash_once
+        self._spark: Any = None
+        self._checked: set[Path] = set()
+        #: Where each Spark level's time went (seconds; the benchmark prints them).
+        self.timings: list[dict[str, Any]] = []
+        self._sample: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def start(self, data: Path) -> None:
+        """Start Spark and check that its workers see ``data`` (one line if not)."""
+        if self._spark is None:
+            self._spark = session(self.master, self.conf)
+        data = data.resolve()
+        if data not in self._checked:
+            check_shared(self._spark, data / ".staging")
+            self._checked.add(data)
+
+    def writes_parts(self, size: int, free: bool, counts: bool) -> bool:
+        """Whether the level after a frontier of ``size`` states is made on Spark."""
+        return size >= self.threshold and size > 0 and not free and not counts
+
+    def write_level(self, job: Any) -> tuple[list[dict[str, Any]], StepStats]:
+        """Make the level after ``job.frontier`` (build.PartsJob); its files' entries."""
+        clock = time.perf_counter()
+        self.start(job.data)
+        step = self._step(job)
+        planned = time.perf_counter()
+        sc = self._spark.sparkContext
+        entries = list(step.frontier)
+        r = len(step.cuts) - 1
+        mapped = sc.accumulator(0.0)  # seconds the map tasks spent expanding and sorting
+        results = (
+            sc.parallelize(entries, len(entries))
+            .flatMap(lambda e: tasks.expand_file(step, e, mapped))
+            .partitionBy(r, lambda k: k)
+            .mapPartitionsWithIndex(lambda i, it: [tasks.reduce_range(step, i, it)])
+            .collect()
+        )
+        ran = time.perf_counter()
+        files = self._publish(step, sorted(results, key=lambda x: x["range"]))
+        got = [x["sample"] for x in results if len(x["sample"][0])]
+        if got:
+            self._sample[step.staging, step.depth + 1] = tuple(
+                np.concatenate(c) for c in zip(*got, strict=True)
+            )  # type: ignore[assignment]
+        pairs = sum(x["pairs"] for x in results)
+        stats = StepStats(pairs=pairs, buckets=r, expand=mapped.value, dedup=ran - planned)
+        self.timings.append(
+            {
+                "depth": step.depth + 1,
+                "ranges": r,
+                "map_tasks": len(entries),
+                "pairs": pairs,
+                "rows": sum(f["rows"] for f in files),
+                "plan": planned - clock,
+                "job": ran - planned,
+                "publish": time.perf_counter() - ran,
+                "map_cpu": mapped.value,
+                **{k: sum(x["seconds"][k] for x in results) for k in tasks.REDUCE_PHASES},
+            }
+        )
+        return files, stats
+
+    def _step(self, job: Any) -> tasks.Step:
+        rows = tasks.rows_for(job.puzzle, str(job.data))
+        depth = job.frontier.depth
+        got = self._sample.pop((str(job.staging), depth), None)
+        if got is None:
+            states, parents, _ = sample(job.frontier, SAMPLE, parents=True)
+        else:
+            states, parents = got
+        moves = rows.make(states, parents if rows.want[0] else None, None)
+        n = len(job.frontier)
+        want = self.ranges or max(
+            self._spark.sparkContext.defaultParallelism,
+            -(-int(n * len(moves) / max(1, len(states))) // RANGE_MOVES),
+        )
+        return tasks.Step(
+            puzzle=job.puzzle,
+            data=str(job.data),
+            staging=str(job.staging),
+            depth=depth,
+            frontier=tuple(job.frontier.entries),
+            excluded=tuple((e.depth, tuple(e.entries)) for e in job.excluded),
+            cuts=tuple(rows.cuts(moves, min(want, MAX_PARTS))),
+            metadata=tuple(job.metadata.items()),
+            crash_once=str(self.crash_once) if self.crash_once else None,
+        )
+
+    def _publish(self, step: tasks.Step, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Move every range's parts into the level, numbered in state order."""
+        if [x["range"] for x in results] != list(range(len(step.cuts) - 1)):
+            raise SparkUnavailable(f"Spark lost a range of depth {step.depth + 1}: build again")
+        files = []
+        for x in results:
+            for entry in x["files"]:
+                if not entry["rows"]:
+                    continue
+                if len(files) >= MAX_PARTS:
+                    raise SparkUnavailable(f"depth {step.depth + 1} needs over {MAX_PARTS} parts")
+                name = level_file_name(step.depth + 1, len(files))
+                if not (step.parts_dir(x["range"]) / entry["name"]).exists():
+                    raise SparkUnavailable(
+                        f"a Spark worker wrote a part of depth {step.depth + 1} that is not in "
+                        f"{step.staging}: give --data a folder every node mounts the same"
+                    )
+                os.replace(step.parts_dir(x["range"]) / entry["name"], Path(step.staging) / name)
+                files.append({**entry, "name": name})
+        shutil.rmtree(Path(step.staging) / ".spark", ignore_errors=True)
+        return files

@@ -1,0 +1,142 @@
+"""Starting Spark for a build: Java, pyspark, a master that answers, a data folder
+the workers see. Each failure is one line (SparkUnavailable) before anything is built.
+
+One session a process: a second build (or the test suite) reuses the active one.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from pipeline.errors import PuzzleDBError
+from pipeline.spark.java import java_home
+
+#: Seconds to wait for a spark:// or k8s:// master to accept a connection.
+CONNECT_SECONDS = 5.0
+#: Where each node's numba keeps its compiled kernels (a path every node can write).
+NUMBA_CACHE = os.path.join(tempfile.gettempdir(), "puzzledb-numba")
+
+
+class SparkUnavailable(PuzzleDBError):
+    """Spark cannot run the build: no pyspark, no master, no shared data folder."""
+
+
+def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any:
+    """The process's SparkSession on ``master`` (the active one when there is one)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise SparkUnavailable(
+            "--engine spark needs pyspark: pip install 'puzzledb[spark]' "
+            "(pyspark and a Java runtime, about 490 MB to download)"
+        ) from None
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    if "PYSPARK_GATEWAY_PORT" in os.environ:  # under spark-submit: its master and settings
+        return _started(SparkSession.builder.appName("puzzledb"), conf or {}, "spark-submit's")
+    os.environ["JAVA_HOME"] = java_home()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # local-cluster's workers would otherwise keep their logs inside pyspark's package.
+    os.environ.setdefault("SPARK_WORKER_DIR", os.path.join(tempfile.gettempdir(), "puzzledb-spark"))
+    check_master(master)
+    quiet = f"-Dlog4j2.configurationFile={_log_config()}"
+    settings = {
+        "spark.ui.showConsoleProgress": "false",
+        "spark.driver.extraJavaOptions": quiet,
+        "spark.executor.extraJavaOptions": quiet,
+        "spark.executorEnv.PYSPARK_PYTHON": os.environ["PYSPARK_PYTHON"],
+        **(conf or {}),
+    }
+    return _started(SparkSession.builder.master(master).appName("puzzledb"), settings, master)
+
+
+def _started(builder: Any, settings: dict[str, str], master: str) -> Any:
+    """The session of ``builder`` with ``settings``; numba's cache on every executor."""
+    cache = os.environ.setdefault("NUMBA_CACHE_DIR", NUMBA_CACHE)  # local mode: inherited
+    for k, v in {"spark.executorEnv.NUMBA_CACHE_DIR": cache, **settings}.items():
+        builder = builder.config(k, v)
+    try:
+        spark = builder.getOrCreate()
+    except Exception as e:  # py4j and JVM errors have no common base
+        raise SparkUnavailable(f"Spark did not start on master {master}: {_first(e)}") from None
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+_LOG4J = """# puzzledb: Spark's own log, errors only (a build prints its own progress)
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = stderr
+appender.stderr.type = Console
+appender.stderr.name = stderr
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = spark: %p %c{1}: %m%n
+"""
+
+
+def _log_config() -> Path:
+    """A log4j2 configuration that keeps Spark's log to errors (written once)."""
+    path = Path(tempfile.gettempdir()) / f"puzzledb-log4j2-{os.getuid()}.properties"
+    if not path.exists() or path.read_text() != _LOG4J:
+        tmp = path.with_name(f"{path.name}.{os.getpid()}")
+        tmp.write_text(_LOG4J)
+        os.replace(tmp, path)
+    return path
+
+
+def check_master(master: str) -> None:
+    """A standalone or Kubernetes master must accept a connection within seconds
+    (Spark itself would retry for minutes)."""
+    if not master.startswith(("spark://", "k8s://")):
+        return
+    url = urlparse(master.removeprefix("k8s://"))
+    hosts = url.netloc.split(",") if master.startswith("spark://") else [url.netloc]
+    for host in hosts:
+        name, _, port = host.rpartition(":")
+        try:
+            with socket.create_connection((name, int(port)), CONNECT_SECONDS):
+                return
+        except (OSError, ValueError):
+            continue
+    raise SparkUnavailable(
+        f"the Spark master {master} does not answer (waited {CONNECT_SECONDS:g} s): "
+        "start it, or give --master a running one (default local[*])"
+    )
+
+
+def check_shared(spark: Any, folder: Path) -> None:
+    """Every executor must see ``folder`` as this driver does (a shared POSIX path):
+    a file written here is read back by a task on each executor."""
+    from pipeline.spark.tasks import probe
+
+    folder.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_hex(8)
+    path = folder / f".spark-probe-{os.getpid()}"
+    path.write_text(token)
+    try:
+        sc = spark.sparkContext
+        n = max(2, sc.defaultParallelism)
+        seen = sc.parallelize(range(n), n).map(lambda _: probe(str(path), token)).collect()
+    except Exception as e:
+        raise SparkUnavailable(f"Spark could not run a task: {_first(e)}") from None
+    finally:
+        path.unlink(missing_ok=True)
+    bad = [s for s in seen if s is not None]
+    if bad:
+        raise SparkUnavailable(
+            f"the Spark workers cannot read the data folder {folder} ({bad[0]}): give --data "
+            "a path every node mounts the same (NFS or another shared POSIX filesystem)"
+        )
+
+
+def _first(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    return lines[0][:300] if lines else type(e).__name__

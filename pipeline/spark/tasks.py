@@ -1,0 +1,151 @@
+"""What runs in Spark's Python workers: the map (expand one frontier file) and the
+reduce (resolve one child range and write its part).
+
+Spark only moves numpy arrays of moves between them: it never reads nor
+writes a level file (it has no unsigned 64-bit type). Both sides read levels
+with our reader (pyarrow, row-group statistics) and write with our writer,
+so the files are ours, byte for byte, whatever ran them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipeline.storage.format import FILE_ROWS
+from pipeline.storage.manifest import FileEntry
+
+#: Frontier rows expanded at a time in a map task.
+MAP_ROWS = 1 << 20
+#: Largest record handed to the shuffle (a serialized record over 2 GB fails).
+CHUNK_BYTES = 64 << 20
+#: What a reduce task's time is spent on (its result reports each, in seconds).
+REDUCE_PHASES = ("exclude_read", "resolve", "write")
+#: Rows of a range kept for the sample that cuts the next level's ranges.
+SAMPLE_PER_RANGE = 4096
+
+
+@dataclass(frozen=True)
+class Step:
+    """One level step as the workers see it (pickled into every task)."""
+
+    puzzle: str
+    data: str
+    staging: str
+    depth: int  # of the frontier
+    frontier: tuple[FileEntry, ...]
+    #: (depth, files) of each level the new one is checked against.
+    excluded: tuple[tuple[int, tuple[FileEntry, ...]], ...]
+    cuts: tuple[int, ...]  # child-state edges [0, c1, ..., 2**64]
+    metadata: tuple[tuple[str, str], ...]
+    #: Fault injection for tests: the first reduce of range 0 that sees no
+    #: file at this path creates it and kills its worker mid-write.
+    crash_once: str | None = None
+
+    def parts_dir(self, r: int) -> Path:
+        return Path(self.staging) / ".spark" / f"d{self.depth + 1:03d}" / f"r{r:05d}"
+
+
+_ROWS: dict[tuple[str, str], Any] = {}
+
+
+def rows_for(puzzle: str, data: str) -> Any:
+    """The puzzle's moves in this process (compiled kernels when it has them), made once."""
+    key = (puzzle, data)
+    if key not in _ROWS:
+        from pipeline.engine.core import Graph
+        from pipeline.engine.rows import MoveRules, Rows
+        from pipeline.puzzles import get
+
+        p = get(puzzle, Path(data)).bind(Path(data))
+        kernels = p.kernels if p.has_kernels else None
+        skip_back = p.graph is not Graph.LAYERED
+        _ROWS[key] = Rows(MoveRules(p.expand, kernels, None, False, skip_back))
+    return _ROWS[key]
+
+
+def expand_file(
+    step: Step, entry: FileEntry, seconds: Any = None
+) -> Iterator[tuple[int, np.ndarray]]:
+    """Map: every move out of one frontier file, sorted, as (range, chunk) records
+    (``seconds``, an accumulator, gets the time spent reading, expanding, sorting)."""
+    from pipeline.storage.reader import LevelFiles
+
+    clock = time.perf_counter()
+    rows = rows_for(step.puzzle, step.data)
+    inner = np.array(step.cuts[1:-1], np.uint64)
+    level = LevelFiles(Path(step.staging), step.depth, [entry])
+    for states, parents, _ in level.chunks(MAP_ROWS, *rows.want):
+        moves = rows.order(rows.make(states, parents, None))
+        if seconds is not None:
+            seconds.add(time.perf_counter() - clock)
+        child = rows.lead(moves) >> np.uint64(rows.shift)
+        edges = [0, *np.searchsorted(child, inner).tolist(), len(moves)]
+        per = max(1, CHUNK_BYTES // (8 * rows.width))
+        for r in range(len(edges) - 1):
+            for a in range(edges[r], edges[r + 1], per):
+                yield r, moves[a : min(a + per, edges[r + 1])].copy()
+        clock = time.perf_counter()
+
+
+def reduce_range(step: Step, r: int, records: Iterable[tuple[int, np.ndarray]]) -> dict[str, Any]:
+    """Reduce: the range's new states with the smallest parent each, minus the excluded
+    levels' states in the range (read by row-group statistics), written as parts."""
+    from pipeline.storage.reader import LevelFiles
+    from pipeline.storage.writer import write_part
+
+    rows = rows_for(step.puzzle, step.data)
+    chunks = [chunk for _, chunk in records]
+    moves = np.concatenate(chunks) if chunks else rows.empty()
+    del chunks
+    pairs = len(moves)
+    clock = time.perf_counter()
+    lo, hi = step.cuts[r], step.cuts[r + 1]
+    exclude = [
+        LevelFiles(Path(step.staging), d, list(files)).between(lo, hi) for d, files in step.excluded
+    ]
+    read = time.perf_counter()
+    states, parents, _ = rows.resolve(rows.order(moves), exclude)
+    del moves, exclude
+    resolved = time.perf_counter()
+    out = step.parts_dir(r)
+    shutil.rmtree(out, ignore_errors=True)  # a retried task starts afresh
+    out.mkdir(parents=True)
+    meta = dict(step.metadata)
+    entries = []
+    for k, a in enumerate(range(0, len(states), FILE_ROWS)):
+        cut = slice(a, a + FILE_ROWS)
+        entries.append(write_part(out, step.depth + 1, k, states[cut], parents[cut], meta))
+        _maybe_crash(step, r)
+    stride = max(1, len(states) // SAMPLE_PER_RANGE)
+    spent = (read - clock, resolved - read, time.perf_counter() - resolved)
+    return {
+        "range": r,
+        "files": entries,
+        "pairs": pairs,
+        "seconds": dict(zip(REDUCE_PHASES, spent, strict=True)),
+        "sample": (states[::stride].copy(), parents[::stride].copy()),
+    }
+
+
+def _maybe_crash(step: Step, r: int) -> None:
+    """Kill this worker once, mid-reduce (tests: Spark must retry the task)."""
+    if step.crash_once and r == 0 and not os.path.exists(step.crash_once):
+        Path(step.crash_once).write_text(str(os.getpid()))
+        os._exit(1)
+
+
+def probe(path: str, token: str) -> str | None:
+    """Run on a worker: None when ``path`` holds ``token`` there, else what it saw."""
+    try:
+        got = Path(path).read_text()
+    except OSError as e:
+        return f"{os.uname().nodename}: {e.strerror or e}"
+    return None if got == token else f"{os.uname().nodename}: another file"

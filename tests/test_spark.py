@@ -1,0 +1,161 @@
+"""The level step on Apache Spark: rows identical to the local build, faults, bad input,
+and Spark as a reader of our tables. One real SparkSession (``local[2,4]``: tasks
+retry) for the whole run; every level goes through Spark (threshold 0) in a few
+forced child ranges, so levels really shuffle."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+import pipeline
+from pipeline.spark.executor import SparkExecutor
+from pipeline.spark.session import session
+
+MASTER = "local[2,4]"
+SPARK_PUZZLES = ["oshidori", "hex6", "2x3", "3x3", "triangle15"]
+
+
+@pytest.fixture(scope="session")
+def spark() -> Any:
+    """The test run's one SparkSession (stopped at the end)."""
+    s = session(MASTER, {"spark.default.parallelism": "2", "spark.ui.enabled": "false"})
+    yield s
+    s.stop()
+
+
+def _rows(folder: Path) -> dict[str, np.ndarray]:
+    """Every row of a table, files in manifest order (state order within each depth)."""
+    files = json.loads((folder / "_manifest.json").read_text())["files"]
+    tables = [pq.read_table(folder / f["name"]) for f in files]
+    out = {}
+    for col in ("state", "depth", "parent"):
+        parts = [t.column(col).to_numpy(zero_copy_only=False) for t in tables]
+        out[col] = np.concatenate(parts)
+    return out
+
+
+def _same_rows(a: Path, b: Path) -> None:
+    ra, rb = _rows(a), _rows(b)
+    for col in ra:
+        assert np.array_equal(ra[col], rb[col], equal_nan=True), col
+
+
+@pytest.mark.parametrize("name", SPARK_PUZZLES)
+def test_spark_builds_the_rows_of_the_local_build(
+    spark: Any, data: Path, tmp_path: Path, name: str
+) -> None:
+    db = pipeline.open(tmp_path)
+    (m,) = db.build([name], engine=SparkExecutor(MASTER, threshold=0, ranges=3))
+    local = json.loads((data / name / "_manifest.json").read_text())
+    assert m.total == local["total"] and m.histogram() == [
+        (lv["depth"], lv["positions"]) for lv in local["levels"]
+    ]
+    assert m.build["executor"] == "spark"
+    assert all(lv.stats.get("spark") for lv in m.levels[1:])
+    # Really shuffled: some level came out of more than one range.
+    assert max(lv.stats.get("buckets", 0) for lv in m.levels) == 3
+    _same_rows(tmp_path / name, data / name)
+    assert db.verify(name).ok
+
+
+def test_a_worker_killed_mid_reduce_is_retried(spark: Any, data: Path, tmp_path: Path) -> None:
+    crash = tmp_path / "crashed"
+    ex = SparkExecutor(MASTER, threshold=0, ranges=3, crash_once=crash)
+    pipeline.open(tmp_path / "d").build(["2x4"], engine=ex)
+    assert crash.exists()  # a Python worker did exit in the middle of writing range 0
+    _same_rows(tmp_path / "d" / "2x4", data / "2x4")
+
+
+def _cli(*args: str, env: dict[str, str] | None = None, **kw: Any) -> Any:
+    cmd = [sys.executable, "-m", "pipeline.cli", *args]
+    return subprocess.Popen(
+        cmd,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        **kw,
+    )
+
+
+def test_the_driver_killed_at_a_level_resumes(data: Path, tmp_path: Path) -> None:
+    env = {"PUZZLEDB_SPARK_THRESHOLD": "0", "PUZZLEDB_SPARK_RANGES": "2"}
+    args = ("build", "3x3", "--engine", "spark", "--master", "local[2]", "--data", str(tmp_path))
+    progress = tmp_path / ".staging" / "3x3" / "progress.json"
+    first = _cli(*args, env=env)
+    done: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 240
+    while len(done) < 8 and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+        with contextlib.suppress(OSError, ValueError):
+            done = json.loads(progress.read_text())["levels"]
+    os.killpg(first.pid, signal.SIGKILL)  # the driver and its JVM
+    first.wait()
+    assert 8 <= len(done) < 32, "killed mid-build"
+    second = _cli(*args, env=env)
+    _, err = second.communicate(timeout=300)
+    assert second.returncode == 0, err
+    m = json.loads((tmp_path / "3x3" / "_manifest.json").read_text())
+    # The levels finished before the kill were kept, not made again.
+    assert [lv["seconds"] for lv in m["levels"][: len(done)]] == [lv["seconds"] for lv in done]
+    _same_rows(tmp_path / "3x3", data / "3x3")
+
+
+def _fails(args: list[str], env: dict[str, str], needle: str) -> None:
+    p = _cli(*args, env=env)
+    _, err = p.communicate(timeout=120)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert p.returncode == 1, err
+    assert len(lines) == 1 and needle in lines[0], err
+
+
+def test_bad_input_is_one_line_and_touches_nothing_built(data: Path, tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(data / "hex6", tmp_path / "hex6")
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in (tmp_path / "hex6").iterdir())
+    build = ["build", "hex6", "--force", "--engine", "spark", "--data", str(tmp_path)]
+    _fails(build, {"JAVA_HOME": str(tmp_path / "nojava")}, "has no bin/java")
+    started = time.monotonic()
+    _fails([*build, "--master", "spark://127.0.0.1:9"], {}, "does not answer")
+    assert time.monotonic() - started < 30
+    _fails([*build[:-2], "--engine", "dask", "--data", str(tmp_path)], {}, "unknown engine")
+    # No pyspark: the same command in a Python that cannot import it.
+    code = "import sys; sys.modules['pyspark'] = None; from pipeline.cli import main; main()"
+    p = subprocess.run(
+        [sys.executable, "-c", code, *build], capture_output=True, text=True, timeout=120
+    )
+    assert p.returncode == 1 and "pip install 'puzzledb[spark]'" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    after = sorted((p.name, p.stat().st_mtime_ns) for p in (tmp_path / "hex6").iterdir())
+    assert after == before
+
+
+def test_spark_reads_a_table_and_its_histogram_is_the_manifests(spark: Any, data: Path) -> None:
+    from pyspark.sql import functions as F
+
+    folder = data / "hex6"
+    df = spark.read.parquet(str(folder / "*.parquet"))
+    types = dict(df.dtypes)
+    assert types == {"state": "decimal(20,0)", "depth": "smallint", "parent": "decimal(20,0)"}
+    got = df.groupBy("depth").agg(F.count("*").alias("n")).orderBy("depth").collect()
+    m = json.loads((folder / "_manifest.json").read_text())
+    assert [(r["depth"], r["n"]) for r in got] == [
+        (lv["depth"], lv["positions"]) for lv in m["levels"]
+    ]
+    # BIGINT casts are exact below 2**63: the largest state survives the cast.
+    top = df.select(F.max(F.col("state").cast("bigint")).alias("s")).collect()[0]["s"]
+    assert top == max(f["max_state"] for f in m["files"])
