@@ -38,7 +38,10 @@ def test_3x4_on_a_local_cluster(tmp_path: Path) -> None:
     clock = time.perf_counter()
     spark.start(tmp_path / "spark")
     started = time.perf_counter() - clock
-    sdb, spark_s = _timed(tmp_path / "spark", spark)
+    try:
+        sdb, spark_s = _timed(tmp_path / "spark", spark)
+    finally:
+        spark._spark.stop()  # the local cluster, before the long checks (and no noise at exit)
     ldb, local_s = _timed(tmp_path / "local", "local")
     m, lm = sdb.table("3x4").manifest, ldb.table("3x4").manifest
     assert (m.total, m.max_depth, m.max_depth_positions) == (239_500_800, 53, 18)
