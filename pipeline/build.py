@@ -260,9 +260,7 @@ class Builder:
             frontier = self.held.get(depth)
             last_bytes = sum(f.bytes for f in self.progress.files_at(depth)) or size * 6
             check_disk(self.staging, last_bytes + size * 48, size / max(1, prev))
-            if self.parts is not None and self.parts.writes_parts(
-                size, self.puzzle.expand_free is not None, self.counts
-            ):
+            if self._on_parts(size):
                 rows = self._own_parts(self.parts, depth)
                 if not rows:
                     break
@@ -289,6 +287,13 @@ class Builder:
             if stats.pairs:
                 per_state = max(1.0, stats.pairs / size)
             depth, prev, size = depth + 1, size, writer.rows
+
+    def _on_parts(self, size: int) -> bool:
+        """Whether the next level goes to an executor that writes its own parts (never
+        for a table with columns of its own, like class_size: the parts lack them)."""
+        if self.parts is None or self.extra is not None:
+            return False
+        return self.parts.writes_parts(size, self.puzzle.expand_free is not None, self.counts)
 
     def _own_parts(self, executor: PartsExecutor, depth: int) -> int:
         """A level whose executor writes its parts (every level before it on disk first);

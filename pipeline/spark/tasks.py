@@ -80,14 +80,13 @@ def expand_file(
 
     clock = time.perf_counter()
     rows = rows_for(step.puzzle, step.data)
-    inner = np.array(step.cuts[1:-1], np.uint64)
+    inner = np.array([rows.key_bound(c) for c in step.cuts[1:-1]], np.uint64)
     level = LevelFiles(Path(step.staging), step.depth, [entry])
     for states, parents, _ in level.chunks(MAP_ROWS, *rows.want):
         moves = rows.order(rows.make(states, parents, None))
         if seconds is not None:
             seconds.add(time.perf_counter() - clock)
-        child = rows.lead(moves) >> np.uint64(rows.shift)
-        edges = [0, *np.searchsorted(child, inner).tolist(), len(moves)]
+        edges = [0, *np.searchsorted(rows.lead(moves), inner).tolist(), len(moves)]
         per = max(1, CHUNK_BYTES // (8 * rows.width))
         for r in range(len(edges) - 1):
             for a in range(edges[r], edges[r + 1], per):
