@@ -28,14 +28,20 @@ from tests.test_pegs_french import FRENCH37_FIRST
 
 pytestmark = pytest.mark.skipif(not os.environ.get("PUZZLEDB_FULL"), reason="make test-full")
 
-#: Positions after 0..19 jumps from the centre, from the pipeline's build (the
-#: session that measured them stopped the build after depth 19: the deeper
-#: levels are pinned by the built table's shape below until a finished build
-#: adds them here).
+#: Positions after 0..34 jumps from the centre (2,993,979,754 in all). Depths
+#: 0..19 come from the full build (`make bench-french37`, stopped after depth
+#: 19 in the session that measured it); every depth, 0..34, from the class
+#: sizes of french37-sym (a second route: canonical forms under the square's 8
+#: symmetries, other kernels), which agree with the full build on 0..19; the
+#: independent count agrees on 0..12.
 FRENCH37_LEVELS = [
     *(1, 4, 20, 108, 536, 2678, 12664, 55222, 222745, 816316, 2683238, 7871309, 20454352),
     *(46848424, 94285698, 166326193, 256798366, 347020326, 410819586, 426884522),
+    *(390321549, 314816470, 224246104, 141122532, 78463195, 38440482, 16522952),
+    *(6204615, 2018380, 559084, 131510, 26178, 3925, 412, 58),
 ]
+#: Classes of french37-sym (one canonical position each), in all.
+FRENCH37_CLASSES = 374_349_517
 #: The levels the independent count reaches in test-full.
 INDEPENDENT_DEPTH = 12
 
@@ -60,7 +66,7 @@ def test_the_built_table_has_these_levels_and_the_published_shape() -> None:
     data = _built()
     db = pipeline.open(data)
     levels = [n for _, n in db.histogram("french37").rows()]
-    assert levels[: len(FRENCH37_LEVELS)] == FRENCH37_LEVELS
+    assert levels == FRENCH37_LEVELS
     assert len(levels) == 35  # depths 0..34: no line ends with one peg
     assert 2_500_000_000 < sum(levels) < 3_000_000_000
     assert max(levels) > 400_000_000
@@ -113,3 +119,18 @@ def test_sampled_rows_are_closed_under_symmetry_and_jumps() -> None:
             for f, need in jumps:
                 if state & f == need:
                     assert table.find_at(state ^ f, depth + 1) is not None, (depth, state)
+
+
+def test_french37_sym_expands_to_every_level(tmp_path: Path) -> None:
+    # The board's classes (about 5 minutes, 1.7 GB): their sizes give every
+    # level's count, the published shape, without the 13 GB full table.
+    data = Path(os.environ.get("PUZZLEDB_FRENCH37_SYM_DATA", tmp_path))
+    db = pipeline.open(data)
+    db.build(["french37-sym"])
+    sql = (
+        'SELECT count(*), sum(class_size)::BIGINT FROM "french37-sym" GROUP BY depth ORDER BY depth'
+    )
+    rows = db.connection().execute(sql).fetchall()
+    assert sum(n for n, _ in rows) == FRENCH37_CLASSES
+    assert [s for _, s in rows] == FRENCH37_LEVELS
+    assert 2_500_000_000 < sum(FRENCH37_LEVELS) < 3_000_000_000  # "a little under 3 billion"
