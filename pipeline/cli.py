@@ -99,70 +99,80 @@ def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
         )
 
 
+# The options of `build` (kept here so that the command reads at once).
+DefaultOpt = Annotated[bool, typer.Option("--default", help="Build the default set.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Rebuild aside and swap in at the end.")]
+PathsOpt = Annotated[
+    bool,
+    typer.Option("--paths", help="Add the path-count column (rebuilds a table without it)."),
+]
+MemoryOpt = Annotated[
+    str,
+    typer.Option(
+        "--memory",
+        help="Memory budget of the build (e.g. 3GB, 1GB); larger levels go in buckets.",
+    ),
+]
+RootOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--root",
+        help="Build the named boards from this position (tables <board>~<hash>).",
+    ),
+]
+SpecOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--spec", help="Also build a puzzle defined in a TOML file (kept in DATA/specs/)."
+    ),
+]
+YesOpt = Annotated[
+    bool,
+    typer.Option("--yes", help="Go on with a build too large for the free disk or over two hours."),
+]
+MaxDepthOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-depth",
+        min=0,
+        max=255,
+        help="Build the first levels only, up to this depth (a partial table).",
+    ),
+]
+SymmetryOpt = Annotated[
+    bool,
+    typer.Option(
+        "--symmetry",
+        help="Build the named peg boards' symmetry classes instead (tables <board>-sym).",
+    ),
+]
+EngineOpt = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        help="Where the levels are made: local, or spark (pip install 'puzzledb[spark]').",
+    ),
+]
+MasterOpt = Annotated[
+    str,
+    typer.Option("--master", help="The Spark master URL with --engine spark."),
+]
+
+
 @app.command()
 def build(
     puzzle: Annotated[list[str] | None, typer.Argument(help="Puzzles to build.")] = None,
-    default: Annotated[bool, typer.Option("--default", help="Build the default set.")] = False,
-    force: Annotated[
-        bool, typer.Option("--force", help="Rebuild aside and swap in at the end.")
-    ] = False,
-    paths: Annotated[
-        bool,
-        typer.Option("--paths", help="Add the path-count column (rebuilds a table without it)."),
-    ] = False,
-    memory: Annotated[
-        str,
-        typer.Option(
-            "--memory",
-            help="Memory budget of the build (e.g. 3GB, 1GB); larger levels go in buckets.",
-        ),
-    ] = "3GB",
-    root: Annotated[
-        str | None,
-        typer.Option(
-            "--root",
-            help="Build the named boards from this position (tables <board>~<hash>).",
-        ),
-    ] = None,
-    spec: Annotated[
-        Path | None,
-        typer.Option(
-            "--spec", help="Also build a puzzle defined in a TOML file (kept in DATA/specs/)."
-        ),
-    ] = None,
-    yes: Annotated[
-        bool,
-        typer.Option(
-            "--yes", help="Go on with a build too large for the free disk or over two hours."
-        ),
-    ] = False,
-    max_depth: Annotated[
-        int | None,
-        typer.Option(
-            "--max-depth",
-            min=0,
-            max=255,
-            help="Build the first levels only, up to this depth (a partial table).",
-        ),
-    ] = None,
-    symmetry: Annotated[
-        bool,
-        typer.Option(
-            "--symmetry",
-            help="Build the named peg boards' symmetry classes instead (tables <board>-sym).",
-        ),
-    ] = False,
-    engine: Annotated[
-        str,
-        typer.Option(
-            "--engine",
-            help="Where the levels are made: local, or spark (pip install 'puzzledb[spark]').",
-        ),
-    ] = "local",
-    master: Annotated[
-        str,
-        typer.Option("--master", help="The Spark master URL with --engine spark."),
-    ] = "local[*]",
+    default: DefaultOpt = False,
+    force: ForceOpt = False,
+    paths: PathsOpt = False,
+    memory: MemoryOpt = "3GB",
+    root: RootOpt = None,
+    spec: SpecOpt = None,
+    yes: YesOpt = False,
+    max_depth: MaxDepthOpt = None,
+    symmetry: SymmetryOpt = False,
+    engine: EngineOpt = "local",
+    master: MasterOpt = "local[*]",
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
