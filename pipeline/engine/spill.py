@@ -73,7 +73,7 @@ def spill(
     over runs of buckets when the moves would pass SPILL_BYTES on disk)."""
     k = len(edges) - 1
     stats.buckets, stats.pairs = k, 0
-    on_disk = len(job.frontier) * max(1.0, branching) * rows.bytes
+    on_disk = len(job.frontier) * max(1.0, branching) * 8 * rows.width  # as spilled: uint64s
     passes = min(k, max(1, math.ceil(on_disk / SPILL_BYTES)))
     for run in np.array_split(np.arange(k), passes):
         _spill_run(
