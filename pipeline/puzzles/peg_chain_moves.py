@@ -24,7 +24,6 @@ import numpy as np
 from numba import njit
 
 from pipeline.engine.packed import Kernels, bit_position, resolve_core, room
-from pipeline.puzzles.peg_moves import landings, on_grid
 
 #: Room for the chains being walked (a chain is at most a board's pegs long).
 STACK = 4096
@@ -87,9 +86,14 @@ def _chain_keys(states, skip, lo, hi, out, args):
     m = 0
     for i in range(len(states)):
         s = states[i]
-        g = on_grid(s, to_grid)
+        g = np.uint64(0)
+        for b in range(to_grid.shape[0]):
+            g |= to_grid[b, (s >> np.uint64(8 * b)) & np.uint64(255)]
+        empty = ~g & grid
         for d in range(len(left)):
-            land = landings(g, grid, left[d], right[d], lines[d])
+            over = (g << np.uint64(left[d])) >> np.uint64(right[d])
+            far = (over << np.uint64(left[d])) >> np.uint64(right[d])
+            land = empty & over & far & lines[d]
             while land:
                 low = land & (~land + np.uint64(1))
                 land ^= low

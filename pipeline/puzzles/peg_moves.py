@@ -26,23 +26,6 @@ from pipeline.engine.packed import BIT_INDEX, Kernels, bit_position, resolve_cor
 TAG_BITS = 7
 
 
-@njit(inline="always")
-def on_grid(s, to_grid):
-    """A board's pegs on the padded grid the jumps are found on (a byte at a time)."""
-    g = np.uint64(0)
-    for b in range(to_grid.shape[0]):
-        g |= to_grid[b, (s >> np.uint64(8 * b)) & np.uint64(255)]
-    return g
-
-
-@njit(inline="always")
-def landings(g, grid, left, right, line):
-    """The empty holes a peg can land in by jumping in one direction (bit-parallel)."""
-    over = (g << np.uint64(left)) >> np.uint64(right)
-    far = (over << np.uint64(left)) >> np.uint64(right)
-    return ~g & grid & over & far & line
-
-
 @njit(nogil=True, cache=True)
 def _peg_keys(states, skip, lo, hi, out, args):
     """Every legal jump of every state whose key lies in [lo, hi]."""
@@ -52,9 +35,14 @@ def _peg_keys(states, skip, lo, hi, out, args):
         s = states[i]
         if m + most > len(out):
             out = room(out, m, most)
-        g = on_grid(s, to_grid)
+        g = np.uint64(0)
+        for b in range(to_grid.shape[0]):
+            g |= to_grid[b, (s >> np.uint64(8 * b)) & np.uint64(255)]
+        empty = ~g & grid
         for d in range(len(left)):
-            land = landings(g, grid, left[d], right[d], lines[d])
+            over = (g << np.uint64(left[d])) >> np.uint64(right[d])
+            far = (over << np.uint64(left[d])) >> np.uint64(right[d])
+            land = empty & over & far & lines[d]
             while land:
                 low = land & (~land + np.uint64(1))
                 land ^= low

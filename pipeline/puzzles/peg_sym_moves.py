@@ -17,7 +17,7 @@ from numba import njit
 
 from pipeline.engine.packed import Kernels, bit_position, resolve_core, room
 from pipeline.puzzles.peg_moves import TAG_BITS as JUMP_BITS
-from pipeline.puzzles.peg_moves import landings, on_grid, peg_moves
+from pipeline.puzzles.peg_moves import peg_moves
 from pipeline.puzzles.peg_sym import byte_tables
 
 #: Bits of the symmetry in a key's tag (up to 8 symmetries).
@@ -45,9 +45,14 @@ def _sym_keys(states, skip, lo, hi, out, args):
             mine[h] = _image(s, perms, h)
         if m + most > len(out):
             out = room(out, m, most)
-        g = on_grid(s, to_grid)
+        g = np.uint64(0)
+        for b in range(to_grid.shape[0]):
+            g |= to_grid[b, (s >> np.uint64(8 * b)) & np.uint64(255)]
+        empty = ~g & grid
         for d in range(len(left)):
-            land = landings(g, grid, left[d], right[d], lines[d])
+            over = (g << np.uint64(left[d])) >> np.uint64(right[d])
+            far = (over << np.uint64(left[d])) >> np.uint64(right[d])
+            land = empty & over & far & lines[d]
             while land:
                 low = land & (~land + np.uint64(1))
                 land ^= low
