@@ -53,19 +53,24 @@ def test_build_into_a_regular_file_or_proc_is_one_line(tmp_path: Path) -> None:
     assert plain.read_text() == "not a folder"
 
 
-@pytest.fixture
-def read_only_mount(tmp_path: Path) -> Iterator[Path]:
-    """A read-only tmpfs (root ignores chmod, not a read-only mount); skip where not allowed."""
-    where = tmp_path / "ro"
+def _tmpfs(where: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted at ``where`` for one test (root ignores chmod, not mount
+    options); skip where mounting is not allowed."""
     where.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(where)],
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
                        capture_output=True)  # fmt: skip
     if r.returncode != 0:
-        pytest.skip("mounting a read-only tmpfs is not allowed here")
+        pytest.skip(f"mounting a tmpfs ({options}) is not allowed here")
     try:
         yield where
     finally:
         subprocess.run(["umount", str(where)], check=False)
+
+
+@pytest.fixture
+def read_only_mount(tmp_path: Path) -> Iterator[Path]:
+    """A read-only tmpfs."""
+    yield from _tmpfs(tmp_path / "ro", "ro,size=1m")
 
 
 def test_build_into_a_read_only_folder_is_one_line(read_only_mount: Path) -> None:
@@ -75,17 +80,8 @@ def test_build_into_a_read_only_folder_is_one_line(read_only_mount: Path) -> Non
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """An 8 MiB tmpfs; skip where mounting is not allowed."""
-    where = tmp_path / "small"
-    where.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(where)],
-                       capture_output=True)  # fmt: skip
-    if r.returncode != 0:
-        pytest.skip("mounting a tmpfs is not allowed here")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", str(where)], check=False)
+    """An 8 MiB tmpfs."""
+    yield from _tmpfs(tmp_path / "small", "size=8m")
 
 
 def test_a_small_table_builds_on_an_8_mib_disk(small_disk: Path) -> None:
