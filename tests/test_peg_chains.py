@@ -71,16 +71,28 @@ def test_triangle_in_chains_is_triangle15_moves_per_board(
 
 
 def test_triangle_winnable_in_moves_gives_the_articles_nine(
-    db: pipeline.Database, data: Path, tmp_path: Path
+    db: pipeline.Database, tmp_path: Path
 ) -> None:
-    for name in ("triangle15", "triangle15-winnable"):
-        (tmp_path / name).symlink_to(data / name)
     w = peg_chains.PUZZLES[3]
     m = build.build(w, tmp_path)
-    assert m.total == 1428  # the same boards as triangle15-winnable
+    # Every board that can reach one peg in hole 12: the complements of the
+    # boards the start reaches (a reversed jump is a jump of the complement).
+    assert m.total == 4237
     opened = pipeline.open(tmp_path)
+    full = (1 << 15) - 1
+    reached = db.connection().execute('SELECT state FROM "triangle15"').fetchall()
+    boards = opened.connection().execute('SELECT state FROM "triangle15-chains-winnable"')
+    assert {s for (s,) in boards.fetchall()} == {full ^ s for (s,) in reached}
     start = pegs.TRIANGLE15_JUMPS.roots()[0]
     assert one(opened, f'SELECT depth FROM "triangle15-chains-winnable" WHERE state = {start}') == 9
+    # The boards the start reaches that can still be won: triangle15-winnable's 1,428.
+    won = dict(db.connection().execute('SELECT state, depth FROM "triangle15-winnable"').fetchall())
+    got = dict(
+        opened.connection()
+        .execute('SELECT state, depth FROM "triangle15-chains-winnable"')
+        .fetchall()
+    )
+    assert len(won) == 1428 and set(won) <= set(got)
     assert opened.verify("triangle15-chains-winnable").ok
     sol = opened.solve("triangle15-chains-winnable", pegs.TRIANGLE15_JUMPS.text(start))
     assert sol.moves == 9 and sol.notation.count("(") == 9

@@ -16,11 +16,11 @@ cost a compiled walk a board and use the packed, budgeted step as it is
 (docs/PEG_MOVES.md).
 
 ``<board>-moves-winnable`` counts the other way: the fewest moves from every
-reachable board to one peg in the centre, enumerated backwards from the goal
-by reversed moves and kept to the boards of ``<board>-winnable`` (the
-reachable boards that can still be won: a fewest-moves winning line from a
-reachable board passes only through such boards). Its depth is the moves
-left and a parent is the board one move nearer the goal.
+board that can reach one peg in the centre, enumerated backwards from the goal
+by reversed moves (George Bell's B(-n); his "at most 20 moves" is over these
+boards). A reversed jump of a board is a jump of its complement, so these are
+the complements of the boards the start reaches, as many. Its depth is the
+moves left and a parent is the board one move nearer the goal.
 """
 
 from __future__ import annotations
@@ -28,21 +28,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pipeline.engine.core import Graph, States, absent
-from pipeline.errors import BadPosition, NotBuilt
+from pipeline.engine.core import Graph, States
+from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Puzzle
-from pipeline.puzzles.pegs import (
-    ENGLISH33_WINNABLE,
-    TRIANGLE15_WINNABLE,
-    Board,
-    PegPuzzle,
-    WinnablePuzzle,
-)
+from pipeline.puzzles.pegs import ENGLISH33_JUMPS, TRIANGLE15_JUMPS, Board, PegPuzzle
 
 if TYPE_CHECKING:
     from pipeline.engine.packed import Kernels
@@ -118,44 +111,35 @@ class PegChainPuzzle(PegPuzzle):
 
 
 class ChainWinnablePuzzle(Puzzle):
-    """The fewest moves from every reachable board to the goal, by reversed moves."""
+    """The fewest moves to the goal from every board that can reach it, by reversed moves."""
 
     graph = Graph.GENERAL
     origin = "goal"
     step_word = "move"
+    has_kernels = True
 
-    def __init__(self, forward: PegChainPuzzle, winnable: WinnablePuzzle) -> None:
+    def __init__(self, forward: PegChainPuzzle, expected_total: int | None = None) -> None:
         self.forward = forward
         self.name = forward.winnable_name
-        self.title = f"boards of {forward.name} that can still be won (fewest moves left)"
+        self.title = f"boards of {forward.board.name} that can still be won (fewest moves left)"
         self.cells = forward.cells
         self.root_texts = (forward.text(forward.goal),)
         self.encoding = forward.encoding
         self.state_bits = forward.state_bits
-        self.requires = (winnable.name,)
-        self._winnable = winnable
-        self._kept: States | None = None
+        self.expected_total = expected_total
 
-    def bind(self, data: Path) -> ChainWinnablePuzzle:
-        """The same puzzle keeping reversed moves to the boards of ``data/<board>-winnable``."""
-        from pipeline.engine.level import read_all
-        from pipeline.storage.table import Table
+    @cached_property
+    def kernels(self) -> Kernels | None:  # type: ignore[override]
+        from pipeline.puzzles.peg_chain_moves import chain_kernels
 
-        bound = ChainWinnablePuzzle(self.forward, self._winnable)
-        table = Table(data / self._winnable.name)
-        levels = [read_all(table.level(d)) for d in range(table.max_depth + 1)]
-        bound._kept = np.sort(np.concatenate(levels)) if levels else np.empty(0, np.uint64)
-        return bound
+        return chain_kernels(self.forward.board.holes, self.forward.board.jumps, reverse=True)
 
     def expand(self, states: States) -> tuple[np.ndarray, States]:
-        """Reversed moves (one peg's chain of reversed jumps), kept to winnable boards."""
+        """Reversed moves: one peg's chain of reversed jumps (each fills the hole it passes)."""
         from pipeline.puzzles.peg_chain_moves import chain_rows
 
-        if self._kept is None:
-            raise NotBuilt(f"{self.name} is read from the {self._winnable.name} table: bind it")
         src, kid = chain_rows(np.ascontiguousarray(states, np.uint64), *self.forward._table, True)
-        keep = ~absent(kid, self._kept)
-        return src[keep].astype(np.intp), kid[keep]
+        return src.astype(np.intp), kid
 
     def describe(self) -> dict[str, object]:
         return {
@@ -170,22 +154,21 @@ class ChainWinnablePuzzle(Puzzle):
         return self.forward.notation(states)
 
 
-def _pair(winnable: WinnablePuzzle, won: int, name: str = "") -> list[Puzzle]:
+def _pair(jumps: PegPuzzle, name: str = "") -> list[Puzzle]:
     """The board in moves (every board the start reaches: as many rows as in jumps)
-    and its winnable boards (``won`` of them, as many as ``winnable`` has)."""
-    jumps = winnable.forward
+    and the boards that can reach the goal: as many again, when the goal (one peg
+    where the start's hole is) is the start's complement, since a reversed jump
+    of a board is a jump of its complement."""
     board = jumps.board
     total = jumps.expected_total
     forward = PegChainPuzzle(board, name=name or f"{board.name}-moves", expected_total=total)
-    back = ChainWinnablePuzzle(forward, winnable)
-    back.expected_total = won
-    return [forward, back]
+    return [forward, ChainWinnablePuzzle(forward, total)]
 
 
 #: The English board in moves and its winnable boards; the triangle's pair is the
 #: small cross-check (triangle15-moves, the other formulation, is its reference).
 PUZZLES: list[Puzzle] = [
-    *_pair(ENGLISH33_WINNABLE, 13_428_122),
-    *_pair(TRIANGLE15_WINNABLE, 1428, "triangle15-chains"),
+    *_pair(ENGLISH33_JUMPS),
+    *_pair(TRIANGLE15_JUMPS, "triangle15-chains"),
 ]
 TRIANGLE15_CHAINS = PUZZLES[2]
