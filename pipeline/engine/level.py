@@ -78,13 +78,18 @@ def read_all(level: LevelSource) -> States:
 
 
 def sample(level: LevelSource, count: int, parents: bool = False, counts: bool = False) -> Chunk:
-    """About ``count`` rows spread evenly over the level (states, parents, path counts)."""
+    """About ``count`` rows spread evenly over the level (states, parents, path counts).
+
+    Each pick is copied out of its chunk: a strided view would keep the whole
+    chunk alive (a chunk read from files is Arrow's buffer), and so the whole
+    level, 2.7 GB for french37's depth 17, until the picks are joined.
+    """
     stride = max(1, len(level) // count)
     cols: list[list[np.ndarray]] = [[], [], []]
     offset = 0
     for chunk in level.chunks(1 << 22, parents, counts):
         for out, col in zip(cols, chunk, strict=True):
             if col is not None:
-                out.append(col[(-offset) % stride :: stride])
+                out.append(col[(-offset) % stride :: stride].copy())
         offset += len(chunk[0])
     return tuple(np.concatenate(c) if c else None for c in cols)  # type: ignore[return-value]
