@@ -79,6 +79,10 @@ appender.stderr.name = stderr
 appender.stderr.target = SYSTEM_ERR
 appender.stderr.layout.type = PatternLayout
 appender.stderr.layout.pattern = spark: %p %c{1}: %m%n
+# pyspark starts Spark as a shell, which prints "Setting default log level" (two
+# lines) unless the logger that starts it has a level of its own equal to the root's.
+logger.spark.name = org.apache.spark
+logger.spark.level = error
 """
 
 
