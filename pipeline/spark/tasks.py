@@ -9,6 +9,7 @@ so the files are ours, byte for byte, whatever ran them.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import time
@@ -28,6 +29,8 @@ MAP_ROWS = 1 << 20
 CHUNK_BYTES = 64 << 20
 #: What a reduce task's time is spent on (its result reports each, in seconds).
 REDUCE_PHASES = ("exclude_read", "resolve", "write")
+#: Up to this many child ranges, a map task picks each range's moves by comparisons.
+MASK_RANGES = 8
 #: Rows of a range kept for the sample that cuts the next level's ranges.
 SAMPLE_PER_RANGE = 4096
 
@@ -97,24 +100,49 @@ def rows_for(puzzle: str, data: str, free: bool = False) -> Any:
 def expand_file(
     step: Step, entry: FileEntry, seconds: Any = None
 ) -> Iterator[tuple[int, np.ndarray]]:
-    """Map: every move out of one frontier file, sorted, as (range, chunk) records
-    (``seconds``, an accumulator, gets the time spent reading, expanding, sorting)."""
+    """Map: every move out of one frontier file, split by child range, as (range, chunk)
+    records (``seconds``, an accumulator, gets the time spent reading, expanding, splitting)."""
     from pipeline.storage.reader import LevelFiles
 
     clock = time.perf_counter()
     rows = rows_for(step.puzzle, step.data, step.round > 0)
     inner = np.array([rows.key_bound(c) for c in step.cuts[1:-1]], np.uint64)
     level = LevelFiles(Path(step.staging), step.depth, [entry])
+    per = max(1, CHUNK_BYTES // (8 * rows.width))
     for states, parents, _ in level.chunks(MAP_ROWS, *rows.want):
-        moves = rows.order(rows.make(states, parents, None))
+        ranges = split(rows, rows.make(states, parents, None), inner)
         if seconds is not None:
             seconds.add(time.perf_counter() - clock)
-        edges = [0, *np.searchsorted(rows.lead(moves), inner).tolist(), len(moves)]
-        per = max(1, CHUNK_BYTES // (8 * rows.width))
-        for r in range(len(edges) - 1):
-            for a in range(edges[r], edges[r + 1], per):
-                yield r, moves[a : min(a + per, edges[r + 1])].copy()
+        for r, moves in enumerate(ranges):
+            if len(moves) <= per:
+                yield r, moves
+                continue
+            for a in range(0, len(moves), per):
+                yield r, moves[a : a + per].copy()
         clock = time.perf_counter()
+
+
+def split(rows: Any, moves: np.ndarray, inner: np.ndarray) -> list[np.ndarray]:
+    """The moves of each child range (``inner``: the lead values that start ranges 1..).
+
+    A few ranges are picked out by comparisons (unsorted: the reduce sorts, and
+    numpy sorts random keys twice as fast as the sorted runs of several maps);
+    many ranges, by sorting the moves once and cutting them."""
+    if len(inner) > MASK_RANGES:
+        moves = rows.order(moves)
+        edges = [0, *np.searchsorted(rows.lead(moves), inner).tolist(), len(moves)]
+        return [moves[a:b].copy() for a, b in itertools.pairwise(edges)]
+    lead = rows.lead(moves)
+    out = []
+    for r in range(len(inner) + 1):
+        if r == 0:
+            keep = lead < inner[0] if len(inner) else None
+        elif r == len(inner):
+            keep = lead >= inner[r - 1]
+        else:
+            keep = (lead >= inner[r - 1]) & (lead < inner[r])
+        out.append(moves if keep is None else moves[keep])
+    return out
 
 
 def reduce_range(step: Step, r: int, records: Iterable[tuple[int, np.ndarray]]) -> dict[str, Any]:
