@@ -6,6 +6,8 @@ One session a process: a second build (or the test suite) reuses the active one.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import secrets
 import socket
@@ -71,7 +73,15 @@ def _started(builder: Any, settings: dict[str, str], master: str) -> Any:
     except Exception as e:  # py4j and JVM errors have no common base
         raise SparkUnavailable(f"Spark did not start on master {master}: {_first(e)}") from None
     spark.sparkContext.setLogLevel("ERROR")
+    # Stopped before Python exits: a local-cluster's workers would otherwise log
+    # errors while the JVM shuts down under them.
+    atexit.register(_stop, spark)
     return spark
+
+
+def _stop(spark: Any) -> None:
+    with contextlib.suppress(Exception):
+        spark.stop()
 
 
 _LOG4J = """# puzzledb: Spark's own log, errors only (a build prints its own progress)
