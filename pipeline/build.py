@@ -82,6 +82,8 @@ class PartsJob:
     frontier: LevelFiles
     excluded: list[LevelFiles]
     metadata: dict[str, str]
+    #: Whether the level is closed under the puzzle's zero-cost moves.
+    free: bool = False
 
 
 class PartsExecutor(Protocol):
@@ -305,7 +307,7 @@ class Builder:
             self.puzzle.name, self.target.parent, self.staging,
             LevelFiles(self.staging, depth, self.progress.files_at(depth)),
             [LevelFiles(self.staging, d, self.progress.files_at(d)) for d in excluded],
-            self.metadata,
+            self.metadata, self.puzzle.expand_free is not None,
         )  # fmt: skip
         files, stats = executor.write_level(job)
         if not files:

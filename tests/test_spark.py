@@ -24,7 +24,8 @@ from pipeline.spark.executor import SparkExecutor
 from pipeline.spark.session import session
 
 MASTER = "local[2,4]"
-SPARK_PUZZLES = ["oshidori", "hex6", "2x3", "3x3", "triangle15"]
+#: triangle15-moves has zero-cost moves: each level closed in rounds, each a Spark job.
+SPARK_PUZZLES = ["oshidori", "hex6", "2x3", "3x3", "triangle15", "triangle15-moves"]
 
 
 @pytest.fixture(scope="session")
@@ -57,7 +58,9 @@ def test_spark_builds_the_rows_of_the_local_build(
     spark: Any, data: Path, tmp_path: Path, name: str
 ) -> None:
     db = pipeline.open(tmp_path)
-    (m,) = db.build([name], engine=SparkExecutor(MASTER, threshold=0, ranges=3))
+    ranges = 3
+    engine = SparkExecutor(MASTER, threshold=0, ranges=ranges)
+    (m,) = db.build([name], engine=engine)
     local = json.loads((data / name / "_manifest.json").read_text())
     assert m.total == local["total"] and m.histogram() == [
         (lv["depth"], lv["positions"]) for lv in local["levels"]
@@ -65,7 +68,9 @@ def test_spark_builds_the_rows_of_the_local_build(
     assert m.build["executor"] == "spark"
     assert all(lv.stats.get("spark") for lv in m.levels[1:])
     # Really shuffled: some level came out of more than one range.
-    assert max(lv.stats.get("buckets", 0) for lv in m.levels) == 3
+    assert max(lv.stats.get("buckets", 0) for lv in m.levels) == ranges
+    if name == "triangle15-moves":  # levels closed in several rounds, each through Spark
+        assert max(t["rounds"] for t in engine.timings) >= 4
     _same_rows(tmp_path / name, data / name)
     assert db.verify(name).ok
 
@@ -108,6 +113,8 @@ def test_the_driver_killed_at_a_level_resumes(data: Path, tmp_path: Path) -> Non
     second = _cli(*args, env=env)
     _, err = second.communicate(timeout=300)
     assert second.returncode == 0, err
+    # Spark's start-up lines ("Setting default log level ...") and its log are silent.
+    assert "log level" not in err and "spark: " not in err, err
     m = json.loads((tmp_path / "3x3" / "_manifest.json").read_text())
     # The levels finished before the kill were kept, not made again.
     assert [lv["seconds"] for lv in m["levels"][: len(done)]] == [lv["seconds"] for lv in done]
@@ -159,3 +166,38 @@ def test_spark_reads_a_table_and_its_histogram_is_the_manifests(spark: Any, data
     # BIGINT casts are exact below 2**63: the largest state survives the cast.
     top = df.select(F.max(F.col("state").cast("bigint")).alias("s")).collect()[0]["s"]
     assert top == max(f["max_state"] for f in m["files"])
+
+
+@pytest.mark.parametrize("k", [3, 12])
+def test_a_map_splits_moves_into_their_child_ranges(data: Path, k: int) -> None:
+    """Few ranges are picked by comparisons, many by one sort: the same moves either way,
+    each in the range of its child."""
+    from pipeline.spark import tasks
+    from pipeline.storage import manifest
+    from pipeline.storage.reader import LevelFiles
+
+    m = manifest.read(data / "3x3")
+    level = LevelFiles(data / "3x3", 20, m.files_at(20)).read()
+    for rows in (tasks.rows_for("3x3", str(data)), tasks.rows_for("oshidori", str(data))):
+        moves = rows.make(level.states, level.parents if rows.want[0] else None, None)
+        cuts = rows.cuts(moves, k)
+        inner = np.array([rows.key_bound(c) for c in cuts[1:-1]], np.uint64)
+        got = tasks.split(rows, moves.copy(), inner)
+        assert len(got) == len(cuts) - 1 == k and sum(map(len, got)) == len(moves)
+        for r, part in enumerate(got):
+            children = rows.children(rows.lead(part)) if len(part) else part
+            assert ((children >= cuts[r]) & (children < cuts[r + 1])).all()
+        # the other way (sorted and cut, or picked) gives each range the same moves
+        other = 0 if len(inner) > tasks.MASK_RANGES else -1
+        saved, tasks.MASK_RANGES = tasks.MASK_RANGES, 1 << 20 if other == 0 else -1
+        try:
+            again = tasks.split(rows, moves.copy(), inner)
+        finally:
+            tasks.MASK_RANGES = saved
+        for a, b in zip(got, again, strict=True):
+            assert np.array_equal(_canonical(a), _canonical(b))
+
+
+def _canonical(moves: np.ndarray) -> np.ndarray:
+    """Moves in one order (rows of several columns sorted by every column)."""
+    return np.sort(moves) if moves.ndim == 1 else moves[np.lexsort(moves.T[::-1])]

@@ -1,7 +1,7 @@
 """The Spark executor: a level step as one Spark job, the parts written by the workers.
 
 Map: one task per frontier file, expanded with the puzzle's compiled moves,
-sorted and split into child-state ranges (cut from a sample of the level).
+split into child-state ranges (cut from a sample of the level).
 Shuffle: ``partitionBy(R, identity)``, numpy arrays of at most 64 MB as
 records. Reduce: per range, sort, keep the smallest parent of each child,
 drop the children found in the same range of the excluded levels (read from
@@ -10,10 +10,16 @@ the range's parts with our writer. The driver collects the file entries and
 a sample of the new level (the next level's cuts); the build loop records
 the level only when every part exists, so a killed build resumes at it.
 
+A puzzle with zero-cost moves has each level closed in rounds (0-1 BFS, as
+engine/closing.py does out of core): each round one such job, from the round
+before by the zero-cost moves, against the excluded levels and the earlier
+rounds (all cut by the same child ranges); each range's parts of several
+rounds are then merged by a task (a job without shuffle). A reduce reports
+whether a zero-cost move leaves its rows, so no job is run for an empty round.
+
 Levels smaller than ``threshold`` are quicker on the driver (a Spark stage
 costs about half a second): the build loop runs them with the local
-executor, as it does every level of a puzzle with zero-cost moves (0-1 BFS,
-closed in memory) and of a build with path counts.
+executor, as it does every level of a build with path counts.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +38,7 @@ from pipeline.engine.level import sample
 from pipeline.spark import tasks
 from pipeline.spark.session import SparkUnavailable, check_shared, session
 from pipeline.storage.format import level_file_name
+from pipeline.storage.manifest import FileEntry
 
 #: Levels below this many positions run on the driver (the local executor).
 THRESHOLD = 100_000
@@ -81,18 +89,63 @@ class SparkExecutor:
 
     def writes_parts(self, size: int, free: bool, counts: bool) -> bool:
         """Whether the level after a frontier of ``size`` states is made on Spark."""
-        return size >= self.threshold and size > 0 and not free and not counts
+        return size >= self.threshold and size > 0 and not counts
 
     def write_level(self, job: Any) -> tuple[list[dict[str, Any]], StepStats]:
-        """Make the level after ``job.frontier`` (build.PartsJob); its files' entries."""
+        """Make the level after ``job.frontier`` (build.PartsJob); its files' entries.
+
+        A level with zero-cost moves (``job.free``) is closed in rounds, as the local
+        executor does (engine/closing.py): each round a Spark job from the round
+        before, checked against the excluded levels and every earlier round; each
+        child range's parts of the rounds are then merged (a job without shuffle).
+        """
         clock = time.perf_counter()
         self.start(job.data)
         step = self._step(job)
+        shutil.rmtree(step.level_dir(), ignore_errors=True)  # a killed build's rounds
         planned = time.perf_counter()
+        rounds = [self._run(step)]
+        while any(x["free_moves"] for x in rounds[-1][0]):
+            rounds.append(self._run(self._next_round(step, [r for r, _ in rounds])))
+        ran = time.perf_counter()
+        results = self._merged(step, [r for r, _ in rounds])
+        files = self._publish(step, results)
+        got = [x["sample"] for rs, _ in rounds for x in rs if len(x["sample"][0])]
+        if got:
+            self._sample[step.staging, step.depth + 1] = tuple(
+                np.concatenate(c) for c in zip(*got, strict=True)
+            )  # type: ignore[assignment]
+        every = [x for rs, _ in rounds for x in rs]
+        pairs = sum(x["pairs"] for x in every)
+        mapped = sum(m for _, m in rounds)
+        r = len(step.cuts) - 1
+        stats = StepStats(pairs=pairs, buckets=r, expand=mapped, dedup=ran - planned)
+        self.timings.append(
+            {
+                "depth": step.depth + 1,
+                "ranges": r,
+                "rounds": len(rounds),
+                "map_tasks": len(step.frontier),
+                "pairs": pairs,
+                "rows": sum(f["rows"] for f in files),
+                "plan": planned - clock,
+                "job": ran - planned,
+                "publish": time.perf_counter() - ran,
+                "map_cpu": mapped,
+                **{k: sum(x["seconds"][k] for x in every) for k in tasks.REDUCE_PHASES},
+            }
+        )
+        return files, stats
+
+    def _run(self, step: tasks.Step) -> tuple[list[dict[str, Any]], float]:
+        """One Spark job: the step's map, shuffle and reduce; each range's result (in
+        range order) and the seconds the map tasks spent expanding and sorting."""
         sc = self._spark.sparkContext
         entries = list(step.frontier)
         r = len(step.cuts) - 1
-        mapped = sc.accumulator(0.0)  # seconds the map tasks spent expanding and sorting
+        if not entries:
+            return [], 0.0
+        mapped = sc.accumulator(0.0)
         results = (
             sc.parallelize(entries, len(entries))
             .flatMap(lambda e: tasks.expand_file(step, e, mapped))
@@ -100,30 +153,42 @@ class SparkExecutor:
             .mapPartitionsWithIndex(lambda i, it: [tasks.reduce_range(step, i, it)])
             .collect()
         )
-        ran = time.perf_counter()
-        files = self._publish(step, sorted(results, key=lambda x: x["range"]))
-        got = [x["sample"] for x in results if len(x["sample"][0])]
-        if got:
-            self._sample[step.staging, step.depth + 1] = tuple(
-                np.concatenate(c) for c in zip(*got, strict=True)
-            )  # type: ignore[assignment]
-        pairs = sum(x["pairs"] for x in results)
-        stats = StepStats(pairs=pairs, buckets=r, expand=mapped.value, dedup=ran - planned)
-        self.timings.append(
-            {
-                "depth": step.depth + 1,
-                "ranges": r,
-                "map_tasks": len(entries),
-                "pairs": pairs,
-                "rows": sum(f["rows"] for f in files),
-                "plan": planned - clock,
-                "job": ran - planned,
-                "publish": time.perf_counter() - ran,
-                "map_cpu": mapped.value,
-                **{k: sum(x["seconds"][k] for x in results) for k in tasks.REDUCE_PHASES},
-            }
+        results.sort(key=lambda x: x["range"])
+        if [x["range"] for x in results] != list(range(r)):
+            raise SparkUnavailable(f"Spark lost a range of depth {step.depth + 1}: build again")
+        return results, mapped.value
+
+    def _next_round(self, step: tasks.Step, rounds: list[list[dict[str, Any]]]) -> tasks.Step:
+        """The step of the round after ``rounds``: from the last round's parts by the
+        zero-cost moves, against the excluded levels and every round so far."""
+        made = [_entries(step, rs) for rs in rounds]
+        return replace(
+            step,
+            round=len(rounds),
+            frontier=tuple(made[-1]),
+            excluded=(*step.excluded, *((step.depth + 1, tuple(m)) for m in made)),
         )
-        return files, stats
+
+    def _merged(self, step: tasks.Step, rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Each range's parts of the level: its one round's as they are, those of several
+        rounds merged by a task each."""
+        merge = []
+        out = []
+        for r, per in enumerate(zip(*rounds, strict=True)):
+            full = [x for x in per if any(f["rows"] for f in x["files"])]
+            if len(full) > 1:
+                merge.append((r, [_entries(step, [x]) for x in full]))
+            out.append(full[0] if full else per[0])
+        if merge:
+            sc = self._spark.sparkContext
+            merged = (
+                sc.parallelize(merge, len(merge))
+                .map(lambda m: tasks.union_range(step, m[0], m[1]))
+                .collect()
+            )
+            for x in merged:
+                out[x["range"]] = x
+        return out
 
     def _step(self, job: Any) -> tasks.Step:
         rows = tasks.rows_for(job.puzzle, str(job.data))
@@ -149,12 +214,11 @@ class SparkExecutor:
             cuts=tuple(rows.cuts(moves, min(want, MAX_PARTS))),
             metadata=tuple(job.metadata.items()),
             crash_once=str(self.crash_once) if self.crash_once else None,
+            closing=getattr(job, "free", False),
         )
 
     def _publish(self, step: tasks.Step, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Move every range's parts into the level, numbered in state order."""
-        if [x["range"] for x in results] != list(range(len(step.cuts) - 1)):
-            raise SparkUnavailable(f"Spark lost a range of depth {step.depth + 1}: build again")
         files = []
         for x in results:
             for entry in x["files"]:
@@ -163,12 +227,24 @@ class SparkExecutor:
                 if len(files) >= MAX_PARTS:
                     raise SparkUnavailable(f"depth {step.depth + 1} needs over {MAX_PARTS} parts")
                 name = level_file_name(step.depth + 1, len(files))
-                if not (step.parts_dir(x["range"]) / entry["name"]).exists():
+                if not (Path(x["dir"]) / entry["name"]).exists():
                     raise SparkUnavailable(
                         f"a Spark worker wrote a part of depth {step.depth + 1} that is not in "
                         f"{step.staging}: give --data a folder every node mounts the same"
                     )
-                os.replace(step.parts_dir(x["range"]) / entry["name"], Path(step.staging) / name)
+                os.replace(Path(x["dir"]) / entry["name"], Path(step.staging) / name)
                 files.append({**entry, "name": name})
         shutil.rmtree(Path(step.staging) / ".spark", ignore_errors=True)
         return files
+
+
+def _entries(step: tasks.Step, results: list[dict[str, Any]]) -> list[FileEntry]:
+    """The parts the ``results`` wrote, named from the staging folder (a round's files
+    are read as a level where they lie)."""
+    staging = Path(step.staging)
+    return [
+        FileEntry(**{**f, "name": str(Path(x["dir"]).relative_to(staging) / f["name"])})
+        for x in results
+        for f in x["files"]
+        if f["rows"]
+    ]

@@ -9,6 +9,7 @@ so the files are ours, byte for byte, whatever ran them.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import time
@@ -28,6 +29,8 @@ MAP_ROWS = 1 << 20
 CHUNK_BYTES = 64 << 20
 #: What a reduce task's time is spent on (its result reports each, in seconds).
 REDUCE_PHASES = ("exclude_read", "resolve", "write")
+#: Up to this many child ranges, a map task picks each range's moves by comparisons.
+MASK_RANGES = 8
 #: Rows of a range kept for the sample that cuts the next level's ranges.
 SAMPLE_PER_RANGE = 4096
 
@@ -48,50 +51,98 @@ class Step:
     #: Fault injection for tests: the first reduce of range 0 that sees no
     #: file at this path creates it and kills its worker mid-write.
     crash_once: str | None = None
+    #: A level closed under zero-cost moves is made in rounds (closing.py): round 0
+    #: by the paid moves, each later one by the zero-cost moves out of the round before.
+    round: int = 0
+    #: Whether the level has zero-cost moves (a reduce reports whether any leaves its rows).
+    closing: bool = False
 
     def parts_dir(self, r: int) -> Path:
-        return Path(self.staging) / ".spark" / f"d{self.depth + 1:03d}" / f"r{r:05d}"
+        return self.level_dir() / f"k{self.round:03d}" / f"r{r:05d}"
+
+    def level_dir(self) -> Path:
+        """Where the workers write the new level's parts before the driver publishes them."""
+        return Path(self.staging) / ".spark" / f"d{self.depth + 1:03d}"
 
 
-_ROWS: dict[tuple[str, str], Any] = {}
+_PUZZLES: dict[tuple[str, str], Any] = {}
+_ROWS: dict[tuple[str, str, bool], Any] = {}
 
 
-def rows_for(puzzle: str, data: str) -> Any:
-    """The puzzle's moves in this process (compiled kernels when it has them), made once."""
+def puzzle_for(puzzle: str, data: str) -> Any:
+    """The puzzle in this process, bound to the data folder, made once."""
     key = (puzzle, data)
+    if key not in _PUZZLES:
+        from pipeline.puzzles import get
+
+        _PUZZLES[key] = get(puzzle, Path(data)).bind(Path(data))
+    return _PUZZLES[key]
+
+
+def rows_for(puzzle: str, data: str, free: bool = False) -> Any:
+    """The puzzle's moves in this process (compiled kernels when it has them), made once;
+    ``free``: its zero-cost moves as plain moves (the rounds after the first)."""
+    key = (puzzle, data, free)
     if key not in _ROWS:
         from pipeline.engine.core import Graph
         from pipeline.engine.rows import MoveRules, Rows
-        from pipeline.puzzles import get
 
-        p = get(puzzle, Path(data)).bind(Path(data))
-        kernels = p.kernels if p.has_kernels else None
+        p = puzzle_for(puzzle, data)
         skip_back = p.graph is not Graph.LAYERED
-        _ROWS[key] = Rows(MoveRules(p.expand, kernels, None, False, skip_back))
+        if free:
+            _ROWS[key] = Rows(MoveRules(p.expand_free, None, None, False, skip_back))
+        else:
+            kernels = p.kernels if p.has_kernels else None
+            _ROWS[key] = Rows(MoveRules(p.expand, kernels, None, False, skip_back))
     return _ROWS[key]
 
 
 def expand_file(
     step: Step, entry: FileEntry, seconds: Any = None
 ) -> Iterator[tuple[int, np.ndarray]]:
-    """Map: every move out of one frontier file, sorted, as (range, chunk) records
-    (``seconds``, an accumulator, gets the time spent reading, expanding, sorting)."""
+    """Map: every move out of one frontier file, split by child range, as (range, chunk)
+    records (``seconds``, an accumulator, gets the time spent reading, expanding, splitting)."""
     from pipeline.storage.reader import LevelFiles
 
     clock = time.perf_counter()
-    rows = rows_for(step.puzzle, step.data)
+    rows = rows_for(step.puzzle, step.data, step.round > 0)
     inner = np.array([rows.key_bound(c) for c in step.cuts[1:-1]], np.uint64)
     level = LevelFiles(Path(step.staging), step.depth, [entry])
+    per = max(1, CHUNK_BYTES // (8 * rows.width))
     for states, parents, _ in level.chunks(MAP_ROWS, *rows.want):
-        moves = rows.order(rows.make(states, parents, None))
+        ranges = split(rows, rows.make(states, parents, None), inner)
         if seconds is not None:
             seconds.add(time.perf_counter() - clock)
-        edges = [0, *np.searchsorted(rows.lead(moves), inner).tolist(), len(moves)]
-        per = max(1, CHUNK_BYTES // (8 * rows.width))
-        for r in range(len(edges) - 1):
-            for a in range(edges[r], edges[r + 1], per):
-                yield r, moves[a : min(a + per, edges[r + 1])].copy()
+        for r, moves in enumerate(ranges):
+            if len(moves) <= per:
+                yield r, moves
+                continue
+            for a in range(0, len(moves), per):
+                yield r, moves[a : a + per].copy()
         clock = time.perf_counter()
+
+
+def split(rows: Any, moves: np.ndarray, inner: np.ndarray) -> list[np.ndarray]:
+    """The moves of each child range (``inner``: the lead values that start ranges 1..).
+
+    A few ranges are picked out by comparisons (unsorted: the reduce sorts, and
+    numpy sorts random keys twice as fast as the sorted runs of several maps);
+    many ranges, by sorting the moves once and cutting them."""
+    if len(inner) > MASK_RANGES:
+        moves = rows.order(moves)
+        edges = [0, *np.searchsorted(rows.lead(moves), inner).tolist(), len(moves)]
+        return [moves[a:b].copy() for a, b in itertools.pairwise(edges)]
+    lead = rows.lead(moves)
+    out = []
+    for r in range(len(inner) + 1):
+        if r == 0:
+            keep = lead < inner[0] if len(inner) else None
+        elif r == len(inner):
+            keep = lead >= inner[r - 1]
+        else:
+            keep = (lead >= inner[r - 1]) & (lead < inner[r])
+        out.append(moves if keep is None else moves[keep])
+    return out
 
 
 def reduce_range(step: Step, r: int, records: Iterable[tuple[int, np.ndarray]]) -> dict[str, Any]:
@@ -100,7 +151,7 @@ def reduce_range(step: Step, r: int, records: Iterable[tuple[int, np.ndarray]]) 
     from pipeline.storage.reader import LevelFiles
     from pipeline.storage.writer import write_part
 
-    rows = rows_for(step.puzzle, step.data)
+    rows = rows_for(step.puzzle, step.data, step.round > 0)
     chunks = [chunk for _, chunk in records]
     moves = np.concatenate(chunks) if chunks else rows.empty()
     del chunks
@@ -127,11 +178,43 @@ def reduce_range(step: Step, r: int, records: Iterable[tuple[int, np.ndarray]]) 
     spent = (read - clock, resolved - read, time.perf_counter() - resolved)
     return {
         "range": r,
+        "dir": str(out),
         "files": entries,
         "pairs": pairs,
         "seconds": dict(zip(REDUCE_PHASES, spent, strict=True)),
         "sample": (states[::stride].copy(), parents[::stride].copy()),
+        "free_moves": _free_moves(step, states),
     }
+
+
+def _free_moves(step: Step, states: np.ndarray) -> bool:
+    """Whether a zero-cost move leaves any of ``states`` (else the next round is empty)."""
+    if not step.closing or not len(states):
+        return False
+    _, children = puzzle_for(step.puzzle, step.data).expand_free(states)
+    return bool(len(children))
+
+
+def union_range(step: Step, r: int, rounds: list[list[FileEntry]]) -> dict[str, Any]:
+    """The parts of one child range in each round of a closed level, merged into the
+    range's parts (the rounds hold disjoint states: one sort, no ties)."""
+    from pipeline.storage.reader import LevelFiles
+    from pipeline.storage.writer import write_part
+
+    got = [LevelFiles(Path(step.staging), step.depth + 1, files).read() for files in rounds]
+    states = np.concatenate([g.states for g in got])
+    order = np.argsort(states, kind="stable")
+    states = states[order]
+    parents = np.concatenate([g.parents for g in got])[order]
+    out = step.level_dir() / "union" / f"r{r:05d}"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    meta = dict(step.metadata)
+    entries = []
+    for k, a in enumerate(range(0, len(states), FILE_ROWS)):
+        cut = slice(a, a + FILE_ROWS)
+        entries.append(write_part(out, step.depth + 1, k, states[cut], parents[cut], meta))
+    return {"range": r, "dir": str(out), "files": entries}
 
 
 def _maybe_crash(step: Step, r: int) -> None:
