@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs test-spark-full bench-spark clean distclean help
+.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs bench-paths test-spark-full bench-spark clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -26,6 +26,8 @@ help:
 	@echo "                ~13 GB kept, up to ~30 GB while building; 20 to 60 minutes)"
 	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
 	@echo "make bench-pairs OLD=<rev>  interleaved builds of commit OLD and this tree (ROUNDS=5)"
+	@echo "make bench-paths  2x5 and english33 plain and with --paths (PATHS_ROUNDS=3; OLD=<rev> adds"
+	@echo "                that commit's --paths builds): medians and ratios"
 	@echo "make bench-solve4  a 4x4 solve as a command vs importing pipeline (needs 4x4-pdb in DATA)"
 	@echo "make test-spark-full  3x4 through Spark on local-cluster[2,1,4096] beside the local"
 	@echo "                executor: rows, verify, times (about 2.6 GB of disk, many minutes)"
@@ -132,6 +134,12 @@ ROUNDS ?= 5
 bench-pairs: $(STAMP)
 	@test -n "$(OLD)" || { echo "make bench-pairs: give OLD=<commit>"; exit 1; }
 	$(BIN)/python -m pipeline.benchmarks.pairs $(OLD) --rounds $(ROUNDS)
+
+# What --paths costs: plain and --paths builds of 2x5 and english33, interleaved
+# (about 10 minutes at PATHS_ROUNDS=3; OLD=<rev> also times that commit's --paths).
+PATHS_ROUNDS ?= 3
+bench-paths: $(STAMP)
+	$(BIN)/python -m pipeline.benchmarks.paths --rounds $(PATHS_ROUNDS) $(if $(OLD),--old $(OLD))
 
 # The level step on Spark (docs/CLUSTER.md), outside `make test`.
 test-spark-full: $(STAMP)

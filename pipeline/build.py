@@ -204,7 +204,7 @@ class Builder:
             shutil.rmtree(self.staging)
             self.progress = Progress(self.staging, puzzle.describe(), puzzle.name, counts)
         # Parents of a kept level serve to skip the move back with compiled moves.
-        skip_back = not counts and puzzle.has_kernels and puzzle.graph is not Graph.LAYERED
+        skip_back = puzzle.has_kernels and puzzle.graph is not Graph.LAYERED
         self.held = Held(puzzle.graph, self.staging, self.progress, skip_back)
         self.clock = self.last = time.perf_counter()
         #: Whether to go on with a build too large for the disk or the time (--yes).
@@ -228,7 +228,7 @@ class Builder:
                 self._roots()
             self._levels(executor)
             self.pending.settle()
-        shutil.rmtree(self.staging / "spill", ignore_errors=True)
+        shutil.rmtree(self.staging / "spill", ignore_errors=True)  # LocalExecutor.close
         manifest = self._manifest()
         write_json_atomic(self.staging / MANIFEST, manifest.to_dict())
         self.progress.finish()
@@ -348,13 +348,15 @@ class Builder:
         has them and the level is large enough (numba loads the first time)."""
         p = self.puzzle
         kernels = None
-        if not self.counts and p.has_kernels and size >= row_rules.PACKED_MIN:
+        if p.has_kernels and size >= row_rules.PACKED_MIN:
             before = budgets.rss()
             # The first time: numba and the kernels load, and the threaded step
             # begins (small builds keep glibc's default, which faults less).
             budgets.give_back_freed_memory()
             kernels = p.kernels
             self.budget.charge(budgets.rss() - before)
+            if self.counts and kernels.weigher is None:
+                kernels = None  # they cannot carry path counts
         skip_back = p.graph is not Graph.LAYERED
         return MoveRules(p.expand, kernels, p.expand_free, self.counts, skip_back)
 

@@ -1,6 +1,6 @@
 """A big board's build with its figures: per level positions, rate, buckets, bytes; peak disk.
 
-    python -m pipeline.benchmarks.bigpeg [NAME] --data DIR [--memory 3GB] [--report-only]
+    python -m pipeline.benchmarks.bigpeg [NAME ...] --data DIR [--memory 3GB] [--report-only]
 
 Runs ``puzzledb build NAME --data DIR --memory M`` as a child process (its
 lines echoed with a UTC time stamp), samples the size of DIR every few
@@ -10,7 +10,10 @@ manifest (or, while unfinished, its progress file): positions, seconds,
 positions a second, buckets, bytes a position on disk; and the totals, the
 peak disk, the child's peak memory and the load average. ``--report-only``
 prints the table of a build already there (with ``--du LOG``: the peak of a
-sampling log of lines ``time bytes ...``).
+sampling log of lines ``time bytes ...``). Several names are built one after
+the other in the same run (each into DIR/NAME), and the last line compares
+each board's positions a second over its level steps with the first's: the
+French board's goal is 80% of the English board's (``make bench-french37``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ import contextlib
 import datetime
 import json
 import os
-import resource
 import subprocess
 import sys
 import threading
@@ -62,13 +64,13 @@ def build(name: str, data: Path, memory: str) -> tuple[int, float]:
     assert child.stdout is not None
     for line in child.stdout:
         print(_stamp(), line.rstrip(), flush=True)
-    child.wait()
+    _, status, usage = os.wait4(child.pid, 0)  # this child's own peak, not every child's
+    child.returncode = os.waitstatus_to_exitcode(status)
     done.set()
     thread.join()
     peak[0] = max(peak[0], _size(data))
     print(_stamp(), "end, exit", child.returncode, "load", os.getloadavg())
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e6
-    return peak[0], rss
+    return peak[0], usage.ru_maxrss / 1e6
 
 
 def _levels(data: Path, name: str) -> tuple[list[dict], list[dict]]:
@@ -80,8 +82,8 @@ def _levels(data: Path, name: str) -> tuple[list[dict], list[dict]]:
     raise SystemExit(f"no table {name} under {data}")
 
 
-def report(data: Path, name: str) -> None:
-    """One line a level, then the totals."""
+def report(data: Path, name: str) -> float:
+    """One line a level, then the totals; returns positions a second over the level steps."""
     levels, files = _levels(data, name)
     size: dict[int, int] = {}
     for f in files:
@@ -106,6 +108,7 @@ def report(data: Path, name: str) -> None:
         f"steps ({total / max(seconds, 1e-9) / 1e6:.2f} M/s), {disk / 1e9:.2f} GB on disk, "
         f"{disk / max(total, 1):.2f} bytes a position"
     )
+    return total / max(seconds, 1e-9)
 
 
 def _peak_of_log(log: Path) -> int:
@@ -114,20 +117,29 @@ def _peak_of_log(log: Path) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("name", nargs="?", default="french37")
+    ap.add_argument("names", nargs="*", default=["french37"])
     ap.add_argument("--data", type=Path, required=True)
     ap.add_argument("--memory", default="3GB")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--du", type=Path, help="a disk sampling log (time bytes ...)")
     args = ap.parse_args()
-    clock = time.perf_counter()
-    if not args.report_only:
-        peak, rss = build(args.name, args.data, args.memory)
-        print(f"wall {time.perf_counter() - clock:.0f} s, peak memory {rss:.2f} GB")
-        print(f"peak disk under {args.data}: {peak / 1e9:.2f} GB")
-    elif args.du:
-        print(f"peak disk (sampled): {_peak_of_log(args.du) / 1e9:.2f} GB")
-    report(args.data, args.name)
+    rates = {}
+    for name in args.names:
+        data = args.data / name if len(args.names) > 1 else args.data
+        clock = time.perf_counter()
+        if not args.report_only:
+            peak, rss = build(name, data, args.memory)
+            print(f"wall {time.perf_counter() - clock:.0f} s, peak memory {rss:.2f} GB")
+            print(f"peak disk under {data}: {peak / 1e9:.2f} GB")
+        elif args.du:
+            print(f"peak disk (sampled): {_peak_of_log(args.du) / 1e9:.2f} GB")
+        rates[name] = report(data, name)
+    first = args.names[0]
+    for name in args.names[1:]:
+        print(
+            f"{name}: {rates[name] / 1e6:.2f} M positions/s over its level steps, "
+            f"{rates[name] / rates[first]:.0%} of {first}'s {rates[first] / 1e6:.2f}"
+        )
 
 
 if __name__ == "__main__":

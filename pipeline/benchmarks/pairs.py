@@ -31,11 +31,11 @@ MEASURE = (
 )
 
 
-def build(src: Path, board: str, work: Path) -> dict[str, float]:
-    """One build of ``board`` with the package in ``src``, measured."""
+def build(src: Path, board: str, work: Path, *flags: str) -> dict[str, float]:
+    """One build of ``board`` (with ``flags``) with the package in ``src``, measured."""
     folder = work / f"data-{board}"
     shutil.rmtree(folder, ignore_errors=True)
-    cmd = [sys.executable, "-m", "pipeline.cli", "build", board, "--data", str(folder)]
+    cmd = [sys.executable, "-m", "pipeline.cli", "build", board, "--data", str(folder), *flags]
     env = dict(os.environ, PYTHONPATH=str(src))
     out = subprocess.run(
         [sys.executable, "-c", MEASURE, *cmd], env=env, cwd=work, capture_output=True, text=True

@@ -26,10 +26,15 @@ DEFAULT_MEMORY = "3GB"
 #: Peak bytes per (child, parent) row while a chunk is expanded, sorted and
 #: resolved (measured on 3x4; numpy temporaries included).
 PAIR_BYTES = 56
-#: The same for a packed key (the key, sorted in place, and the rows it resolves to).
-KEY_BYTES = 20
+#: The same for a packed key: the key, and the larger of the radix sort's scratch
+#: (8) and the rows it resolves to (a child and a parent, 16; the scratch or the
+#: key's first buffer, whichever the sort left free, serves one of them).
+KEY_BYTES = 24
 #: Extra bytes a row carries with path counts (the weight column and its sums).
 WEIGHT_BYTES = 24
+#: Extra bytes a packed key carries with path counts: its weight (8, and 8 more
+#: in the sort's scratch) or the child's sum.
+KEY_WEIGHT_BYTES = 16
 #: Bytes per state of a level kept in memory (its state and its parent).
 STATE_BYTES = 16
 #: The least the level step can work in.
@@ -97,7 +102,7 @@ def give_back_freed_memory() -> None:
 def move_bytes(packed: bool, weights: bool = False) -> int:
     """Peak bytes one move costs the level step."""
     if packed:
-        return KEY_BYTES
+        return KEY_BYTES + (KEY_WEIGHT_BYTES if weights else 0)
     return PAIR_BYTES + (WEIGHT_BYTES if weights else 0)
 
 

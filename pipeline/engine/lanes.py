@@ -1,34 +1,45 @@
-"""Packed keys on two threads: the local executor's fast path.
+"""Packed keys on two threads: the local executor's step for puzzles with kernels.
 
-For each child range (bucket), two threads expand the two halves of the
-frontier, keeping only the keys of the range (the kernel filters them), and
-sort their runs; then each resolves one half of the range from both runs.
-The kernels and np.sort release the GIL, and the rows reach the sink in range
-order: the same rows as one thread would make. Big buffers come from a pool
-and go back to it (fresh pages cost: buffers.py).
+A level is cut into child ranges (buckets), made one after the other. Up to
+:data:`REEXPAND` buckets, each is made by expanding the whole frontier again,
+keeping only the keys of its range (the kernel filters them). Past that, a
+pass expands the frontier once for a run of buckets, groups each chunk's keys
+by bucket (radix.partition, linear) and appends them to the buckets' spill
+files (8 bytes a key, 16 with path counts); then the buckets are read back one
+by one. Either way a bucket comes as two runs of keys that the two threads
+sort (a radix sort; with path counts rows ``(key, weight)``), and each thread
+resolves one half of the bucket's range from both runs. The kernels and the
+sorts release the GIL, and the rows reach the sink in range order: the same
+rows as one thread would make. Big buffers come from a pool and go back to it
+(fresh pages cost: buffers.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import math
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 import numpy as np
 
-from pipeline.engine.buffers import Pool
+from pipeline.engine import spill
+from pipeline.engine.buffers import Pool, owner
 from pipeline.engine.core import States, unique
 from pipeline.engine.executor import LevelJob, Sink, StepStats
 from pipeline.engine.level import Chunk, InMemory
 from pipeline.engine.rows import Rows
 
-if TYPE_CHECKING:
-    from pipeline.engine.packed import Kernels
-
 #: A level of at least this many states is worked in two lanes (threads).
 LANE_MIN = 1 << 14
+#: Up to this many buckets, each re-expands the frontier instead of spilling.
+REEXPAND = 4
+#: A bucket: its child range, its two runs of moves, the pooled buffers they use.
+Bucket = tuple[int, int, tuple[States, States], list[States]]
 
 
 def run(
@@ -40,29 +51,26 @@ def run(
     branching: float,
     stats: StepStats,
     buffers: Pool,
+    folder: Path | None = None,
 ) -> StepStats:
-    """The level in ``k`` child ranges, each on two threads (see the module docstring)."""
+    """The level in ``k`` child ranges, each on two threads (see the module docstring);
+    ``folder`` takes the spill files (None: every bucket re-expands)."""
     assert rows.kernels is not None
-    current = job.frontier
     edges = rows.cuts(sample, k)
     stats.buckets = len(edges) - 1
     children = unique(rows.children(rows.lead(sample)))
-    share = branching / stats.buckets  # keys a state gives one bucket, about
-    chunk = max(1, (len(current) + 1) // 2) if isinstance(current, InMemory) else 1 << 20
-    two = len(current) >= LANE_MIN
+    two = len(job.frontier) >= LANE_MIN
     stats.pairs = 0
     with ThreadPoolExecutor(max_workers=2) as pool:
-        for lo, hi in itertools.pairwise(edges):
+        if stats.buckets <= REEXPAND or folder is None:
+            made = _expanded(pool, job, rows, edges, branching, buffers, stats)
+        else:
+            made = _spilled(pool, job, rows, edges, branching, buffers, stats, folder)
+        for lo, hi, runs, taken in made:
             clock = time.perf_counter()
-            parts = _bounded_map(
-                pool,
-                lambda part, lo=lo, hi=hi: _chunk_keys(rows.kernels, buffers, part, lo, hi, share),
-                current.chunks(chunk, *rows.want),
-            )
-            runs, taken = _two_runs(parts, int(len(current) * share * 0.55) + 1024, buffers)
-            list(pool.map(np.ndarray.sort, runs))
-            made = time.perf_counter()
-            stats.expand += made - clock
+            runs = _sorted(pool, rows, runs, buffers, taken)
+            sorted_at = time.perf_counter()
+            stats.expand += sorted_at - clock
             stats.pairs += len(runs[0]) + len(runs[1])
             inside = children[(children >= np.uint64(lo)) & (children <= np.uint64(hi - 1))]
             splits = [lo, hi]
@@ -72,16 +80,148 @@ def run(
                 (_key_range(runs, a, b, rows), tuple(e.between(a, b) for e in job.excluded))
                 for a, b in itertools.pairwise(splits)
             ]
-            resolve = _span_resolver(rows.kernels, runs, buffers)
-            for states, parents, out in pool.map(resolve, spans):
-                copied = sink(states, parents, None)
-                del states, parents
+            resolve = _span_resolver(rows, runs, buffers)
+            for states, parents, sums, out in pool.map(resolve, spans):
+                copied = sink(states, parents, sums)
+                del states, parents, sums
                 if copied:
                     buffers.give(*out)
             del runs, spans
             buffers.give(*taken)
-            stats.dedup += time.perf_counter() - made
+            stats.dedup += time.perf_counter() - sorted_at
     return stats
+
+
+def _expanded(
+    pool: ThreadPoolExecutor,
+    job: LevelJob,
+    rows: Rows,
+    edges: list[int],
+    branching: float,
+    buffers: Pool,
+    stats: StepStats,
+) -> Iterator[Bucket]:
+    """Each bucket from the whole frontier again, its keys filtered by the kernel."""
+    current = job.frontier
+    share = branching / (len(edges) - 1)  # keys a state gives one bucket, about
+    chunk = max(1, (len(current) + 1) // 2) if isinstance(current, InMemory) else 1 << 20
+    estimate = int(len(current) * share * 0.55) + 1024
+    for lo, hi in itertools.pairwise(edges):
+        clock = time.perf_counter()
+        parts = _bounded_map(
+            pool,
+            lambda part, lo=lo, hi=hi: _chunk_keys(rows, buffers, part, lo, hi, share),
+            current.chunks(chunk, *rows.want),
+        )
+        runs, taken = _two_runs(parts, estimate, buffers, rows.width)
+        stats.expand += time.perf_counter() - clock
+        yield lo, hi, runs, taken
+
+
+def _spilled(
+    pool: ThreadPoolExecutor,
+    job: LevelJob,
+    rows: Rows,
+    edges: list[int],
+    branching: float,
+    buffers: Pool,
+    stats: StepStats,
+    folder: Path,
+) -> Iterator[Bucket]:
+    """The buckets through spill files, in passes over runs of buckets when their moves
+    would pass ``spill.SPILL_BYTES`` on disk (each pass expands the frontier again)."""
+    k = len(edges) - 1
+    on_disk = len(job.frontier) * max(1.0, branching) * 8 * rows.width
+    passes = min(k, max(1, math.ceil(on_disk / spill.SPILL_BYTES)))
+    for run in np.array_split(np.arange(k), passes):
+        first, last = int(run[0]), int(run[-1]) + 1
+        sizes = _spill_pass(
+            pool, job, rows, edges, (first, last), branching, buffers, stats, folder
+        )
+        for b in range(first, last):
+            clock = time.perf_counter()
+            runs, taken = _read_slot(folder, b - first, sizes[b - first], rows, buffers)
+            stats.expand += time.perf_counter() - clock
+            yield edges[b], edges[b + 1], runs, taken
+
+
+def _spill_pass(
+    pool: ThreadPoolExecutor,
+    job: LevelJob,
+    rows: Rows,
+    edges: list[int],
+    run: tuple[int, int],
+    branching: float,
+    buffers: Pool,
+    stats: StepStats,
+    folder: Path,
+) -> list[int]:
+    """The moves into buckets ``run[0] <= b < run[1]``, each written to its slot file
+    (bucket ``b`` to slot ``b - run[0]``): the threads expand and group chunks, this
+    one writes them in order. Returns the bytes written to each slot."""
+    from pipeline.engine import radix  # numba: kept off the solve path's imports
+
+    clock = time.perf_counter()
+    first, last = run
+    cut_keys = np.array([rows.key_bound(e) for e in edges[first + 1 : last]], np.uint64)
+    share = branching * (last - first) / (len(edges) - 1)
+    span = (edges[first], edges[last])
+
+    def group(part: Chunk) -> tuple[States, list[int]]:
+        moves, buffer = _chunk_keys(rows, buffers, part, *span, share)
+        out = buffers.take(moves.size).reshape(moves.shape)
+        bounds = radix.partition(moves, cut_keys, out)
+        buffers.give(buffer)
+        return out, bounds
+
+    per = _chunk_rows(job, rows, share)
+    with contextlib.ExitStack() as stack:
+        files = [stack.enter_context(_slot(folder, i)) for i in range(last - first)]
+        for out, bounds in _bounded_map(pool, group, job.frontier.chunks(per, *rows.want)):
+            for f, a, b in zip(files, bounds, bounds[1:], strict=False):
+                if b > a:
+                    f.write(out[a:b])
+            buffers.give(out)
+        sizes = [f.tell() for f in files]
+    stats.expand += time.perf_counter() - clock
+    return sizes
+
+
+def _slot(folder: Path, i: int) -> BinaryIO:
+    """Spill file ``i``, open to be written from its start. Slots are overwritten in
+    place, never truncated nor removed until the build ends (``LocalExecutor.close``):
+    on this machine writing pages the page cache holds ran at 11 GB/s, while new
+    pages (a new or truncated file) ran at 0.7 GB/s and reading them back at 0.4."""
+    path = folder / f"slot{i:05d}.bin"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    return open(path, "r+b")
+
+
+def _read_slot(
+    folder: Path, i: int, size: int, rows: Rows, buffers: Pool
+) -> tuple[tuple[States, States], list]:
+    """A bucket's spilled moves (the first ``size`` bytes of slot ``i``) as two runs
+    (its halves) in pooled buffers."""
+    n = size // (8 * rows.width)
+    half = n // 2
+    taken = []
+    with open(folder / f"slot{i:05d}.bin", "rb") as f:
+        for count in (half, n - half):
+            flat = buffers.take(count * rows.width)
+            got = f.readinto(flat)
+            assert got == flat.nbytes, (folder, i)
+            taken.append(flat)
+    a, b = (t if rows.width == 1 else t.reshape(-1, rows.width) for t in taken)
+    return (a, b), taken
+
+
+def _chunk_rows(job: LevelJob, rows: Rows, share: float) -> int:
+    """Frontier states a pass expands at a time: up to four chunks are in flight,
+    each with its moves twice (as made, and grouped), within an eighth of the work."""
+    room = max(job.work - job.held, job.work // 4) // 8
+    return int(min(1 << 20, max(1024, room / (8 * max(1.0, share) * 8 * rows.width))))
 
 
 def _key_range(runs: tuple[States, States], lo: int, hi: int, rows: Rows) -> list[tuple[int, int]]:
@@ -90,57 +230,91 @@ def _key_range(runs: tuple[States, States], lo: int, hi: int, rows: Rows) -> lis
     first, last = rows.key_bound(lo), rows.key_bound(hi)
     out = []
     for r in runs:
-        a = int(np.searchsorted(r, np.uint64(first))) if lo else 0
-        b = int(np.searchsorted(r, np.uint64(last))) if last <= top else len(r)
+        a = rows.search(r, first) if lo else 0
+        b = rows.search(r, last) if last <= top else len(r)
         out.append((a, b))
     return out
 
 
-def _chunk_keys(
-    moves: Kernels, buffers: Pool, part: Chunk, lo: int, hi: int, expect: float
+def _sorted(
+    pool: ThreadPoolExecutor, rows: Rows, runs: tuple[States, States], buffers: Pool, taken: list
 ) -> tuple[States, States]:
-    """The keys of one chunk of the frontier, and the pooled buffer they were written to."""
-    states, parents, _ = part
+    """Both runs sorted on the two threads, each into its own buffer or a pooled scratch
+    of its size; the one of the two that the result is not in goes back to the pool
+    at once (the resolve's output reuses it), the other is kept in ``taken``."""
+    spares = [buffers.take(r.size).reshape(r.shape) for r in runs]
+    done = list(pool.map(rows.order, runs, spares))
+    for run, spare, result in zip(runs, spares, done, strict=True):
+        in_spare = owner(result) is owner(spare)
+        free = run if in_spare else spare
+        pooled = in_spare is False or any(owner(t) is owner(run) for t in taken)
+        taken[:] = [t for t in taken if owner(t) is not owner(free)]
+        if pooled:
+            buffers.give(free)
+        if in_spare:
+            taken.append(spare)
+    return done[0], done[1]
+
+
+def _chunk_keys(
+    rows: Rows, buffers: Pool, part: Chunk, lo: int, hi: int, expect: float
+) -> tuple[States, States]:
+    """The moves of one chunk of the frontier, and the pooled buffer they were written to."""
+    states, parents, counts = part
+    moves = rows.kernels
+    assert moves is not None
     buffer = buffers.take(int(len(states) * expect * 1.1) + 1024)
-    return moves.keys(states, parents, lo, hi, expect, buffer), buffer
+    keys = moves.keys(states, parents, lo, hi, expect, buffer)
+    if not rows.weights:
+        return keys, buffer
+    flat = buffers.take(2 * len(keys))
+    weighted = moves.weigh(keys, states, counts, flat.reshape(-1, 2))
+    del keys
+    buffers.give(buffer)
+    return weighted, flat
 
 
-def _span_resolver(moves: Kernels, runs: tuple[States, States], buffers: Pool) -> Callable:
+def _span_resolver(rows: Rows, runs: tuple[States, States], buffers: Pool) -> Callable:
     """Resolves one child range of both runs into pooled buffers (returned to give back)."""
 
     def resolve(span: tuple[list[tuple[int, int]], tuple[States, ...]]) -> tuple:
         ((a0, b0), (a1, b1)), exclude = span
         n = (b0 - a0) + (b1 - a1)
-        out = (buffers.take(n), buffers.take(n))
-        children, parents = moves.resolve(runs[0][a0:b0], exclude, runs[1][a1:b1], out)
-        return children, parents, out
+        out = tuple(buffers.take(n) for _ in range(2 + rows.weights))
+        children, parents, sums = rows.resolve_keys(runs[0][a0:b0], exclude, runs[1][a1:b1], out)
+        return children, parents, sums, out
 
     return resolve
 
 
 def _two_runs(
-    parts: Iterator[tuple[States, States]], estimate: int, buffers: Pool
+    parts: Iterator[tuple[States, States]], estimate: int, buffers: Pool, width: int
 ) -> tuple[tuple[States, States], list[States]]:
     """The keys of a frontier's chunks as two runs, chunk i going to run i % 2, and
     the pooled buffers they sit in (to give back once the runs are resolved).
 
     Two chunks (a frontier in memory, in halves) are the runs themselves; more
     (a frontier read from files) are copied in as they come, so only the runs
-    and the chunks in flight are in memory at once.
+    and the chunks in flight are in memory at once. ``width``: uint64s a move.
     """
+
+    def take(n: int) -> States:
+        flat = buffers.take(n * width)
+        return flat if width == 1 else flat.reshape(-1, width)
+
     got = [next(parts, None), next(parts, None)]
     rest = next(parts, None)
     if rest is None:
-        empty = (np.empty(0, np.uint64), None)
+        empty = (np.empty((0, width) if width > 1 else 0, np.uint64), None)
         (a, buf_a), (b, buf_b) = (g if g is not None else empty for g in got)
         return (a, b), [x for x in (buf_a, buf_b) if x is not None]
-    runs = [buffers.take(max(estimate, 1024)) for _ in range(2)]
+    runs = [take(max(estimate, 1024)) for _ in range(2)]
     taken = list(runs)
     fill = [0, 0]
     for i, (part, buffer) in enumerate(itertools.chain(got, [rest], parts)):
         r = i % 2
         if fill[r] + len(part) > len(runs[r]):
-            bigger = buffers.take(max(2 * len(runs[r]), fill[r] + len(part)))
+            bigger = take(max(2 * len(runs[r]), fill[r] + len(part)))
             bigger[: fill[r]] = runs[r][: fill[r]]
             buffers.give(runs[r])
             taken = [t for t in taken if t is not runs[r]]

@@ -3,11 +3,12 @@
 A level whose moves fit in the work is expanded, sorted and resolved whole;
 a larger one is cut by child-state range into buckets (boundaries from the
 children of a strided sample, so buckets come out about equal) that are made
-one after the other: with packed keys on two threads (lanes.py), otherwise by
-expanding the frontier again for each of a few buckets or by spilling every
-move to its bucket's file (spill.py). Every child of a state lands in one
-bucket and the buckets cover increasing ranges, so the rows are exactly those
-of the whole step, in the same order, whatever the number of buckets.
+one after the other: with packed keys on two threads (lanes.py), otherwise on
+one (spill.py); either way by expanding the frontier again for each of a few
+buckets, or past that by spilling every move to its bucket's file. Every
+child of a state lands in one bucket and the buckets cover increasing ranges,
+so the rows are exactly those of the whole step, in the same order, whatever
+the number of buckets.
 
 A puzzle with zero-cost moves has its level closed under them in rounds, each
 an ordinary (bucketed, spilled) step of this executor (closing.py).
@@ -15,6 +16,7 @@ an ordinary (bucketed, spilled) step of this executor (closing.py).
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
@@ -27,7 +29,7 @@ from pipeline.engine.level import read_all, sample
 from pipeline.engine.rows import Rows
 
 #: Up to this many buckets, each re-expands the frontier instead of spilling.
-REEXPAND = 4
+REEXPAND = lanes.REEXPAND
 #: States expanded for the sample that sets the bucket boundaries.
 SAMPLE = 1 << 16
 
@@ -42,6 +44,10 @@ class LocalExecutor:
     def __init__(self, spill: Path, pool: Pool | None = None) -> None:
         self.spill = spill
         self.pool = pool if pool is not None else Pool(0)
+
+    def close(self) -> None:
+        """Remove the spill files (kept from level to level: lanes.py says why)."""
+        shutil.rmtree(self.spill, ignore_errors=True)
 
     def run_level(self, job: LevelJob, sink: Sink) -> StepStats:
         if job.rules.free is not None:
@@ -58,8 +64,8 @@ class LocalExecutor:
         k = job.buckets or budget.buckets(n, branching, job.held, job.work, rows.bytes)
         stats.buckets = k
         stats.expand += time.perf_counter() - clock
-        if rows.kernels is not None and k <= REEXPAND:
-            return lanes.run(job, rows, sink, k, moves, branching, stats, self.pool)
+        if rows.kernels is not None:
+            return lanes.run(job, rows, sink, k, moves, branching, stats, self.pool, self.spill)
         if k == 1:  # a frontier no larger than the sample: its moves are made
             return _whole(job, rows, sink, stats, moves if n <= SAMPLE else None)
         if k <= REEXPAND:

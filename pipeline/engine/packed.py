@@ -70,6 +70,9 @@ class Kernels:
     resolver: Any
     drop: int = 0
     unpack: Any = None
+    #: ``weigher(keys, states, counts, out, args)``: :func:`weigh_core` with the
+    #: family's ``undo`` inlined (path counts need it; None: no counts on keys).
+    weigher: Any = None
 
     def key_bound(self, state: int) -> int:
         """The smallest key whose child is ``state`` or more (``state`` up to 2**64)."""
@@ -111,6 +114,17 @@ class Kernels:
             buffer = np.empty(int(len(states) * expect * 1.1) + 1024, np.uint64)
         skip = _EMPTY if skip is None else skip
         return self.expand(states, skip, first, last, buffer, self.args)
+
+    def weigh(
+        self, keys: States, states: States, counts: States, out: States | None = None
+    ) -> States:
+        """Rows ``(key, count of the key's parent)`` for keys made from ``states``
+        (in the kernel's order: state by state); ``out`` (n, 2) is written when given."""
+        if out is None:
+            out = np.empty((len(keys), 2), np.uint64)
+        if not self.weigher(keys, states, counts, out, self.args):
+            raise AssertionError("a kernel made keys out of the order of its states")
+        return out[: len(keys)]
 
     def resolve(
         self,
@@ -215,3 +229,58 @@ def resolve_with(run_a, run_b, shift, ex_a, ex_b, children, parents, child, undo
         parents[out] = parents[r]
         out += not hit
     return out
+
+
+@njit(inline="always")
+def weigh_core(keys, states, counts, out, undo, args):
+    """Writes ``out[r] = (keys[r], count of its parent)``: the keys of a kernel come
+    state by state, so their parents rise and one pass over ``states`` finds them.
+    False if a parent is not where that order puts it."""
+    i = 0
+    n = len(states)
+    for r in range(len(keys)):
+        key = keys[r]
+        p = undo(key, args)
+        while i < n and states[i] < p:
+            i += 1
+        if i == n or states[i] != p:
+            return False
+        out[r, 0] = key
+        out[r, 1] = counts[i]
+    return True
+
+
+@njit(nogil=True, cache=True)
+def path_sums(run_a, run_b, shift, drop, kept, out):
+    """Per child in ``kept`` (sorted; children of the two runs of rows ``(key,
+    weight)`` sorted by key), the sum of the weights of its keys, into ``out``.
+    Exact: returns False if a sum passes 64 bits."""
+    na, nb = len(run_a), len(run_b)
+    m = len(kept)
+    top = ~np.uint64(0)
+    for r in range(m):
+        out[r] = 0
+    r = 0
+    want = (kept[0] >> drop) if m else top
+    i = 0
+    j = 0
+    for _ in range(na + nb):
+        ka = run_a[i, 0] if i < na else top
+        kb = run_b[j, 0] if j < nb else top
+        if ka <= kb:
+            w = run_a[i, 1]
+            group = ka >> shift
+            i += 1
+        else:
+            w = run_b[j, 1]
+            group = kb >> shift
+            j += 1
+        while want < group:
+            r += 1
+            want = (kept[r] >> drop) if r < m else top
+        if group == want:
+            total = out[r] + w
+            if total < w:
+                return False
+            out[r] = total
+    return True

@@ -1,10 +1,11 @@
 """How a level's moves are made, ordered and resolved into rows.
 
 Packed keys (:class:`pipeline.engine.packed.Kernels`) are one uint64 a move,
-sorted with np.sort; otherwise a move is a row ``(child, parent)`` of a 2-D
-array, plus the parent's weight as a third column when path counts are built.
-Either way column 0 (or the key) orders the moves by child, ``shift`` bits up,
-so moves split into child ranges the way children do.
+or with path counts a row ``(key, parent's count)``, sorted by a radix sort
+(radix.py); without kernels a move is a row ``(child,
+parent)`` of a 2-D array, plus the parent's count as a third column with path
+counts. Either way the key (or column 0) orders the moves by child, ``shift``
+bits up, so moves split into child ranges the way children do.
 """
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ PACKED_MIN = 1 << 18
 class MoveRules:
     """The moves of a puzzle as the engine sees them.
 
-    ``packed``, the puzzle's compiled moves, are used when given (never with
-    ``weights``); ``skip_back`` leaves out each move back to a parent (true of
-    every graph kind but a layered one, where the move back would be a new
-    state); ``free`` are the zero-cost moves a level is closed under.
+    ``packed``, the puzzle's compiled moves, are used when given (with
+    ``weights``, the path counts, only if they can weigh their keys);
+    ``skip_back`` leaves out each move back to a parent (true of every graph
+    kind but a layered one, where the move back would be a new state);
+    ``free`` are the zero-cost moves a level is closed under.
     """
 
     expand: Expander
@@ -48,20 +50,27 @@ class Rows:
     """The moves of one level step: made from chunks of the frontier, ordered, resolved."""
 
     def __init__(self, rules: MoveRules) -> None:
-        self.kernels = None if rules.weights else rules.packed
+        packed = rules.packed
+        if rules.weights and packed is not None and packed.weigher is None:
+            packed = None
+        self.kernels = packed
         self.expand = rules.expand
         self.weights = rules.weights
         #: The columns of the current level a step reads: parents (to skip the
         #: move back), path counts (the weights).
-        self.want = (self.kernels is not None and rules.skip_back, rules.weights)
-        self.shift = self.kernels.tag_bits if self.kernels else 0
-        self.bytes = budget.move_bytes(self.kernels is not None, rules.weights)
-        self.width = 1 if self.kernels else (3 if rules.weights else 2)
+        self.want = (packed is not None and rules.skip_back, rules.weights)
+        self.shift = packed.tag_bits if packed else 0
+        self.bytes = budget.move_bytes(packed is not None, rules.weights)
+        self.width = (1 if packed else 2) + rules.weights
 
     def make(self, states: States, parents: States | None, counts: States | None) -> np.ndarray:
         """The moves out of a chunk of a level, unordered."""
         if self.kernels:
-            return self.kernels.keys(states, parents)
+            keys = self.kernels.keys(states, parents)
+            if not self.weights:
+                return keys
+            assert counts is not None
+            return self.kernels.weigh(keys, states, counts)
         src, child = self.expand(states)
         rows = np.empty((len(child), self.width), np.uint64)
         rows[:, 0] = child
@@ -78,11 +87,22 @@ class Rows:
         """The column that orders moves by child (the keys themselves, or the children)."""
         return rows if rows.ndim == 1 else rows[:, 0]
 
-    def order(self, rows: np.ndarray) -> np.ndarray:
-        if rows.ndim == 1:
-            rows.sort()
-            return rows
+    def order(self, rows: np.ndarray, spare: np.ndarray | None = None) -> np.ndarray:
+        """The moves sorted by child: keys (weighted or not) by a radix sort, into
+        ``rows`` or ``spare`` (scratch as large; returned is whichever holds them)."""
+        if rows.ndim == 1 or self.kernels:
+            from pipeline.engine import radix  # numba: not on the solve path
+
+            return radix.sort_keys(rows, spare)
         return rows[np.argsort(rows[:, 0])]  # ties in any order: parents are reduced
+
+    def search(self, run: np.ndarray, key: int) -> int:
+        """Where ``key`` would go in a sorted run of moves (the first lead value not below it)."""
+        if run.ndim == 1:
+            return int(np.searchsorted(run, np.uint64(key)))
+        from pipeline.engine import radix
+
+        return int(radix.lower_bound(run, np.uint64(key)))
 
     def load(self, path: Path) -> np.ndarray:
         rows = np.fromfile(path, dtype=np.uint64)
@@ -108,7 +128,37 @@ class Rows:
     ) -> tuple[States, States, States | None]:
         """Ordered moves to (unique children, smallest parents, path sums), minus ``exclude``."""
         if self.kernels:
-            children, parents = self.kernels.resolve(rows, tuple(exclude))
-            return children, parents, None
+            return self.resolve_keys(rows, exclude)
         weights = rows[:, 2] if self.weights else None
         return resolve_sorted(rows[:, 0], rows[:, 1], weights, exclude)
+
+    def resolve_keys(
+        self,
+        rows: np.ndarray,
+        exclude: Sequence[States],
+        more: np.ndarray | None = None,
+        out: tuple[States, ...] | None = None,
+    ) -> tuple[States, States, States | None]:
+        """:meth:`resolve` of sorted keys (or weighted key rows) merged with a second
+        sorted run ``more``, into buffers ``out`` (two, three with weights) when given."""
+        assert self.kernels is not None
+        keys, other = (rows, more) if not self.weights else (rows[:, 0], None)
+        if self.weights and more is not None:
+            other = more[:, 0]
+        args = {} if other is None else {"more": other}
+        children, parents = self.kernels.resolve(keys, tuple(exclude), out=out and out[:2], **args)
+        if not self.weights:
+            return children, parents, None
+        sums = out[2][: len(children)] if out else np.empty(len(children), np.uint64)
+        from pipeline.engine.packed import path_sums
+
+        second = more if more is not None else _NO_ROWS
+        ok = path_sums(
+            rows, second, np.uint64(self.shift), np.uint64(self.kernels.drop), children, sums
+        )
+        if not ok:
+            raise OverflowError("path counts pass 64 bits")
+        return children, parents, sums
+
+
+_NO_ROWS = np.empty((0, 2), np.uint64)

@@ -1,10 +1,11 @@
-"""Buckets without packed threads: the frontier expanded again per bucket, or spilled.
+"""Buckets of moves as rows ``(child, parent[, weight])``, for puzzles without kernels.
 
 Up to a few buckets, the frontier is expanded once per bucket, keeping the
 moves of that bucket's child range. Beyond that, the frontier is read in
-chunks and each move is appended to its bucket's spill file (8 bytes a key,
-16 or 24 a row); then bucket by bucket the moves are loaded, sorted, resolved
-against the same range of the excluded levels and handed to the sink.
+chunks and each move is appended to its bucket's spill file (16 or 24 bytes a
+row); then bucket by bucket the moves are loaded, sorted, resolved against
+the same range of the excluded levels and handed to the sink. (Packed keys
+take the two-thread path of lanes.py, which spills in the same passes.)
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import contextlib
 import math
 import shutil
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -103,11 +103,8 @@ def _spill_run(
         files = {
             b: stack.enter_context(open(folder / f"b{b:05d}.bin", "wb")) for b in range(first, last)
         }
-        scratch = _Scratch()
-        share = branching * (last - first) / (len(edges) - 1)
-        make = _maker(rows, (edges[first], edges[last]), share, scratch)
         for chunk in job.frontier.chunks(_chunk_rows(job, rows, branching), *rows.want):
-            moves, bounds = _by_bucket(make(*chunk), rows, cut_keys)
+            moves, bounds = _by_bucket(rows.make(*chunk), rows, cut_keys)
             for b in range(first, last):
                 if bounds[b + 1] > bounds[b]:
                     moves[bounds[b] : bounds[b + 1]].tofile(files[b])
@@ -117,62 +114,15 @@ def _spill_run(
     for b in range(first, last):
         clock = time.perf_counter()
         path = folder / f"b{b:05d}.bin"
-        moves = scratch.load(path) if rows.width == 1 else rows.load(path)
+        moves = rows.load(path)
         path.unlink()
         _resolve_bucket(job, rows, moves, edges[b], edges[b + 1], sink, stats, clock)
     shutil.rmtree(folder, ignore_errors=True)
 
 
-class _Scratch:
-    """One uint64 buffer a pass reuses for each chunk's keys, then each bucket's: pages
-    written before are several times quicker to write than fresh ones (buffers.py)."""
-
-    def __init__(self) -> None:
-        self.buffer = np.empty(0, np.uint64)
-
-    def take(self, n: int) -> np.ndarray:
-        if len(self.buffer) < n:
-            self.buffer = np.empty(int(n * 1.25) + 1024, np.uint64)
-        return self.buffer[:n]
-
-    def load(self, path: Path) -> np.ndarray:
-        """A bucket's spilled keys, read into the buffer."""
-        keys = self.take(path.stat().st_size // 8)
-        with open(path, "rb") as f:
-            got = f.readinto(keys)
-        assert got == keys.nbytes, path
-        return keys
-
-
-def _maker(
-    rows: Rows, span: tuple[int, int], share: float, scratch: _Scratch
-) -> Callable[..., np.ndarray]:
-    """How a pass makes a chunk's moves: packed keys of the pass's child range ``span``
-    only (``share`` of them a state, about), written into the scratch buffer. A pass
-    over half the buckets then sorts half the keys, and no key buffer is grown twice
-    (from 4 keys a state to french37's 11) in fresh pages: 2.1 s against 6 to 12 s
-    for 10 million states of french37's depth 17, at load 9."""
-    kernels = rows.kernels
-    if kernels is None:
-        return rows.make
-    expect = max(1.0, share) * 1.1
-
-    def make(states: np.ndarray, parents: np.ndarray | None, _counts: object) -> np.ndarray:
-        buffer = scratch.take(int(len(states) * expect) + 1024)
-        keys = kernels.keys(states, parents, *span, expect, buffer)
-        if not np.may_share_memory(keys, buffer):  # the kernel grew it: larger next time
-            scratch.take(len(keys))
-        return keys
-
-    return make
-
-
 def _by_bucket(moves: np.ndarray, rows: Rows, cut_keys: np.ndarray) -> tuple[np.ndarray, list[int]]:
     """A chunk's moves grouped by bucket, buckets in order, and where each begins
-    (keys are simply sorted; rows go by a radix sort of their bucket numbers)."""
-    if moves.ndim == 1:
-        moves.sort()
-        return moves, [0, *np.searchsorted(moves, cut_keys).tolist(), len(moves)]
+    (a radix sort of their bucket numbers)."""
     bucket = np.searchsorted(cut_keys, rows.lead(moves), side="right")
     if len(cut_keys) < 1 << 16:  # numpy's stable sort of 16-bit keys is a radix sort
         bucket = bucket.astype(np.uint16)

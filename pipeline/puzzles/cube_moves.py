@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pipeline.engine.packed import Kernels, resolve_core, room
+from pipeline.engine.packed import Kernels, resolve_core, room, weigh_core
 
 CELLS = 7
 BITS = 5
@@ -60,8 +60,13 @@ def _cube_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
     return resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, _cube_undo, args)
 
 
+@njit(nogil=True, cache=True)
+def _cube_weigh(keys, states, counts, out, args):
+    return weigh_core(keys, states, counts, out, _cube_undo, args)
+
+
 def cube_moves(tables: np.ndarray, inverse: np.ndarray) -> Kernels:
     """The kernels for these turns (``tables[t]``: cube.turn_table; ``inverse[t]``: t undone)."""
     tag_bits = max(1, (len(tables) - 1).bit_length())
     args = (np.ascontiguousarray(tables), np.ascontiguousarray(inverse), tag_bits)
-    return Kernels(tag_bits, _cube_keys, args, _cube_resolve)
+    return Kernels(tag_bits, _cube_keys, args, _cube_resolve, weigher=_cube_weigh)

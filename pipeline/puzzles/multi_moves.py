@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.engine.packed import BIT_INDEX, Kernels, resolve_core, room
+from pipeline.engine.packed import BIT_INDEX, Kernels, resolve_core, room, weigh_core
 from pipeline.puzzles.tile_moves import _blank
 
 
@@ -55,6 +55,11 @@ def _multi_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
     return resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, _multi_undo, args)
 
 
+@njit(nogil=True, cache=True)
+def _multi_weigh(keys, states, counts, out, args):
+    return weigh_core(keys, states, counts, out, _multi_undo, args)
+
+
 def multi_moves(slides: Sequence[Sequence[tuple[int, int, int, int]]], low: int) -> Kernels | None:
     """The kernels for a slide table (multi.slide_table: per blank cell, the slides
     ``(to, mask, left, right)``), or None when a tag does not fit beside the state."""
@@ -74,4 +79,4 @@ def multi_moves(slides: Sequence[Sequence[tuple[int, int, int, int]]], low: int)
             # The slide back from t to b: its index among t's slides names this move.
             tags[b, k] = [s[0] for s in slides[t]].index(b)
     args = (degree, masks, left, right, tags, np.uint64(low), BIT_INDEX, width, tag_bits)
-    return Kernels(tag_bits, _multi_keys, args, _multi_resolve)
+    return Kernels(tag_bits, _multi_keys, args, _multi_resolve, weigher=_multi_weigh)

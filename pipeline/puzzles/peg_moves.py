@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.engine.packed import BIT_INDEX, Kernels, bit_position, resolve_core, room
+from pipeline.engine.packed import BIT_INDEX, Kernels, bit_position, resolve_core, room, weigh_core
 
 TAG_BITS = 7
 
@@ -64,6 +64,11 @@ def _peg_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
     return resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, _peg_undo, args)
 
 
+@njit(nogil=True, cache=True)
+def _peg_weigh(keys, states, counts, out, args):
+    return weigh_core(keys, states, counts, out, _peg_undo, args)
+
+
 def peg_moves(
     holes: Sequence[tuple[int, int]], jumps: Sequence[tuple[int, int, int]]
 ) -> Kernels | None:
@@ -103,4 +108,4 @@ def peg_moves(
     grid = np.uint64(sum(1 << c for c in cell))
     most = len(jumps)  # keys one state may write at most
     args = (to_grid, grid, left, right, lines, jump_at, flip, BIT_INDEX, most)
-    return Kernels(TAG_BITS, _peg_keys, args, _peg_resolve)
+    return Kernels(TAG_BITS, _peg_keys, args, _peg_resolve, weigher=_peg_weigh)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.engine.packed import BIT_INDEX, Kernels, bit_position, resolve_with, room
+from pipeline.engine.packed import BIT_INDEX, Kernels, bit_position, resolve_with, room, weigh_core
 
 
 @njit(inline="always")
@@ -99,6 +99,11 @@ def _tile_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
     )
 
 
+@njit(nogil=True, cache=True)
+def _tile_weigh(keys, states, counts, out, args):
+    return weigh_core(keys, states, counts, out, _tile_undo, args)
+
+
 def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Kernels:
     """The kernels for tiles on ``adjacency`` (4 bits a cell, ``low`` the low bit of
     each cell's nibble); 16 cells key their children without cell 0 (see above)."""
@@ -118,4 +123,4 @@ def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Kernels:
             table[b, 1 + width + k] = adjacency[j].index(b)
     args = (table, np.uint64(low), BIT_INDEX, width, tag_bits, np.uint64(drop))
     unpack = _refill_all if drop else None
-    return Kernels(tag_bits, _tile_keys, args, _tile_resolve, drop, unpack)
+    return Kernels(tag_bits, _tile_keys, args, _tile_resolve, drop, unpack, _tile_weigh)
