@@ -37,7 +37,11 @@ from pipeline.engine.rows import Rows
 #: A level of at least this many states is worked in two lanes (threads).
 LANE_MIN = 1 << 14
 #: Up to this many buckets, each re-expands the frontier instead of spilling.
-REEXPAND = 4
+#: Re-expanding costs a whole expansion a bucket, spilling about one in all:
+#: english33 (levels of 3 and 4 buckets) built in 52.7 to 55.7 s at 1 or 2
+#: against 59.4 to 60.8 s at 4 (interleaved, load 2); 2 keeps the levels just
+#: past the budget off the disk.
+REEXPAND = 2
 #: A bucket: its child range, its two runs of moves, the pooled buffers they use.
 Bucket = tuple[int, int, tuple[States, States], list[States]]
 
@@ -66,30 +70,46 @@ def run(
             made = _expanded(pool, job, rows, edges, branching, buffers, stats)
         else:
             made = _spilled(pool, job, rows, edges, branching, buffers, stats, folder)
-        for lo, hi, runs, taken in made:
-            clock = time.perf_counter()
-            runs = _sorted(pool, rows, runs, buffers, taken)
-            sorted_at = time.perf_counter()
-            stats.expand += sorted_at - clock
-            stats.pairs += len(runs[0]) + len(runs[1])
-            inside = children[(children >= np.uint64(lo)) & (children <= np.uint64(hi - 1))]
-            splits = [lo, hi]
-            if two and len(inside) > 1:
-                splits = [lo, int(inside[len(inside) // 2]), hi]
-            spans = [
-                (_key_range(runs, a, b, rows), tuple(e.between(a, b) for e in job.excluded))
-                for a, b in itertools.pairwise(splits)
-            ]
-            resolve = _span_resolver(rows, runs, buffers)
-            for states, parents, sums, out in pool.map(resolve, spans):
-                copied = sink(states, parents, sums)
-                del states, parents, sums
-                if copied:
-                    buffers.give(*out)
-            del runs, spans
-            buffers.give(*taken)
-            stats.dedup += time.perf_counter() - sorted_at
+        for bucket in made:
+            _resolve(pool, job, rows, sink, bucket, children if two else None, buffers, stats)
     return stats
+
+
+def _resolve(
+    pool: ThreadPoolExecutor,
+    job: LevelJob,
+    rows: Rows,
+    sink: Sink,
+    bucket: Bucket,
+    children: States | None,
+    buffers: Pool,
+    stats: StepStats,
+) -> None:
+    """One bucket's runs sorted, then resolved in two halves of its range (split at
+    the middle of the sample's ``children`` in it; None: in one piece)."""
+    lo, hi, runs, taken = bucket
+    clock = time.perf_counter()
+    runs = _sorted(pool, rows, runs, buffers, taken)
+    sorted_at = time.perf_counter()
+    stats.expand += sorted_at - clock
+    stats.pairs += len(runs[0]) + len(runs[1])
+    splits = [lo, hi]
+    if children is not None:
+        inside = children[(children >= np.uint64(lo)) & (children <= np.uint64(hi - 1))]
+        if len(inside) > 1:
+            splits = [lo, int(inside[len(inside) // 2]), hi]
+    spans = [
+        (_key_range(runs, a, b, rows), tuple(e.between(a, b) for e in job.excluded))
+        for a, b in itertools.pairwise(splits)
+    ]
+    for states, parents, sums, out in pool.map(_span_resolver(rows, runs, buffers), spans):
+        copied = sink(states, parents, sums)
+        del states, parents, sums
+        if copied:
+            buffers.give(*out)
+    del runs, spans
+    buffers.give(*taken)
+    stats.dedup += time.perf_counter() - sorted_at
 
 
 def _expanded(

@@ -28,8 +28,9 @@ from pipeline.engine.executor import LevelJob, Sink, StepStats
 from pipeline.engine.level import read_all, sample
 from pipeline.engine.rows import Rows
 
-#: Up to this many buckets, each re-expands the frontier instead of spilling.
-REEXPAND = lanes.REEXPAND
+#: Up to this many buckets of rows (no kernels), each re-expands the frontier
+#: instead of spilling (packed keys: lanes.REEXPAND).
+REEXPAND = 4
 #: States expanded for the sample that sets the bucket boundaries.
 SAMPLE = 1 << 16
 
