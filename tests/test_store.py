@@ -225,3 +225,11 @@ def test_a_missing_position_fails_verify(data: Path, tmp_path: Path) -> None:
     assert not report.ok
     assert any("moves lead more than one level on" in p for p in report.problems)
     assert any("20159 positions, the puzzle has 20160" in p for p in report.problems)
+
+
+def test_path_counts_are_written_as_the_decimals_arrow_casts_them_to() -> None:
+    counts = np.array([0, 1, 52, 2**63, 2**64 - 1, 40_861_647_040_079_968], np.uint64)
+    got = writer._scratch.decimals(counts)
+    assert got.equals(pa.array(counts, pa.uint64()).cast(fmt.PATHS.type))
+    assert [int(v) for v in got.to_pylist()] == [int(c) for c in counts]
+    assert writer._scratch.decimals(counts[:2]).to_pylist() == [0, 1]  # reused, shorter

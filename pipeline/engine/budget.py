@@ -26,15 +26,15 @@ DEFAULT_MEMORY = "3GB"
 #: Peak bytes per (child, parent) row while a chunk is expanded, sorted and
 #: resolved (measured on 3x4; numpy temporaries included).
 PAIR_BYTES = 56
-#: The same for a packed key: the key, and the larger of the radix sort's scratch
-#: (8) and the rows it resolves to (a child and a parent, 16; the scratch or the
-#: key's first buffer, whichever the sort left free, serves one of them).
-KEY_BYTES = 24
+#: The same for a packed key: the key and the radix sort's scratch (8 each), then
+#: the rows it resolves to (a child and a parent, 16 a child: a few keys make one
+#: child, and the buffer the sort left free takes some), with room to spare.
+KEY_BYTES = 20
 #: Extra bytes a row carries with path counts (the weight column and its sums).
 WEIGHT_BYTES = 24
-#: Extra bytes a packed key carries with path counts: its weight (8, and 8 more
-#: in the sort's scratch) or the child's sum.
-KEY_WEIGHT_BYTES = 16
+#: Extra bytes a packed key carries with path counts: its weight, and again in the
+#: sort's scratch (a child's sum comes after, in what the sort left free).
+KEY_WEIGHT_BYTES = 12
 #: Bytes per state of a level kept in memory (its state and its parent).
 STATE_BYTES = 16
 #: The least the level step can work in.
