@@ -46,17 +46,28 @@ def build(src: Path, board: str, work: Path, *flags: str) -> dict[str, float]:
     return json.loads(out.stdout)
 
 
+def medians(runs: list[dict], board: str, sides: list[str]) -> dict[str, dict[str, float]]:
+    """Per side, the median wall, CPU and peak of the board's runs."""
+    return {
+        side: {
+            k: statistics.median(r[k] for r in runs if r["board"] == board and r["side"] == side)
+            for k in ("wall", "cpu", "peak")
+        }
+        for side in sides
+    }
+
+
+def load_line(runs: list[dict]) -> str:
+    loads = [r["load"] for r in runs]
+    return (
+        f"load average during the runs: median {statistics.median(loads):.2f}, "
+        f"{min(loads):.2f} to {max(loads):.2f}"
+    )
+
+
 def report(runs: list[dict], boards: list[str]) -> None:
     for board in boards:
-        med = {
-            side: {
-                k: statistics.median(
-                    r[k] for r in runs if r["board"] == board and r["side"] == side
-                )
-                for k in ("wall", "cpu", "peak")
-            }
-            for side in ("old", "new")
-        }
+        med = medians(runs, board, ["old", "new"])
         o, n = med["old"], med["new"]
         print(
             f"{board:10} wall {o['wall']:.2f} -> {n['wall']:.2f} s ({n['wall'] / o['wall']:.3f}x)"
@@ -64,9 +75,7 @@ def report(runs: list[dict], boards: list[str]) -> None:
             f"  peak {o['peak'] / 2**20:.0f} -> {n['peak'] / 2**20:.0f} MiB"
             f" ({n['peak'] / o['peak']:.3f}x)"
         )
-    loads = [r["load"] for r in runs]
-    print(f"load average during the runs: median {statistics.median(loads):.2f}, "
-          f"{min(loads):.2f} to {max(loads):.2f}")  # fmt: skip
+    print(load_line(runs))
 
 
 def main() -> None:

@@ -14,26 +14,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import tempfile
 from pathlib import Path
 
-from pipeline.benchmarks.pairs import HERE, build
+from pipeline.benchmarks.pairs import HERE, build, load_line, medians
 
 
 def report(runs: list[dict], boards: list[str], sides: list[str]) -> None:
     """One line a board and side: medians, and the ratio to the plain build."""
     for board in boards:
-        med = {
-            side: {
-                k: statistics.median(
-                    r[k] for r in runs if r["board"] == board and r["side"] == side
-                )
-                for k in ("wall", "cpu", "peak")
-            }
-            for side in sides
-        }
+        med = medians(runs, board, sides)
         plain = med["plain"]
         for side in sides:
             m = med[side]
@@ -42,9 +33,7 @@ def report(runs: list[dict], boards: list[str], sides: list[str]) -> None:
                 f"  cpu {m['cpu']:8.2f} s ({m['cpu'] / plain['cpu']:.2f}x)"
                 f"  peak {m['peak'] / 2**20:6.0f} MiB ({m['peak'] / plain['peak']:.2f}x)"
             )
-    loads = [r["load"] for r in runs]
-    print(f"load average during the runs: median {statistics.median(loads):.2f}, "
-          f"{min(loads):.2f} to {max(loads):.2f}")  # fmt: skip
+    print(load_line(runs))
 
 
 def main() -> None:
