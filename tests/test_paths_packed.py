@@ -41,7 +41,7 @@ def by_rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("name", "work", "buckets"),
     [
         ("2x5", None, 1),  # in memory, two lanes
-        ("2x5", 1 << 20, 20),  # spilled buckets
+        ("2x5", 1 << 20, 10),  # spilled buckets (past lanes.REEXPAND)
         ("triangle15", None, 1),
         ("english33", None, 1),
         ("english33", 24 << 20, 8),
