@@ -11,7 +11,8 @@ positions a second, buckets, bytes a position on disk; and the totals, the
 peak disk, the child's peak memory and the load average. ``--report-only``
 prints the table of a build already there (with ``--du LOG``: the peak of a
 sampling log of lines ``time bytes ...``). Several names are built one after
-the other in the same run (each into DIR/NAME), and the last line compares
+the other in the same run, into the same DIR (the peak disk of each is what
+it added to DIR), and the last line compares
 each board's positions a second over its level steps with the first's: the
 French board's goal is 80% of the English board's (``make bench-french37``).
 """
@@ -46,8 +47,9 @@ def _stamp() -> str:
 
 
 def build(name: str, data: Path, memory: str) -> tuple[int, float]:
-    """Run the build; (peak bytes under ``data``, peak memory of the build in GB)."""
-    peak = [0]
+    """Run the build; (peak bytes it added under ``data``, its peak memory in GB)."""
+    before = _size(data) if data.exists() else 0  # tables of other boards built before
+    peak = [before]
     done = threading.Event()
 
     def sample() -> None:
@@ -70,7 +72,7 @@ def build(name: str, data: Path, memory: str) -> tuple[int, float]:
     thread.join()
     peak[0] = max(peak[0], _size(data))
     print(_stamp(), "end, exit", child.returncode, "load", os.getloadavg())
-    return peak[0], usage.ru_maxrss / 1e6
+    return peak[0] - before, usage.ru_maxrss / 1e6
 
 
 def _levels(data: Path, name: str) -> tuple[list[dict], list[dict]]:
@@ -125,7 +127,7 @@ def main() -> None:
     args = ap.parse_args()
     rates = {}
     for name in args.names:
-        data = args.data / name if len(args.names) > 1 else args.data
+        data = args.data
         clock = time.perf_counter()
         if not args.report_only:
             peak, rss = build(name, data, args.memory)
