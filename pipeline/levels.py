@@ -32,33 +32,69 @@ class Output:
     """Where the level step's runs go: the writer, and a copy kept for the next step.
 
     The packed step lends its rows (pooled buffers): a kept level is copied into
-    pooled columns, handed to the writer a part at a time as views. Otherwise
+    pooled columns, handed to the writer a part at a time as views; a level not
+    kept is copied into pooled part buffers that go back to the pool once
+    written (``pool``), so the step's big buffers come back at once. Otherwise
     the writer, and a kept level, take the runs as they are.
     """
 
-    def __init__(self, writer: LevelWriter, columns: Columns | None, collect: bool) -> None:
+    def __init__(
+        self,
+        writer: LevelWriter,
+        columns: Columns | None,
+        collect: bool,
+        pool: Pool | None = None,
+    ) -> None:
         self.writer = writer
         self.columns = columns
         self.runs: list[tuple[States, ...]] | None = [] if collect else None
         self.handed = 0
+        self.pool = pool
+        self._part: list[States] = []
+        self._filled = 0
+        if pool is not None:
+            writer.recycle = pool.give
 
     def sink(self, states: States, parents: States, sums: States | None) -> bool:
         run = (states, parents) if sums is None else (states, parents, sums)
-        if self.columns is None:
-            self.writer.add(*run)
-            if self.runs is not None:
-                self.runs.append(run)
-            return False  # the arrays are kept as they are
-        self.columns.add(*run)
-        while self.columns.rows - self.handed >= FILE_ROWS:
-            part = slice(self.handed, self.handed + FILE_ROWS)
-            self.writer.add(*(c[part] for c in self.columns.arrays()))
-            self.handed += FILE_ROWS
-        return True
+        if self.columns is not None:
+            self.columns.add(*run)
+            while self.columns.rows - self.handed >= FILE_ROWS:
+                part = slice(self.handed, self.handed + FILE_ROWS)
+                self.writer.add(*(c[part] for c in self.columns.arrays()))
+                self.handed += FILE_ROWS
+            return True
+        if self.pool is not None:
+            self._copy(run)
+            return True
+        self.writer.add(*run)
+        if self.runs is not None:
+            self.runs.append(run)
+        return False  # the arrays are kept as they are
+
+    def _copy(self, run: tuple[States, ...]) -> None:
+        """The run into pooled part buffers, each handed to the writer when full."""
+        at, m = 0, len(run[0])
+        while at < m:
+            if not self._part:
+                self._part = [self.pool.take(FILE_ROWS) for _ in run]  # type: ignore[union-attr]
+                self._filled = 0
+            k = min(m - at, FILE_ROWS - self._filled)
+            for column, r in zip(self._part, run, strict=True):
+                column[self._filled : self._filled + k] = r[at : at + k]
+            self._filled, at = self._filled + k, at + k
+            if self._filled == FILE_ROWS:
+                self._hand()
+
+    def _hand(self) -> None:
+        if self._part:
+            self.writer.add(*(c[: self._filled] for c in self._part))
+        self._part = []
 
     def close(self) -> list[States | None]:
         """Hand the writer the rest; the level's columns (None where not kept)."""
         cols: list[States | None] = [None, None, None]
+        self._hand()
         if self.columns is not None:
             arrays = self.columns.arrays()
             if self.columns.rows > self.handed:
@@ -146,7 +182,8 @@ class Held:
         if plan.keep and packed:
             columns = Columns(self.pool, 3 if counts else 2, int(plan.guess * 1.15))
         collect = (plan.keep and not packed) or self.graph is Graph.GENERAL
-        return Output(writer, columns, collect)
+        parts = self.pool if packed and columns is None and not collect else None
+        return Output(writer, columns, collect, parts)
 
     def finish(self, depth: int, out: Output, cols: list[States | None], keep: bool) -> None:
         """Hold a new level: its columns if kept (parents only to skip moves back)."""

@@ -20,12 +20,14 @@ def test_take_reuses_the_smallest_free_buffer_that_fits() -> None:
 
 
 def test_free_buffers_stay_within_the_limit_smallest_dropped_first() -> None:
+    a, b, c = (np.empty(n, np.uint64) for n in (5000, 6000, 7000))
     pool = Pool(100_000)
-    a, b, c = pool.take(5000), pool.take(6000), pool.take(7000)
     pool.give(a, b, c)
-    # With headroom they are 80,000, 96,000 and 112,000 bytes: kept largest
-    # first, and the largest alone is over the limit.
-    assert pool.held == 0
+    # 40,000, 48,000 and 56,000 bytes, kept largest first: the second
+    # would pass the limit, so it and the smallest are dropped.
+    assert pool.held == c.nbytes
+    pool.trim(50_000)
+    assert pool.held == 0  # the largest alone is over it
     pool.trim(1 << 30)
     d = pool.take(3000)
     pool.give(d)

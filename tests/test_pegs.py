@@ -337,3 +337,21 @@ def test_show_draws_a_peg_position_with_its_depth(data: Path) -> None:
     assert r.stdout == "    x\n   . .\n  . . .\n . . . .\n. . . . .\ndepth 13\n"
     r = run("show", "triangle15-moves", GOAL, data=data)
     assert r.returncode == 0 and r.stdout.endswith("depth 9\n")
+
+
+def test_resolve_into_buffers_too_short_says_so() -> None:
+    # The level step resolves into the buffer a sort left free and falls back to
+    # room for every key when the children do not fit (lanes._span_resolver).
+    p = puzzles.get("english33")
+    levels = list(itertools.islice(reference.search(p.roots(), p.expand, p.graph), 6))
+    k = p.kernels
+    keys = np.sort(k.keys(levels[4].states))
+    m = len(levels[5])
+
+    def into(n: int) -> tuple | None:
+        return k.resolve(keys, out=(np.empty(n, np.uint64), np.empty(n, np.uint64)))
+
+    assert into(m - 1) is None
+    children, parents = into(m)
+    assert children.tolist() == levels[5].states.tolist()
+    assert parents.tolist() == levels[5].parents.tolist()

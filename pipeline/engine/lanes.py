@@ -86,10 +86,11 @@ def _resolve(
     stats: StepStats,
 ) -> None:
     """One bucket's runs sorted, then resolved in two halves of its range (split at
-    the middle of the sample's ``children`` in it; None: in one piece)."""
+    the middle of the sample's ``children`` in it; None: in one piece), each into
+    the buffer one run's sort left free."""
     lo, hi, runs, taken = bucket
     clock = time.perf_counter()
-    runs = _sorted(pool, rows, runs, buffers, taken)
+    runs, free = _sorted(pool, rows, runs, buffers, taken)
     sorted_at = time.perf_counter()
     stats.expand += sorted_at - clock
     stats.pairs += len(runs[0]) + len(runs[1])
@@ -99,16 +100,18 @@ def _resolve(
         if len(inside) > 1:
             splits = [lo, int(inside[len(inside) // 2]), hi]
     spans = [
-        (_key_range(runs, a, b, rows), tuple(e.between(a, b) for e in job.excluded))
-        for a, b in itertools.pairwise(splits)
+        (_key_range(runs, a, b, rows), tuple(e.between(a, b) for e in job.excluded), room)
+        for (a, b), room in zip(itertools.pairwise(splits), free, strict=False)
     ]
     for states, parents, sums, out in pool.map(_span_resolver(rows, runs, buffers), spans):
         copied = sink(states, parents, sums)
         del states, parents, sums
         if copied:
             buffers.give(*out)
+        else:
+            free = []  # the sink keeps the rows: their buffers stay out of the pool
     del runs, spans
-    buffers.give(*taken)
+    buffers.give(*taken, *(f for f in free if f is not None))
     stats.dedup += time.perf_counter() - sorted_at
 
 
@@ -258,22 +261,23 @@ def _key_range(runs: tuple[States, States], lo: int, hi: int, rows: Rows) -> lis
 
 def _sorted(
     pool: ThreadPoolExecutor, rows: Rows, runs: tuple[States, States], buffers: Pool, taken: list
-) -> tuple[States, States]:
+) -> tuple[tuple[States, States], list[States | None]]:
     """Both runs sorted on the two threads, each into its own buffer or a pooled scratch
-    of its size; the one of the two that the result is not in goes back to the pool
-    at once (the resolve's output reuses it), the other is kept in ``taken``."""
+    of its size. Returns the sorted runs and, for each, the pooled buffer it is not
+    in (None if that was not pooled), flat: free for the resolve's output. ``taken``
+    is left listing the buffers the sorted runs are in."""
     spares = [buffers.take(r.size).reshape(r.shape) for r in runs]
     done = list(pool.map(rows.order, runs, spares))
+    free: list[States | None] = []
     for run, spare, result in zip(runs, spares, done, strict=True):
         in_spare = owner(result) is owner(spare)
-        free = run if in_spare else spare
-        pooled = in_spare is False or any(owner(t) is owner(run) for t in taken)
-        taken[:] = [t for t in taken if owner(t) is not owner(free)]
-        if pooled:
-            buffers.give(free)
+        other = run if in_spare else spare
+        pooled = not in_spare or any(owner(t) is owner(run) for t in taken)
+        taken[:] = [t for t in taken if owner(t) is not owner(other)]
+        free.append(owner(other) if pooled else None)
         if in_spare:
             taken.append(spare)
-    return done[0], done[1]
+    return (done[0], done[1]), free
 
 
 def _chunk_keys(
@@ -295,14 +299,24 @@ def _chunk_keys(
 
 
 def _span_resolver(rows: Rows, runs: tuple[States, States], buffers: Pool) -> Callable:
-    """Resolves one child range of both runs into pooled buffers (returned to give back)."""
+    """Resolves one child range of both runs into ``room`` (a free buffer cut into
+    equal columns), or into pooled buffers with room for every key when the
+    children do not fit there. Returns the rows and the pooled buffers to give back."""
 
-    def resolve(span: tuple[list[tuple[int, int]], tuple[States, ...]]) -> tuple:
-        ((a0, b0), (a1, b1)), exclude = span
+    def resolve(span: tuple[list[tuple[int, int]], tuple[States, ...], States | None]) -> tuple:
+        ((a0, b0), (a1, b1)), exclude, room = span
+        width = 2 + rows.weights
+        if room is not None and len(room) >= width:
+            cap = len(room) // width
+            out = tuple(room[i * cap : (i + 1) * cap] for i in range(width))
+            got = rows.resolve_keys(runs[0][a0:b0], exclude, runs[1][a1:b1], out)
+            if got is not None:
+                return *got, ()
         n = (b0 - a0) + (b1 - a1)
-        out = tuple(buffers.take(n) for _ in range(2 + rows.weights))
-        children, parents, sums = rows.resolve_keys(runs[0][a0:b0], exclude, runs[1][a1:b1], out)
-        return children, parents, sums, out
+        out = tuple(buffers.take(n) for _ in range(width))
+        got = rows.resolve_keys(runs[0][a0:b0], exclude, runs[1][a1:b1], out)
+        assert got is not None  # room for every key
+        return *got, out
 
     return resolve
 

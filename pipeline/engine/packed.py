@@ -132,25 +132,28 @@ class Kernels:
         exclude: tuple[States, ...] = (),
         more: States = _EMPTY,
         out: tuple[States, States] | None = None,
-    ) -> tuple[States, States]:
+    ) -> tuple[States, States] | None:
         """Sorted keys to (unique children, smallest parent of each), minus ``exclude``.
 
         ``more``, a second sorted run, is merged in on the fly (two threads
         sort a level's two halves, then resolve two child ranges of both).
         ``exclude`` holds sorted arrays of states (the levels the graph needs):
         the compiled pass merges two, any further ones are looked up after.
-        ``out``: two buffers of at least ``len(keys) + len(more)`` to write the
-        rows into (the result is views of them); new ones when None.
+        ``out``: two buffers as long as each other to write the rows into (the
+        result is views of them; None if the children do not fit); new ones with
+        room for every key when None.
         """
         ex = [*exclude, _EMPTY, _EMPTY]
         n = len(keys) + len(more)
         if out is None:
             # Room for every key: pages never written are never touched.
             out = (np.empty(n, np.uint64), np.empty(n, np.uint64))
-        assert len(out[0]) >= n and len(out[1]) >= n
+        assert len(out[0]) == len(out[1])
         m = self.resolver(
             keys, more, np.uint64(self.tag_bits), ex[0], ex[1], out[0], out[1], self.args
         )
+        if m < 0:
+            return None
         children, parents = out[0][:m], out[1][:m]
         for done in exclude[2:]:
             keep = absent(children, done)
@@ -177,7 +180,8 @@ def _shifted(key, shift, args):
 def resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, undo, args):
     """The resolve pass, inlined into each puzzle family's compiled ``resolver``
     (a module-level function naming its ``undo``, so numba caches it on disk).
-    Writes the rows into ``children`` and ``parents``; returns how many."""
+    Writes the rows into ``children`` and ``parents``; returns how many, or -1
+    when they do not fit (the caller tries again with room for every key)."""
     return resolve_with(run_a, run_b, shift, ex_a, ex_b, children, parents, _shifted, undo, args)
 
 
@@ -206,6 +210,8 @@ def resolve_with(run_a, run_b, shift, ex_a, ex_b, children, parents, child, undo
         new = c != last
         m += new
         if new:
+            if m == len(children):
+                return -1
             children[m] = c
             parents[m] = p
         elif p < parents[m]:

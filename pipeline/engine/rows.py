@@ -128,7 +128,9 @@ class Rows:
     ) -> tuple[States, States, States | None]:
         """Ordered moves to (unique children, smallest parents, path sums), minus ``exclude``."""
         if self.kernels:
-            return self.resolve_keys(rows, exclude)
+            got = self.resolve_keys(rows, exclude)
+            assert got is not None  # made with room for every key
+            return got
         weights = rows[:, 2] if self.weights else None
         return resolve_sorted(rows[:, 0], rows[:, 1], weights, exclude)
 
@@ -138,15 +140,19 @@ class Rows:
         exclude: Sequence[States],
         more: np.ndarray | None = None,
         out: tuple[States, ...] | None = None,
-    ) -> tuple[States, States, States | None]:
+    ) -> tuple[States, States, States | None] | None:
         """:meth:`resolve` of sorted keys (or weighted key rows) merged with a second
-        sorted run ``more``, into buffers ``out`` (two, three with weights) when given."""
+        sorted run ``more``, into buffers ``out`` (two, three with weights, as long
+        as each other) when given: None if the children do not fit in them."""
         assert self.kernels is not None
         keys, other = (rows, more) if not self.weights else (rows[:, 0], None)
         if self.weights and more is not None:
             other = more[:, 0]
         args = {} if other is None else {"more": other}
-        children, parents = self.kernels.resolve(keys, tuple(exclude), out=out and out[:2], **args)
+        got = self.kernels.resolve(keys, tuple(exclude), out=out and out[:2], **args)
+        if got is None:
+            return None
+        children, parents = got
         if not self.weights:
             return children, parents, None
         sums = out[2][: len(children)] if out else np.empty(len(children), np.uint64)

@@ -18,12 +18,14 @@ from typing import Any
 from urllib.parse import urlparse
 
 from pipeline.errors import PuzzleDBError
+from pipeline.kernel_cache import kernel_digest
 from pipeline.spark.java import java_home
 
 #: Seconds to wait for a spark:// or k8s:// master to accept a connection.
 CONNECT_SECONDS = 5.0
-#: Where each node's numba keeps its compiled kernels (a path every node can write).
-NUMBA_CACHE = os.path.join(tempfile.gettempdir(), "puzzledb-numba")
+#: Where each node of a cluster keeps its compiled kernels (a path every node can
+#: write, named for the kernels' sources: kernel_cache.py).
+NUMBA_CACHE = os.path.join(tempfile.gettempdir(), f"puzzledb-numba-{kernel_digest()}")
 
 
 class SparkUnavailable(PuzzleDBError):
@@ -65,7 +67,8 @@ def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any
 
 def _started(builder: Any, settings: dict[str, str], master: str) -> Any:
     """The session of ``builder`` with ``settings``; numba's cache on every executor."""
-    cache = os.environ.setdefault("NUMBA_CACHE_DIR", NUMBA_CACHE)  # local mode: inherited
+    local = master.startswith("local")  # workers of local mode share the driver's cache
+    cache = os.environ.get("NUMBA_CACHE_DIR", NUMBA_CACHE) if local else NUMBA_CACHE
     for k, v in {"spark.executorEnv.NUMBA_CACHE_DIR": cache, **settings}.items():
         builder = builder.config(k, v)
     try:

@@ -220,6 +220,9 @@ class LevelWriter:
         self._finished = False
         self.rows = 0
         self.seconds = 0.0  # time spent waiting for the writer (what it cost the caller)
+        #: Called with a part's columns once it is written, when the part was a whole
+        #: run the writer held alone (the caller's pooled buffers: levels.Output).
+        self.recycle: Any = None
 
     def add(self, states: np.ndarray, parents: np.ndarray, paths: np.ndarray | None = None) -> None:
         """Append a sorted run (states above every state added before)."""
@@ -247,13 +250,20 @@ class LevelWriter:
         paths = cols[2][:rows] if len(cols) > 2 else None
         args = (self.directory, self.depth, self._part, cols[0][:rows], cols[1][:rows])
         self._part += 1
+        # Recycled only when no run left in the buffer may share the part's memory.
+        done = self.recycle if self.recycle is not None and not self._buf else None
         clock = time.perf_counter()
         if self._submit is None:
             self._entries.append(write_part(*args, self.metadata, paths, self.extra))
+            if done is not None:
+                done(*cols)
         else:
             while self._pending is not None and len(self._futures) >= self._pending:
                 self._entries.append(self._futures.pop(0).result())
-            self._futures.append(self._submit(write_part, *args, self.metadata, paths, self.extra))
+            future = self._submit(write_part, *args, self.metadata, paths, self.extra)
+            if done is not None:
+                future.add_done_callback(lambda _, cols=cols: done(*cols))
+            self._futures.append(future)
         self.seconds += time.perf_counter() - clock
 
     def finish(self) -> None:
