@@ -256,7 +256,7 @@ class Builder:
             rules = self._rules(size)
             held = self.held.bytes() + self.pending.bytes(self.held)
             plan = self.budget.plan(
-                size, size / max(1, prev), per_state, held, rules.packed is not None
+                size, size / max(1, prev), per_state, held, rules.packed is not None, self.counts
             )
             self.held.pool.trim(plan.spare)
             frontier = self.held.get(depth)

@@ -202,11 +202,18 @@ class Budget:
             self.work -= max(0, nbytes)
 
     def plan(
-        self, size: int, growth: float, per_state: float, held: int, packed: bool
+        self,
+        size: int,
+        growth: float,
+        per_state: float,
+        held: int,
+        packed: bool,
+        weights: bool = False,
     ) -> LevelPlan:
-        """The plan of the step from a level of ``size`` states (``held`` bytes kept meanwhile)."""
+        """The plan of the step from a level of ``size`` states (``held`` bytes kept
+        meanwhile; ``weights``: with path counts)."""
         guess = int(size * max(growth, 1.0))
-        step = guess * (STATE_BYTES + per_state * move_bytes(packed))
+        step = guess * (STATE_BYTES + per_state * move_bytes(packed, weights))
         work = self.work - self.in_flight(guess)
         if self.strict and not self.forced and work < MIN_WORK:
             raise BadMemory(
@@ -217,8 +224,9 @@ class Budget:
         keep = held + step <= work
         # Free buffers kept for reuse stay within what the step leaves of the
         # work: a level not kept goes in buckets that each reuse all of them
-        # (half of it, as before, dropped and made anew every bucket's sort
-        # scratch: 15 GiB of fresh pages for french37's depth 16).
-        spare = int(work - held - step if keep else (work - held))
+        # (half of it dropped and made anew every bucket's sort scratch: 15 GiB
+        # of fresh pages for french37's depth 16). With path counts, half: at
+        # all of it english33 --paths peaked at 3.25 to 3.55 GB in a 3GB budget.
+        spare = int(work - held - step if keep else (work - held) // (1 + weights))
         kept = held + (guess * STATE_BYTES if keep else 0)
         return LevelPlan(guess, keep, kept, spare, work)
