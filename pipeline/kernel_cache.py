@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 #: The folder the versioned caches go under (one subfolder per kernel version).
@@ -30,10 +31,21 @@ def kernel_digest(package: Path = Path(__file__).parent) -> str:
 
 
 def use_versioned_cache() -> None:
-    """Point numba's cache at this version's folder (a folder the user set is kept)."""
+    """Point numba's cache at this version's folder (a folder the user set is kept;
+    the temporary folder when the home folder cannot be written)."""
     if "NUMBA_CACHE_DIR" in os.environ:
         return
-    folder = str(ROOT / f"numba-{kernel_digest()}")
+    name = f"numba-{kernel_digest()}"
+    for base in (ROOT, Path(tempfile.gettempdir()) / "puzzledb"):
+        try:
+            (base / name).mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(base / name, os.W_OK):
+            break
+    else:
+        return  # nowhere to write: numba's own default
+    folder = str(base / name)
     os.environ["NUMBA_CACHE_DIR"] = folder  # read when numba is imported
     numba = sys.modules.get("numba")
     if numba is not None:  # imported before us: set its configuration too

@@ -30,3 +30,16 @@ def test_importing_the_package_points_numba_at_this_versions_folder() -> None:
     env["NUMBA_CACHE_DIR"] = "/tmp/mine"  # the user's choice is kept
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "/tmp/mine"
+
+
+def test_a_home_that_cannot_be_written_falls_back_to_the_temporary_folder(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".cache").write_text("a file where the cache folder would go")
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    env["HOME"] = str(home)
+    code = "import pipeline, os; print(os.environ['NUMBA_CACHE_DIR'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith(f"puzzledb/numba-{kernel_digest()}")
+    assert not out.stdout.startswith(str(home))
