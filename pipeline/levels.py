@@ -71,13 +71,13 @@ class Output:
         # into its sort buffers) are copied, so those buffers go back at once:
         # kept as views, english33-moves (a general graph, whose levels are all
         # collected) grew 0.45 GB a bucket, to 7.5 GB in a 3GB budget.
-        small = any(owner(c).nbytes > 2 * c.nbytes for c in run)
-        if small:
+        views = any(owner(c).nbytes > 2 * c.nbytes for c in run)
+        if views:
             run = tuple(c.copy() for c in run)
         self.writer.add(*run)
         if self.runs is not None:
             self.runs.append(run)
-        return small  # True: the caller's buffers are free again
+        return views  # True: copied, the caller's buffers are free again
 
     def _copy(self, run: tuple[States, ...]) -> None:
         """The run into pooled part buffers, each handed to the writer when full."""
