@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -20,12 +21,16 @@ from pathlib import Path
 ROOT = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "puzzledb"
 
 
+#: A module that imports numba at its top level defines kernels (not this one).
+_IMPORTS_NUMBA = re.compile(rb"^(from numba import|import numba)", re.MULTILINE)
+
+
 def kernel_digest(package: Path = Path(__file__).parent) -> str:
     """A short hash of the sources of every module that defines numba kernels."""
     h = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
         text = path.read_bytes()
-        if b"njit" in text:
+        if _IMPORTS_NUMBA.search(text):
             h.update(str(path.relative_to(package)).encode() + b"\0" + text)
     return h.hexdigest()[:16]
 
