@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -44,8 +44,10 @@ class Output:
         columns: Columns | None,
         collect: bool,
         pool: Pool | None = None,
+        raw_counts: BinaryIO | None = None,
     ) -> None:
         self.writer = writer
+        self.raw_counts = raw_counts
         self.columns = columns
         self.runs: list[tuple[States, ...]] | None = [] if collect else None
         self.handed = 0
@@ -81,6 +83,8 @@ class Output:
 
     def _copy(self, run: tuple[States, ...]) -> None:
         """The run into pooled part buffers, each handed to the writer when full."""
+        if self.raw_counts is not None:
+            self.raw_counts.write(run[2])
         at, m = 0, len(run[0])
         while at < m:
             if not self._part:
@@ -102,6 +106,8 @@ class Output:
         """Hand the writer the rest; the level's columns (None where not kept)."""
         cols: list[States | None] = [None, None, None]
         self._hand()
+        if self.raw_counts is not None:
+            self.raw_counts.close()
         if self.columns is not None:
             arrays = self.columns.arrays()
             if self.columns.rows > self.handed:
@@ -158,6 +164,10 @@ class Held:
         self._owned: dict[int, list[np.ndarray]] = {}  # depth -> its columns' buffers
         # A general graph checks against every level seen: one merged array.
         self._seen: InMemory | None = None
+        # The path counts of levels not kept, raw, for the next step to read
+        # (LevelFiles.raw_counts); only those written by this process are used.
+        self.scratch = staging / "spill"
+        self._raw: dict[int, Path] = {}
         if graph is Graph.GENERAL and progress.levels:
             seen = np.empty(0, np.uint64)
             for lv in progress.levels:
@@ -166,7 +176,8 @@ class Held:
 
     def get(self, depth: int) -> LevelSource:
         if depth not in self.levels:
-            self.levels[depth] = LevelFiles(self.staging, depth, self.progress.files_at(depth))
+            files = self.progress.files_at(depth)
+            self.levels[depth] = LevelFiles(self.staging, depth, files, self._raw.get(depth))
         return self.levels[depth]
 
     def excluded(self, depth: int) -> list[LevelSource]:
@@ -190,7 +201,13 @@ class Held:
             columns = Columns(self.pool, 3 if counts else 2, int(plan.guess * 1.15))
         collect = (plan.keep and not packed) or self.graph is Graph.GENERAL
         parts = self.pool if packed and columns is None and not collect else None
-        return Output(writer, columns, collect, parts)
+        raw = None
+        if parts is not None and counts:
+            self.scratch.mkdir(parents=True, exist_ok=True)
+            path = self.scratch / f"paths-{writer.depth:03d}.u64"
+            raw = open(path, "wb")  # noqa: SIM115 (closed by Output.close)
+            self._raw[writer.depth] = path
+        return Output(writer, columns, collect, parts, raw)
 
     def finish(self, depth: int, out: Output, cols: list[States | None], keep: bool) -> None:
         """Hold a new level: its columns if kept (parents only to skip moves back)."""
@@ -225,6 +242,8 @@ class Held:
         stays in memory (older ones are read by range from their files once written).
         """
         needed = {depth, *excluded_depths(self.graph, depth)} if self._seen is None else {depth}
+        for d in [d for d in self._raw if d != depth]:
+            self._raw.pop(d).unlink(missing_ok=True)
         writing = pending.depths()
         for d in list(self.levels):
             lv = self.levels[d]

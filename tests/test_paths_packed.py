@@ -12,6 +12,8 @@ import pytest
 from pipeline import build, puzzles
 from pipeline.engine import packed
 from pipeline.engine import rows as row_rules
+from pipeline.errors import CorruptTable
+from pipeline.storage import reader
 
 #: The English board's first levels (7,046,919 positions, 4,138,302 at depth 12).
 ENGLISH_DEPTH = 12
@@ -87,3 +89,41 @@ def test_path_sums_add_the_weights_of_each_kept_child_and_see_64_bit_overflow() 
     a[1, 1] = top - 12  # 5 + 7 + 2**64 - 13: exactly the largest
     assert packed.path_sums(a, b, np.uint64(2), np.uint64(0), kept, out)
     assert out.tolist() == [top, 4]
+
+
+def test_a_level_not_kept_hands_its_counts_on_raw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next step reads the counts of a level not kept from the raw file the build
+    wrote beside it, not from the DECIMAL column; the raw file goes with its level."""
+    monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
+    read = []
+    chunks = reader.LevelFiles.chunks
+
+    def spy(self: reader.LevelFiles, rows: int, parents: bool = False, counts: bool = False):
+        if counts:
+            read.append((self.depth, self.raw_counts and self.raw_counts.stat().st_size))
+        return chunks(self, rows, parents, counts)
+
+    monkeypatch.setattr(reader.LevelFiles, "chunks", spy)
+    m = build.build(puzzles.get("2x5"), tmp_path, paths=True, work=1 << 20)
+    rows = {lv.depth: lv.positions for lv in m.levels}
+    assert read and all(size == 8 * rows[depth] for depth, size in read)
+    assert not list((tmp_path / "2x5").rglob("*.u64"))
+
+
+def test_a_raw_count_file_shorter_than_its_level_is_refused(tmp_path: Path) -> None:
+    m = build.build(puzzles.get("2x5"), tmp_path, paths=True)
+    depth = m.max_depth // 2
+    files = [f for f in m.files if f.depth == depth]
+    level = reader.LevelFiles(tmp_path / "2x5", depth, files)
+    counts = np.concatenate([c[2] for c in level.chunks(1 << 20, counts=True)])
+    raw = tmp_path / "paths.u64"
+    counts.tofile(raw)
+    level.raw_counts = raw
+    assert np.array_equal(
+        np.concatenate([c[2] for c in level.chunks(1 << 20, counts=True)]), counts
+    )
+    counts[:-1].tofile(raw)
+    with pytest.raises(CorruptTable, match="ends before its level"):
+        list(level.chunks(1 << 20, counts=True))

@@ -80,6 +80,13 @@ class Rows:
             rows[:, 2] = counts[src]
         return rows
 
+    def probe(self, states: States, parents: States | None) -> np.ndarray:
+        """The moves out of a sample of a level without their weights: enough to count
+        them and to cut the level into child ranges (:meth:`lead` reads either)."""
+        if self.kernels:
+            return self.kernels.keys(states, parents)
+        return self.expand(states)[1]
+
     def empty(self) -> np.ndarray:
         return np.empty(0, np.uint64) if self.width == 1 else np.empty((0, self.width), np.uint64)
 

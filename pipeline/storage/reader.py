@@ -8,6 +8,7 @@ row groups' statistics are read, for range reads, point look-ups and verify.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -58,10 +59,21 @@ def row_group_mins(pf: pq.ParquetFile) -> list[int]:
 class LevelFiles:
     """A finished level read from its files (sorted by state, parts in order)."""
 
-    def __init__(self, directory: Path, depth: int, entries: Sequence[FileEntry]) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        depth: int,
+        entries: Sequence[FileEntry],
+        raw_counts: Path | None = None,
+    ) -> None:
         self.directory = directory
         self.depth = depth
         self.entries = [e for e in entries if e.rows]
+        #: The level's path counts as raw uint64 in row order, written beside the
+        #: files by the build that made them (levels.Output): read from there, not
+        #: decoded from DECIMAL(38,0) (english33 --paths, depth 17's 29M rows: read
+        #: in 1.34 s with the column, in 0.59 s without).
+        self.raw_counts = raw_counts
 
     def __len__(self) -> int:
         return sum(e.rows for e in self.entries)
@@ -70,7 +82,19 @@ class LevelFiles:
         """(states, parents, path counts) in whole row groups of about ``rows`` rows. Null
         parents come back as NO_PARENT; path counts as uint64 (the build keeps each
         count within 64 bits)."""
-        columns = ["state", *(["parent"] if parents else []), *(["paths"] if counts else [])]
+        raw_file = self.raw_counts if counts else None
+        decode = counts and raw_file is None
+        columns = ["state", *(["parent"] if parents else []), *(["paths"] if decode else [])]
+        with contextlib.ExitStack() as stack:
+            raw = stack.enter_context(open(raw_file, "rb")) if raw_file else None
+            for states, ups, paths in self._chunks(rows, columns):
+                if raw is not None:
+                    paths = np.fromfile(raw, np.uint64, len(states))
+                    if len(paths) != len(states):
+                        raise CorruptTable(f"{self.raw_counts}: ends before its level")
+                yield states, ups, paths
+
+    def _chunks(self, rows: int, columns: list[str]) -> Iterator[Chunk]:
         for entry in self.entries:
             path = self.directory / entry.name
             pf = open_file(path, entry)
