@@ -205,7 +205,7 @@ class Builder:
             self.progress = Progress(self.staging, puzzle.describe(), puzzle.name, counts)
         # Parents of a kept level serve to skip the move back with compiled moves.
         skip_back = puzzle.has_kernels and puzzle.graph is not Graph.LAYERED
-        self.held = Held(puzzle.graph, self.staging, self.progress, skip_back)
+        self.held = Held(puzzle.graph, self.staging, self.progress, skip_back, budget.total)
         self.clock = self.last = time.perf_counter()
         #: Whether to go on with a build too large for the disk or the time (--yes).
         self.yes = False
@@ -276,7 +276,7 @@ class Builder:
             out = self.held.output(writer, plan, rules.packed is not None, self.counts)
             job = LevelJob(frontier, self.held.excluded(depth), rules, plan.work, plan.held)
             stats = executor.run_level(job, out.sink)
-            cols = out.close()
+            cols = out.close(whole=plan.keep)
             del frontier, job
             if not writer.rows:
                 for f in writer.close():

@@ -19,8 +19,9 @@ import numpy as np
 
 from pipeline.engine.budget import STATE_BYTES, LevelPlan
 from pipeline.engine.buffers import Columns, Pool, owner
-from pipeline.engine.core import Graph, Level, States, excluded_depths, merge_sorted
+from pipeline.engine.core import Graph, Level, States, excluded_depths
 from pipeline.engine.level import InMemory, LevelSource, read_all
+from pipeline.engine.seen import Seen
 from pipeline.storage.format import FILE_ROWS
 from pipeline.storage.manifest import FileEntry
 from pipeline.storage.reader import LevelFiles
@@ -51,6 +52,8 @@ class Output:
         self.columns = columns
         self.runs: list[tuple[States, ...]] | None = [] if collect else None
         self.handed = 0
+        #: The states of the collected runs, when not joined (close).
+        self.state_runs: list[States] = []
         self.pool = pool
         self._part: list[States] = []
         self._filled = 0
@@ -102,8 +105,9 @@ class Output:
             self.writer.add(*(c[: self._filled] for c in self._part))
         self._part = []
 
-    def close(self) -> list[States | None]:
-        """Hand the writer the rest; the level's columns (None where not kept)."""
+    def close(self, whole: bool = True) -> list[States | None]:
+        """Hand the writer the rest; the level's columns (None where not kept; collected
+        runs are joined only when ``whole``, else their states stay in ``state_runs``)."""
         cols: list[States | None] = [None, None, None]
         self._hand()
         if self.raw_counts is not None:
@@ -113,9 +117,11 @@ class Output:
             if self.columns.rows > self.handed:
                 self.writer.add(*(c[self.handed :] for c in arrays))
             cols[: len(arrays)] = arrays
-        elif self.runs:
+        elif self.runs and whole:
             for i, c in enumerate(zip(*self.runs, strict=True)):
                 cols[i] = np.concatenate(c) if len(c) > 1 else c[0]
+        elif self.runs:
+            self.state_runs = [r[0] for r in self.runs]
         self.runs = None
         return cols
 
@@ -152,7 +158,10 @@ class Pending:
 class Held:
     """The finished levels a build keeps at hand, in memory or as files."""
 
-    def __init__(self, graph: Graph, staging: Path, progress: Progress, parents: bool) -> None:
+    def __init__(
+        self, graph: Graph, staging: Path, progress: Progress, parents: bool, reserve: int = 0
+    ) -> None:
+        """``reserve``: bytes the states seen of a general graph may grow to in place."""
         self.graph = graph
         self.parents = parents
         self.staging = staging
@@ -163,16 +172,16 @@ class Held:
         self.pool = Pool(0)
         self._owned: dict[int, list[np.ndarray]] = {}  # depth -> its columns' buffers
         # A general graph checks against every level seen: one merged array.
-        self._seen: InMemory | None = None
+        self._seen: Seen | None = None
+        self._seen_level: InMemory | None = None
         # The path counts of levels not kept, raw, for the next step to read
         # (LevelFiles.raw_counts); only those written by this process are used.
         self.scratch = staging / "spill"
         self._raw: dict[int, Path] = {}
-        if graph is Graph.GENERAL and progress.levels:
-            seen = np.empty(0, np.uint64)
+        if graph is Graph.GENERAL:
+            self._seen = Seen(reserve)
             for lv in progress.levels:
-                seen = merge_sorted(seen, read_all(self.get(lv.depth)))
-            self._seen = InMemory(-1, seen)
+                self._add_seen([read_all(self.get(lv.depth))])
 
     def get(self, depth: int) -> LevelSource:
         if depth not in self.levels:
@@ -182,8 +191,8 @@ class Held:
 
     def excluded(self, depth: int) -> list[LevelSource]:
         """The levels a new level after ``depth`` is checked against."""
-        if self._seen is not None:
-            return [self._seen]
+        if self._seen_level is not None:
+            return [self._seen_level]
         return [self.get(d) for d in excluded_depths(self.graph, depth)]
 
     def bytes(self) -> int:
@@ -193,7 +202,7 @@ class Held:
 
     def keep(self, level: Level) -> None:
         self.levels[level.depth] = InMemory(level.depth, level.states, level.parents, level.counts)
-        self._add_seen(level.states)
+        self._add_seen([level.states])
 
     def output(self, writer: LevelWriter, plan: LevelPlan, packed: bool, counts: bool) -> Output:
         columns = None
@@ -213,24 +222,23 @@ class Held:
         """Hold a new level: its columns if kept (parents only to skip moves back)."""
         if out.columns is not None:
             self._owned[depth] = out.columns.owned
-        if cols[0] is not None:
-            self._add_seen(cols[0])
+        self._add_seen([cols[0]] if cols[0] is not None else out.state_runs)
         if keep:
             if not self.parents:
                 cols[1] = None  # parents serve only to skip the move back
             self.levels[depth] = InMemory(depth, *cols)  # type: ignore[arg-type]
 
-    def _add_seen(self, states: States) -> None:
-        if self.graph is Graph.GENERAL:
-            seen = self._seen.states if self._seen is not None else np.empty(0, np.uint64)
-            self._seen = InMemory(-1, merge_sorted(seen, states))
+    def _add_seen(self, runs: list[States]) -> None:
+        """A new level's states (sorted runs, in order) into the states seen."""
+        if self._seen is not None:
+            self._seen.add(runs)
+            self._seen_level = InMemory(-1, self._seen.states)
 
     def parts_level(self, depth: int, files: list[FileEntry]) -> None:
         """A level another executor wrote as files: read back from them, and (a general
         graph) added to the states seen."""
         self.levels[depth] = LevelFiles(self.staging, depth, files)
-        if self._seen is not None:
-            self._add_seen(read_all(self.levels[depth]))
+        self._add_seen([read_all(self.levels[depth])])
 
     def recorded(self, depth: int) -> None:
         """A level's files are written: nothing to do while it is held in memory."""
