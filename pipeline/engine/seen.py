@@ -25,7 +25,10 @@ class Seen:
 
     def __init__(self, reserve: int = 0) -> None:
         """``reserve``: bytes to set aside for growth (the memory budget)."""
-        self._buffer = np.empty(max(reserve // 8, 1024), np.uint64)
+        try:
+            self._buffer = np.empty(max(reserve // 8, 1024), np.uint64)
+        except MemoryError:  # a system that commits memory as it is reserved
+            self._buffer = np.empty(1024, np.uint64)
         self._n = 0
 
     def __len__(self) -> int:
