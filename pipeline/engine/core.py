@@ -92,8 +92,8 @@ def merge_sorted(a: States, b: States) -> States:
     """Union of two disjoint sorted arrays, sorted.
 
     A linear merge (the place of each ``b`` in the result is its rank in ``a``
-    plus its own index), not a sort: the states seen of a general graph grow to
-    tens of millions and are merged once a level and once a zero-cost round.
+    plus its own index), not a sort: verify's and the reference search's states
+    seen grow to tens of millions. A build grows its own in place (seen.py).
     """
     if len(b) == 0:
         return a
