@@ -33,18 +33,6 @@ def test_sort_keys_orders_keys_and_carries_weights_stably(kind: str, n: int) -> 
     assert np.array_equal(got_rows, rows[np.argsort(keys, kind="stable")])
 
 
-@pytest.mark.parametrize("kind", ["equal", "top", "french", "wide"])
-def test_sort_keys_by_child_keeps_each_child_together_in_its_order(kind: str) -> None:
-    """Sorted on ``key >> 7`` (the child of a peg key): the moves of one child stay
-    in the order they came, so the same rows resolve from them."""
-    keys = _keys(kind, 100_003, np.random.default_rng(7))
-    rows = np.stack([keys, np.arange(len(keys), dtype=np.uint64)], axis=1)
-    children = keys >> np.uint64(7)
-    want = np.argsort(children, kind="stable")
-    assert np.array_equal(radix.sort_keys(keys.copy(), shift=7), keys[want])
-    assert np.array_equal(radix.sort_keys(rows.copy(), shift=7), rows[want])
-
-
 @pytest.mark.parametrize("ranges", [1, 2, 48, 300])
 def test_partition_groups_moves_by_range_in_their_order(ranges: int) -> None:
     rng = np.random.default_rng(ranges)

@@ -22,33 +22,26 @@ from numba import njit
 DIGIT_BITS = 10
 
 
-def sort_keys(keys: np.ndarray, spare: np.ndarray | None = None, shift: int = 0) -> np.ndarray:
-    """Keys (1-D) or rows ``(key, weight)`` (n, 2) sorted by ``key >> shift``, stably;
-    returns ``keys`` or a view of ``spare`` (scratch as large, new when None),
-    whichever holds the result.
-
-    A move's key is its child ``shift`` bits up: sorted by child alone, keys
-    of one child stay together in any order, which the resolve needs, and the
-    sort skips the tag's bits (english33's buckets, 23 million moves: rows in
-    14.5 ns a move against 20.2 sorted on the whole key, keys in 9.7 against 12.2).
-    """
+def sort_keys(keys: np.ndarray, spare: np.ndarray | None = None) -> np.ndarray:
+    """Keys (1-D) or rows ``(key, weight)`` (n, 2) sorted by key, stably; returns
+    ``keys`` or a view of ``spare`` (scratch as large, new when None), whichever
+    holds the result."""
     if spare is None or len(spare) < len(keys):
         spare = np.empty_like(keys)
     spare = spare[: len(keys)]
     if keys.ndim == 1:
-        return _sort_keys(keys, spare, DIGIT_BITS, np.uint64(shift))
-    return _sort_rows(keys, spare, DIGIT_BITS, np.uint64(shift))
+        return _sort_keys(keys, spare, DIGIT_BITS)
+    return _sort_rows(keys, spare, DIGIT_BITS)
 
 
 @njit(inline="always")
-def _digits(lead, most, shift):
-    """(smallest key, passes, bits a pass, per-pass digit counts) of the keys ``lead``
-    shifted down by ``shift``."""
+def _digits(lead, most):
+    """(smallest key, passes, bits a pass, per-pass digit counts) of the keys ``lead``."""
     n = len(lead)
-    lo = lead[0] >> shift
+    lo = lead[0]
     hi = lo
     for i in range(n):
-        k = lead[i] >> shift
+        k = lead[i]
         lo = min(lo, k)
         hi = max(hi, k)
     span = hi - lo
@@ -60,7 +53,7 @@ def _digits(lead, most, shift):
     mask = np.uint64((1 << width) - 1)
     counts = np.zeros((max(passes, 1), 1 << width), np.int64)
     for i in range(n):
-        k = (lead[i] >> shift) - lo
+        k = lead[i] - lo
         for p in range(passes):
             counts[p, (k >> np.uint64(p * width)) & mask] += 1
     return lo, passes, width, counts
@@ -81,11 +74,11 @@ def _starts(row, n):
 
 
 @njit(nogil=True, cache=True)
-def _sort_keys(keys, spare, most, by):
+def _sort_keys(keys, spare, most):
     n = len(keys)
     if n < 2:
         return keys
-    lo, passes, width, counts = _digits(keys, most, by)
+    lo, passes, width, counts = _digits(keys, most)
     mask = np.uint64((1 << width) - 1)
     src, dst = keys, spare
     for p in range(passes):
@@ -94,7 +87,7 @@ def _sort_keys(keys, spare, most, by):
         shift = np.uint64(p * width)
         for i in range(n):
             k = src[i]
-            d = (((k >> by) - lo) >> shift) & mask
+            d = ((k - lo) >> shift) & mask
             j = counts[p, d]
             counts[p, d] = j + 1
             dst[j] = k
@@ -103,11 +96,11 @@ def _sort_keys(keys, spare, most, by):
 
 
 @njit(nogil=True, cache=True)
-def _sort_rows(rows, spare, most, by):
+def _sort_rows(rows, spare, most):
     n = rows.shape[0]
     if n < 2:
         return rows
-    lo, passes, width, counts = _digits(rows[:, 0], most, by)
+    lo, passes, width, counts = _digits(rows[:, 0], most)
     mask = np.uint64((1 << width) - 1)
     src, dst = rows, spare
     for p in range(passes):
@@ -116,7 +109,7 @@ def _sort_rows(rows, spare, most, by):
         shift = np.uint64(p * width)
         for i in range(n):
             k = src[i, 0]
-            d = (((k >> by) - lo) >> shift) & mask
+            d = ((k - lo) >> shift) & mask
             j = counts[p, d]
             counts[p, d] = j + 1
             dst[j, 0] = k

@@ -100,7 +100,7 @@ class Rows:
         if rows.ndim == 1 or self.kernels:
             from pipeline.engine import radix  # numba: not on the solve path
 
-            return radix.sort_keys(rows, spare, self.shift)
+            return radix.sort_keys(rows, spare)
         return rows[np.argsort(rows[:, 0])]  # ties in any order: parents are reduced
 
     def search(self, run: np.ndarray, key: int) -> int:
