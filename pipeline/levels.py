@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -21,12 +21,14 @@ from pipeline.engine.budget import STATE_BYTES, LevelPlan
 from pipeline.engine.buffers import Columns, Pool, owner
 from pipeline.engine.core import Graph, Level, States, excluded_depths
 from pipeline.engine.level import InMemory, LevelSource, read_all
-from pipeline.engine.seen import Seen
 from pipeline.storage.format import FILE_ROWS
 from pipeline.storage.manifest import FileEntry
 from pipeline.storage.reader import LevelFiles
 from pipeline.storage.staging import Progress
 from pipeline.storage.writer import LevelWriter
+
+if TYPE_CHECKING:
+    from pipeline.engine.seen import Seen
 
 
 class Output:
@@ -179,6 +181,8 @@ class Held:
         self.scratch = staging / "spill"
         self._raw: dict[int, Path] = {}
         if graph is Graph.GENERAL:
+            from pipeline.engine.seen import Seen  # numba: kept off the solve path's imports
+
             self._seen = Seen(reserve)
             for lv in progress.levels:
                 self._add_seen([read_all(self.get(lv.depth))])
