@@ -62,7 +62,7 @@ class LocalExecutor:
         clock = time.perf_counter()
         if n <= SAMPLE:  # the sample is the whole frontier: its moves are reused
             moves = rows.make(*sample(job.frontier, SAMPLE, *rows.want))
-        else:  # the path counts are not read: they cost french37 --paths a decode a level
+        else:  # without the path counts: reading them is a DECIMAL decode of the whole level
             moves = rows.probe(*sample(job.frontier, SAMPLE, rows.want[0])[:2])
         branching = len(moves) / max(1, min(n, SAMPLE))
         k = job.buckets or budget.buckets(n, branching, job.held, job.work, rows.bytes)
