@@ -205,7 +205,11 @@ class Builder:
             self.progress = Progress(self.staging, puzzle.describe(), puzzle.name, counts)
         # Parents of a kept level serve to skip the move back with compiled moves.
         skip_back = puzzle.has_kernels and puzzle.graph is not Graph.LAYERED
-        self.held = Held(puzzle.graph, self.staging, self.progress, skip_back, budget.total)
+        #: Scratch of the level steps (spill files, raw path counts), gone at the end.
+        self.spill = self.staging / "spill"
+        self.held = Held(
+            puzzle.graph, self.staging, self.progress, skip_back, self.spill, budget.total
+        )
         self.clock = self.last = time.perf_counter()
         #: Whether to go on with a build too large for the disk or the time (--yes).
         self.yes = False
@@ -221,14 +225,14 @@ class Builder:
             executor = None
         else:
             self.parts = None
-        executor = executor or LocalExecutor(self.staging / "spill", self.held.pool)
+        executor = executor or LocalExecutor(self.spill, self.held.pool)
         with ThreadPoolExecutor(max_workers=2) as writers:  # compressing takes as long
             self.pending = Pending(writers.submit, self._record)
             if not self.progress.levels:
                 self._roots()
             self._levels(executor)
             self.pending.settle()
-        shutil.rmtree(self.staging / "spill", ignore_errors=True)  # LocalExecutor.close
+        shutil.rmtree(self.spill, ignore_errors=True)  # LocalExecutor.close
         manifest = self._manifest()
         write_json_atomic(self.staging / MANIFEST, manifest.to_dict())
         self.progress.finish()

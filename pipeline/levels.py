@@ -161,9 +161,16 @@ class Held:
     """The finished levels a build keeps at hand, in memory or as files."""
 
     def __init__(
-        self, graph: Graph, staging: Path, progress: Progress, parents: bool, reserve: int = 0
+        self,
+        graph: Graph,
+        staging: Path,
+        progress: Progress,
+        parents: bool,
+        scratch: Path,
+        reserve: int = 0,
     ) -> None:
-        """``reserve``: bytes the states seen of a general graph may grow to in place."""
+        """``scratch``: the build's spill folder (raw path counts go there);
+        ``reserve``: bytes the states seen of a general graph may grow to in place."""
         self.graph = graph
         self.parents = parents
         self.staging = staging
@@ -178,7 +185,7 @@ class Held:
         self._seen_level: InMemory | None = None
         # The path counts of levels not kept, raw, for the next step to read
         # (LevelFiles.raw_counts); only those written by this process are used.
-        self.scratch = staging / "spill"
+        self.scratch = scratch
         self._raw: dict[int, Path] = {}
         if graph is Graph.GENERAL:
             from pipeline.engine.seen import Seen  # numba: kept off the solve path's imports
