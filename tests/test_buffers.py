@@ -15,11 +15,38 @@ def test_take_reuses_the_smallest_free_buffer_that_fits() -> None:
     pool.give(small, big)
     again = pool.take(1500)
     assert again.base is small_base and len(again) == 1500
-    assert pool.take(2500).base is big_base  # the small one is in use
+    assert pool.take(5000).base is big_base  # the small one is in use
     assert pool.take(100).base is not small_base  # nothing free fits: a new one
 
 
+def test_a_buffer_is_not_spent_on_a_request_under_half_its_size() -> None:
+    pool = Pool(1 << 30)
+    big = pool.take(100_000)
+    pool.give(big)
+    small = pool.take(20_000)
+    assert small.base is not big.base  # made anew: the big one waits for its like
+    assert pool.take(90_000).base is big.base
+
+
+def test_the_buffer_unused_longest_goes_first() -> None:
+    stale, a, b = (np.empty(n, np.uint64) for n in (9000, 5000, 5000))
+    pool = Pool(200_000)  # room for 25,000 uint64
+    pool.give(stale)
+    pool.give(a, b)
+    assert pool.held == 8 * 19_000
+    c, d = pool.take(5000), pool.take(5000)  # best fit: a and b
+    assert {id(c.base), id(d.base)} == {id(a), id(b)}
+    pool.give(c, d, np.empty(7000, np.uint64))
+    # 9,000 + 17,000 would pass the limit: the stale buffer goes, not a recent one.
+    assert pool.held == 8 * 17_000
+    # A miss makes room for its new buffer (15,000 with headroom) the same way,
+    # after dropping what it outgrew (under half its size).
+    pool.take(12_000)
+    assert pool.held == 8 * 7000
+
+
 def test_free_buffers_stay_within_the_limit_smallest_dropped_first() -> None:
+    """Of buffers given back together, the smallest go first."""
     a, b, c = (np.empty(n, np.uint64) for n in (5000, 6000, 7000))
     pool = Pool(100_000)
     pool.give(a, b, c)

@@ -225,8 +225,8 @@ class Budget:
         # Free buffers kept for reuse stay within what the step leaves of the
         # work: a level not kept goes in buckets that each reuse all of them
         # (half of it dropped and made anew every bucket's sort scratch: 15 GiB
-        # of fresh pages for french37's depth 16). With path counts, half: at
-        # all of it english33 --paths peaked at 3.25 to 3.55 GB in a 3GB budget.
-        spare = int(work - held - step if keep else (work - held) // (1 + weights))
+        # of fresh pages for french37's depth 16; with path counts, 25 GiB for
+        # english33, until the pool stopped spending big buffers on small needs).
+        spare = int(work - held - step if keep else work - held)
         kept = held + (guess * STATE_BYTES if keep else 0)
         return LevelPlan(guess, keep, kept, spare, work)

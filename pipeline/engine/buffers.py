@@ -25,6 +25,11 @@ from pipeline.engine.core import States
 #: it and two were made anew every bucket (french37 to depth 16: 2 min 27 s,
 #: 2.9 GB peak; at 1.25, 2 min 7 s and 2.1 GB).
 HEADROOM = 1.25
+#: A free buffer serves requests down to 1/FIT of its size. Any smaller, and it
+#: is better left for a request its size: english33 --paths gave its sort
+#: scratch (44M keys) a stale 108M buffer every bucket, which left the pool no
+#: room to keep the last of the bucket's four, made anew each bucket.
+FIT = 2
 
 
 def owner(array: np.ndarray) -> np.ndarray:
@@ -35,32 +40,39 @@ def owner(array: np.ndarray) -> np.ndarray:
 class Pool:
     """Free uint64 buffers, handed out best fit: ``take`` a view, ``give`` it back.
 
-    At most ``limit`` bytes of free buffers are kept (the smallest go first);
-    a buffer less than half the size of a request that nothing fits is
-    dropped at once (the levels outgrew it). Thread-safe.
+    A request takes the smallest free buffer that holds it and is at most
+    :data:`FIT` times its size. At most ``limit`` bytes of free buffers are
+    kept, counting a buffer a miss makes as kept: the one unused longest goes
+    first (of those given back together, the smallest). A buffer less than
+    half the size of a request that nothing fits is dropped at once (the
+    levels outgrew it). Thread-safe.
     """
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self._free: list[np.ndarray] = []
+        #: (when given back, buffer), the most recent first.
+        self._free: list[tuple[int, np.ndarray]] = []
+        self._given = 0
         self._lock = threading.Lock()
 
     @property
     def held(self) -> int:
         """Bytes of the free buffers kept."""
         with self._lock:
-            return sum(b.nbytes for b in self._free)
+            return sum(b.nbytes for _, b in self._free)
 
     def take(self, n: int) -> States:
         """``n`` uint64 of undefined content: a view of the smallest free buffer that
         fits, else of a new one with headroom. Give it back with :meth:`give`."""
         with self._lock:
-            fits = [i for i, b in enumerate(self._free) if len(b) >= n]
+            fits = [i for i, (_, b) in enumerate(self._free) if n <= len(b) <= FIT * n + 1024]
             if fits:
-                best = min(fits, key=lambda i: len(self._free[i]))
-                return self._free.pop(best)[:n]
-            self._free = [b for b in self._free if 2 * len(b) >= n]
-        return np.empty(max(int(n * HEADROOM), 1024), np.uint64)[:n]
+                best = min(fits, key=lambda i: len(self._free[i][1]))
+                return self._free.pop(best)[1][:n]
+            size = max(int(n * HEADROOM), 1024)
+            self._free = [f for f in self._free if 2 * len(f[1]) >= n]
+            self._keep(self.limit - 8 * size)
+        return np.empty(size, np.uint64)[:n]
 
     def trim(self, limit: int) -> None:
         """Keep at most ``limit`` bytes of free buffers from now on."""
@@ -71,6 +83,7 @@ class Pool:
         """Take back buffers (views of them, as :meth:`take` made, or any array that
         owns its memory); the caller must hold no other view of them."""
         with self._lock:
+            self._given += 1
             for a in arrays:
                 if a is None:
                     continue
@@ -79,16 +92,20 @@ class Pool:
                     continue  # not a plain uint64 buffer (a numba or Arrow one): let it go
                 if base.ndim != 1 or not base.flags.c_contiguous:
                     continue
-                if any(b is base for b in self._free):
+                if any(b is base for _, b in self._free):
                     raise ValueError("buffer given back twice")
-                self._free.append(base)
-            self._free.sort(key=len, reverse=True)
-            total = 0
-            for i, b in enumerate(self._free):
-                total += b.nbytes
-                if total > self.limit:
-                    del self._free[i:]
-                    break
+                self._free.append((self._given, base))
+            self._keep(self.limit)
+
+    def _keep(self, room: int) -> None:
+        """Drop free buffers past ``room`` bytes, the one unused longest first."""
+        self._free.sort(key=lambda f: (f[0], len(f[1])), reverse=True)
+        total = 0
+        for i, (_, b) in enumerate(self._free):
+            total += b.nbytes
+            if total > room:
+                del self._free[i:]
+                break
 
 
 class Columns:
