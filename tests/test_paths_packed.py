@@ -74,21 +74,34 @@ def test_packed_keys_carry_the_path_counts_of_the_rows(
     assert len(_files(tmp_path / name)) == m.max_depth + 1
 
 
-def test_path_sums_add_the_weights_of_each_kept_child_and_see_64_bit_overflow() -> None:
-    # Keys are child << 2 | tag: keys 8, 9 and 10 are child 2 (its sum passes 64
-    # bits only with the weight 2**64 - 1), key 13 is child 3, key 20 child 5 (not kept).
+def test_the_resolve_sums_each_kept_childs_weights_and_sees_64_bit_overflow() -> None:
+    """On a line of five holes (jumps 0: 0 over 1 to 2, 1: 1 over 2 to 3, 2: 2 over 3
+    to 4, then the same three reversed), keys are child << 7 | jump."""
+    from pipeline.puzzles.peg_moves import peg_moves
+
+    line = [(0, c) for c in range(5)]
+    forward = [(0, 1, 2), (1, 2, 3), (2, 3, 4)]
+    k = peg_moves(line, forward + [(t, o, f) for f, o, t in forward])
+    assert k is not None
     top = 2**64 - 1
-    a = np.array([[8, 5], [10, 1], [20, 9]], np.uint64)
-    b = np.array([[9, 7], [13, 4]], np.uint64)
-    kept = np.array([2, 3], np.uint64)
-    out = np.empty(2, np.uint64)
-    assert packed.path_sums(a, b, np.uint64(2), np.uint64(0), kept, out)
-    assert out.tolist() == [13, 4]
-    a[1, 1] = top
-    assert not packed.path_sums(a, b, np.uint64(2), np.uint64(0), kept, out)
-    a[1, 1] = top - 12  # 5 + 7 + 2**64 - 13: exactly the largest
-    assert packed.path_sums(a, b, np.uint64(2), np.uint64(0), kept, out)
-    assert out.tolist() == [top, 4]
+
+    def key(child: int, jump: int) -> int:
+        return child << 7 | jump
+
+    # Child 0b00100 from 0b00011 (jump 0) and 0b11000 (jump 5); 0b01000 from
+    # 0b00110 (jump 1); 0b10001, excluded, from 0b01101 (jump 2) and 0b10110 (jump 3).
+    a = np.array([[key(0b00100, 0), 5], [key(0b01000, 1), 1], [key(0b10001, 2), top]], np.uint64)
+    b = np.array([[key(0b00100, 5), 7], [key(0b10001, 3), 1]], np.uint64)
+    excluded = (np.array([0b10001], np.uint64),)
+    children, parents, sums = k.resolve_counted(a, excluded, b)
+    assert children.tolist() == [0b00100, 0b01000]  # the excluded sum passes 64 bits unseen
+    assert parents.tolist() == [0b00011, 0b00110]
+    assert sums.tolist() == [12, 1]
+    a[0, 1] = top - 7  # 7 + 2**64 - 8: exactly the largest
+    assert k.resolve_counted(a, excluded, b)[2].tolist() == [top, 1]
+    a[0, 1] = top - 6
+    with pytest.raises(OverflowError):
+        k.resolve_counted(a, excluded, b)
 
 
 def test_a_level_not_kept_hands_its_counts_on_raw(

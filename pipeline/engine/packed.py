@@ -32,6 +32,7 @@ from numba import njit
 from pipeline.engine.core import States, absent
 
 _EMPTY = np.empty(0, np.uint64)
+_NO_ROWS = np.empty((0, 2), np.uint64)
 _TOP = (1 << 64) - 1
 _DEBRUIJN = 0x03F7_9D71_B4CB_0A89
 #: Position of a single set bit, from the top 6 bits of (bit * _DEBRUIJN): pass
@@ -55,8 +56,9 @@ class Kernels:
     ``[lo, hi]`` of every move out of ``states`` (any order), leaving out a
     child equal to ``skip[i]`` when ``skip`` is not empty, written from the
     start of ``out`` (a view of it, or of a larger copy when it is short: see
-    :func:`room`); ``resolver(run_a, run_b, shift, ex_a, ex_b, args)`` is
-    :func:`resolve_core` with the family's ``undo(key, args)`` (the parent a
+    :func:`room`); ``resolver(run_a, run_b, wa, wb, shift, ex_a, ex_b,
+    children, parents, sums, args)`` is :func:`resolve_core` with the
+    family's ``undo(key, args)`` (the parent a
     key came from) inlined, a module-level ``@njit(cache=True)`` function of
     the puzzle family (so it compiles once and is cached on disk).
     ``drop`` > 0: keys hold ``child >> drop`` (see the module docstring), the
@@ -143,22 +145,53 @@ class Kernels:
         result is views of them; None if the children do not fit); new ones with
         room for every key when None.
         """
-        ex = [*exclude, _EMPTY, _EMPTY]
         n = len(keys) + len(more)
-        if out is None:
-            # Room for every key: pages never written are never touched.
-            out = (np.empty(n, np.uint64), np.empty(n, np.uint64))
-        assert len(out[0]) == len(out[1])
-        m = self.resolver(
-            keys, more, np.uint64(self.tag_bits), ex[0], ex[1], out[0], out[1], self.args
-        )
-        if m < 0:
+        # Room for every key when no buffers are given: pages never written are never touched.
+        out = out or (np.empty(n, np.uint64), np.empty(n, np.uint64))
+        got = self._resolve(keys, more, _EMPTY, _EMPTY, exclude, (*out, _EMPTY))
+        if got is None:
             return None
-        children, parents = out[0][:m], out[1][:m]
+        children, parents, _ = got
         for done in exclude[2:]:
             keep = absent(children, done)
             children, parents = children[keep], parents[keep]
         return children, parents
+
+    def resolve_counted(
+        self,
+        rows: States,
+        exclude: tuple[States, ...] = (),
+        more: States = _NO_ROWS,
+        out: tuple[States, States, States] | None = None,
+    ) -> tuple[States, States, States] | None:
+        """:meth:`resolve` of rows ``(key, weight)`` sorted by key, with the sum of each
+        kept child's weights (exact: OverflowError past 64 bits) as a third column."""
+        if len(exclude) > 2:  # the compiled pass sees two: join the rest (general graphs)
+            exclude = (exclude[0], np.sort(np.concatenate(exclude[1:])))
+        n = len(rows) + len(more)
+        out = out or tuple(np.empty(n, np.uint64) for _ in range(3))
+        return self._resolve(rows[:, 0], more[:, 0], rows[:, 1], more[:, 1], exclude, out)
+
+    def _resolve(
+        self,
+        keys: States,
+        more: States,
+        weights: States,
+        more_weights: States,
+        exclude: tuple[States, ...],
+        out: tuple[States, States, States],
+    ) -> tuple[States, States, States] | None:
+        """The family's compiled pass: rows written into ``out`` (sums only when its
+        third buffer is not empty), as views; None if they do not fit."""
+        ex = [*exclude, _EMPTY, _EMPTY]
+        assert len(out[0]) == len(out[1]) and len(out[2]) in (0, len(out[0]))
+        shift = np.uint64(self.tag_bits)
+        m = self.resolver(keys, more, weights, more_weights, shift, ex[0], ex[1], *out, self.args)
+        if m == -2:
+            raise OverflowError("path counts pass 64 bits")
+        if m < 0:
+            return None
+        return out[0][:m], out[1][:m], out[2][:m]
 
 
 @njit(nogil=True, cache=True)
@@ -177,18 +210,28 @@ def _shifted(key, shift, args):
 
 
 @njit(inline="always")
-def resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, undo, args):
+def resolve_core(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, undo, args):
     """The resolve pass, inlined into each puzzle family's compiled ``resolver``
     (a module-level function naming its ``undo``, so numba caches it on disk).
-    Writes the rows into ``children`` and ``parents``; returns how many, or -1
-    when they do not fit (the caller tries again with room for every key)."""
-    return resolve_with(run_a, run_b, shift, ex_a, ex_b, children, parents, _shifted, undo, args)
+    Writes the rows into ``children`` and ``parents`` (and, when ``sums`` is not
+    empty, the sum of each child's weights ``wa``/``wb``, run for run, into it);
+    returns how many, -1 when they do not fit (the caller tries again with room
+    for every key) or -2 when a sum passes 64 bits."""
+    return resolve_with(
+        run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, _shifted, undo, args
+    )
 
 
 @njit(inline="always")
-def resolve_with(run_a, run_b, shift, ex_a, ex_b, children, parents, child, undo, args):
+def resolve_with(
+    run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, child, undo, args
+):
     """:func:`resolve_core` with the child of a key given by ``child(key, shift,
     args)`` (kernels that pack their children: ``drop`` > 0)."""
+    if len(sums):
+        return _resolve_weighted(
+            run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, child, undo, args
+        )
     na, nb = len(run_a), len(run_b)
     # Merge the two runs and group equal children, keeping the smallest parent.
     # Branch-light: a run that is used up reads as the largest key (no child of
@@ -238,6 +281,60 @@ def resolve_with(run_a, run_b, shift, ex_a, ex_b, children, parents, child, undo
 
 
 @njit(inline="always")
+def _resolve_weighted(
+    run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, child, undo, args
+):
+    """:func:`resolve_with` with path counts: each new child is looked up in the
+    excluded levels as it comes, so only the kept children's sums are added (and
+    must stay within 64 bits)."""
+    na, nb = len(run_a), len(run_b)
+    top = ~np.uint64(0)
+    m = 0
+    last = top
+    kept = False
+    i = 0
+    j = 0
+    e = 0
+    f = 0
+    for _ in range(na + nb):
+        ka = run_a[i] if i < na else top
+        kb = run_b[j] if j < nb else top
+        take_a = ka <= kb
+        if take_a:
+            key = ka
+            w = wa[i]
+            i += 1
+        else:
+            key = kb
+            w = wb[j]
+            j += 1
+        c = child(key, shift, args)
+        p = undo(key, args)
+        if c != last:
+            last = c
+            while e < len(ex_a) and ex_a[e] < c:
+                e += 1
+            while f < len(ex_b) and ex_b[f] < c:
+                f += 1
+            kept = not ((e < len(ex_a) and ex_a[e] == c) or (f < len(ex_b) and ex_b[f] == c))
+            if kept:
+                if m == len(children):
+                    return -1
+                children[m] = c
+                parents[m] = p
+                sums[m] = w
+                m += 1
+        elif kept:
+            if p < parents[m - 1]:
+                parents[m - 1] = p
+            total = sums[m - 1] + w
+            if total < w:
+                return -2
+            sums[m - 1] = total
+    return m
+
+
+@njit(inline="always")
 def weigh_core(keys, states, counts, out, undo, args):
     """Writes ``out[r] = (keys[r], count of its parent)``: the keys of a kernel come
     state by state, so their parents rise and one pass over ``states`` finds them.
@@ -253,40 +350,4 @@ def weigh_core(keys, states, counts, out, undo, args):
             return False
         out[r, 0] = key
         out[r, 1] = counts[i]
-    return True
-
-
-@njit(nogil=True, cache=True)
-def path_sums(run_a, run_b, shift, drop, kept, out):
-    """Per child in ``kept`` (sorted; children of the two runs of rows ``(key,
-    weight)`` sorted by key), the sum of the weights of its keys, into ``out``.
-    Exact: returns False if a sum passes 64 bits."""
-    na, nb = len(run_a), len(run_b)
-    m = len(kept)
-    top = ~np.uint64(0)
-    for r in range(m):
-        out[r] = 0
-    r = 0
-    want = (kept[0] >> drop) if m else top
-    i = 0
-    j = 0
-    for _ in range(na + nb):
-        ka = run_a[i, 0] if i < na else top
-        kb = run_b[j, 0] if j < nb else top
-        if ka <= kb:
-            w = run_a[i, 1]
-            group = ka >> shift
-            i += 1
-        else:
-            w = run_b[j, 1]
-            group = kb >> shift
-            j += 1
-        while want < group:
-            r += 1
-            want = (kept[r] >> drop) if r < m else top
-        if group == want:
-            total = out[r] + w
-            if total < w:
-                return False
-            out[r] = total
     return True

@@ -152,26 +152,12 @@ class Rows:
         sorted run ``more``, into buffers ``out`` (two, three with weights, as long
         as each other) when given: None if the children do not fit in them."""
         assert self.kernels is not None
-        keys, other = (rows, more) if not self.weights else (rows[:, 0], None)
-        if self.weights and more is not None:
-            other = more[:, 0]
-        args = {} if other is None else {"more": other}
-        got = self.kernels.resolve(keys, tuple(exclude), out=out and out[:2], **args)
-        if got is None:
-            return None
-        children, parents = got
-        if not self.weights:
-            return children, parents, None
-        sums = out[2][: len(children)] if out else np.empty(len(children), np.uint64)
-        from pipeline.engine.packed import path_sums
-
-        second = more if more is not None else _NO_ROWS
-        ok = path_sums(
-            rows, second, np.uint64(self.shift), np.uint64(self.kernels.drop), children, sums
-        )
-        if not ok:
-            raise OverflowError("path counts pass 64 bits")
-        return children, parents, sums
+        if self.weights:
+            more = _NO_ROWS if more is None else more
+            return self.kernels.resolve_counted(rows, tuple(exclude), more, out)
+        args = {} if more is None else {"more": more}
+        got = self.kernels.resolve(rows, tuple(exclude), out=out and out[:2], **args)
+        return None if got is None else (*got, None)
 
 
 _NO_ROWS = np.empty((0, 2), np.uint64)

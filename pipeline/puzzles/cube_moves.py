@@ -56,8 +56,10 @@ def _cube_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _cube_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
-    return resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, _cube_undo, args)
+def _cube_resolve(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, args):
+    return resolve_core(
+        run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, _cube_undo, args
+    )
 
 
 @njit(nogil=True, cache=True)

@@ -51,8 +51,10 @@ def _multi_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _multi_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
-    return resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, _multi_undo, args)
+def _multi_resolve(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, args):
+    return resolve_core(
+        run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, _multi_undo, args
+    )
 
 
 @njit(nogil=True, cache=True)

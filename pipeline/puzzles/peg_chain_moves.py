@@ -158,8 +158,10 @@ def _chain_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _chain_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
-    return resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, _chain_undo, args)
+def _chain_resolve(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, args):
+    return resolve_core(
+        run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, _chain_undo, args
+    )
 
 
 @njit(nogil=True, cache=True)

@@ -60,8 +60,10 @@ def _peg_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _peg_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
-    return resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, _peg_undo, args)
+def _peg_resolve(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, args):
+    return resolve_core(
+        run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, _peg_undo, args
+    )
 
 
 @njit(nogil=True, cache=True)

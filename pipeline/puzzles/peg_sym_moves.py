@@ -81,8 +81,10 @@ def _sym_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _sym_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
-    return resolve_core(run_a, run_b, shift, ex_a, ex_b, children, parents, _sym_undo, args)
+def _sym_resolve(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, args):
+    return resolve_core(
+        run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, _sym_undo, args
+    )
 
 
 def peg_sym_moves(

@@ -93,10 +93,11 @@ def _tile_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _tile_resolve(run_a, run_b, shift, ex_a, ex_b, children, parents, args):
+def _tile_resolve(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, args):
     return resolve_with(
-        run_a, run_b, shift, ex_a, ex_b, children, parents, _tile_child, _tile_undo, args
-    )
+        run_a, run_b, wa, wb, shift, ex_a, ex_b,
+        children, parents, sums, _tile_child, _tile_undo, args,
+    )  # fmt: skip
 
 
 @njit(nogil=True, cache=True)
