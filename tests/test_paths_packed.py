@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pipeline import build, puzzles
-from pipeline.engine import packed
+from pipeline.engine import indexed, lanes, packed
 from pipeline.engine import rows as row_rules
 from pipeline.errors import CorruptTable
 from pipeline.storage import reader
@@ -72,6 +72,27 @@ def test_packed_keys_carry_the_path_counts_of_the_rows(
     assert max(lv.stats["buckets"] for lv in m.levels) >= buckets
     assert _files(tmp_path / name) == _files(by_rows / name)
     assert len(_files(tmp_path / name)) == m.max_depth + 1
+
+
+def test_spilled_keys_find_their_counts_again_by_their_parents_row(
+    by_rows: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spilled peg key carries its parent's row in its chunk (12 bits here, so chunks
+    of 4,096 rows and many of them in each half of a slot): every spilled move is
+    joined to its count again, and the files are those of the rows."""
+    monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
+    monkeypatch.setattr(indexed, "index_bits", lambda rows: 12 if rows.weights else 0)
+    joined = []
+    attach = indexed.Index.attach
+    monkeypatch.setattr(
+        indexed.Index,
+        "attach",
+        lambda self, flat, *a: joined.append(len(flat) // 2) or attach(self, flat, *a),
+    )
+    m = _build("english33", tmp_path, 24 << 20)
+    spilled = [lv.stats["pairs"] for lv in m.levels if lv.stats.get("buckets", 1) > lanes.REEXPAND]
+    assert sum(joined) == sum(spilled) > 1_000_000
+    assert _files(tmp_path / "english33") == _files(by_rows / "english33")
 
 
 def test_the_resolve_sums_each_kept_childs_weights_and_sees_64_bit_overflow() -> None:

@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from pipeline.engine import spill
+from pipeline.engine import indexed, spill
 from pipeline.engine.buffers import Pool, owner
 from pipeline.engine.core import States, unique
 from pipeline.engine.executor import LevelJob, Sink, StepStats
@@ -158,12 +158,13 @@ def _spilled(
     passes = min(k, max(1, math.ceil(on_disk / spill.SPILL_BYTES)))
     for run in np.array_split(np.arange(k), passes):
         first, last = int(run[0]), int(run[-1]) + 1
-        sizes = _spill_pass(
+        sizes, index = _spill_pass(
             pool, job, rows, edges, (first, last), branching, buffers, stats, folder
         )
         for b in range(first, last):
             clock = time.perf_counter()
-            runs, taken = _read_slot(folder, b - first, sizes[b - first], rows, buffers)
+            slot = (folder, b - first, sizes[b - first])
+            runs, taken = _read_slot(pool, slot, rows, buffers, index)
             stats.expand += time.perf_counter() - clock
             yield edges[b], edges[b + 1], runs, taken
 
@@ -178,10 +179,11 @@ def _spill_pass(
     buffers: Pool,
     stats: StepStats,
     folder: Path,
-) -> list[int]:
+) -> tuple[list[int], indexed.Index | None]:
     """The moves into buckets ``run[0] <= b < run[1]``, each written to its slot file
     (bucket ``b`` to slot ``b - run[0]``): the threads expand and group chunks, this
-    one writes them in order. Returns the bytes written to each slot."""
+    one writes them in order. Returns the bytes written to each slot, and how its
+    keys find their path counts when they are indexed (indexed.py)."""
     from pipeline.engine import radix  # numba: kept off the solve path's imports
 
     clock = time.perf_counter()
@@ -189,33 +191,44 @@ def _spill_pass(
     cut_keys = np.array([rows.key_bound(e) for e in edges[first + 1 : last]], np.uint64)
     share = branching * (last - first) / (len(edges) - 1)
     span = (edges[first], edges[last])
+    bits = indexed.index_bits(rows)
 
-    def group(part: Chunk) -> tuple[States, list[int]]:
-        moves, buffer = _chunk_keys(rows, buffers, part, *span, share)
-        out = buffers.take(moves.size).reshape(moves.shape)
-        bounds = radix.partition(moves, cut_keys, out)
+    def group(part: Chunk) -> tuple[States, list[int], States | None]:
+        weights = indexed.rows_of_chunk(part) if bits else None
+        moves, buffer = _chunk_keys(rows, buffers, part, *span, share, weights)
+        out = buffers.take(len(moves) if bits else moves.size)
+        out = out if bits else out.reshape(moves.shape)
+        bounds = radix.partition(moves, cut_keys, out, bits)
         buffers.give(buffer)
-        return out, bounds
+        return out, bounds, part[2]
 
     per = _chunk_rows(job, rows, share)
+    parts = job.frontier.chunks(per, *rows.want)
+    index = indexed.Index(bits, folder / "counts.bin") if bits else None
     with contextlib.ExitStack() as stack:
         files = [stack.enter_context(_slot(folder, i)) for i in range(last - first)]
-        for out, bounds in _bounded_map(pool, group, job.frontier.chunks(per, *rows.want)):
+        counts = stack.enter_context(_slot(folder, "counts")) if index else None
+        for out, bounds, weights in _bounded_map(
+            pool, group, indexed.cut(parts, 1 << bits) if index else parts
+        ):
             for f, a, b in zip(files, bounds, bounds[1:], strict=False):
                 if b > a:
                     f.write(out[a:b])
+            if index:
+                counts.write(weights)  # type: ignore[union-attr]
+                index.add(len(weights), bounds)  # type: ignore[arg-type]
             buffers.give(out)
         sizes = [f.tell() for f in files]
     stats.expand += time.perf_counter() - clock
-    return sizes
+    return sizes, index
 
 
-def _slot(folder: Path, i: int) -> BinaryIO:
+def _slot(folder: Path, i: int | str) -> BinaryIO:
     """Spill file ``i``, open to be written from its start. Slots are overwritten in
     place, never truncated nor removed until the build ends (``LocalExecutor.close``):
     on this machine writing pages the page cache holds ran at 11 GB/s, while new
     pages (a new or truncated file) ran at 0.7 GB/s and reading them back at 0.4."""
-    path = folder / f"slot{i:05d}.bin"
+    path = folder / (f"slot{i:05d}.bin" if isinstance(i, int) else f"{i}.bin")
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
         path.touch()
@@ -223,19 +236,28 @@ def _slot(folder: Path, i: int) -> BinaryIO:
 
 
 def _read_slot(
-    folder: Path, i: int, size: int, rows: Rows, buffers: Pool
+    pool: ThreadPoolExecutor,
+    slot: tuple[Path, int, int],
+    rows: Rows,
+    buffers: Pool,
+    index: indexed.Index | None,
 ) -> tuple[tuple[States, States], list]:
-    """A bucket's spilled moves (the first ``size`` bytes of slot ``i``) as two runs
-    (its halves) in pooled buffers."""
-    n = size // (8 * rows.width)
+    """A bucket's spilled moves (``slot``: the folder, the slot, the bytes written to
+    it) as two runs (its halves) in pooled buffers; indexed keys are joined to
+    their path counts on the two threads."""
+    folder, i, size = slot
+    n = size // (8 if index else 8 * rows.width)
     half = n // 2
     taken = []
     with open(folder / f"slot{i:05d}.bin", "rb") as f:
         for count in (half, n - half):
             flat = buffers.take(count * rows.width)
-            got = f.readinto(flat)
-            assert got == flat.nbytes, (folder, i)
+            got = f.readinto(flat[count:] if index else flat)
+            assert got == 8 * count * (1 if index else rows.width), (folder, i)
             taken.append(flat)
+    if index:
+        a, b = pool.map(index.attach, taken, (i, i), (0, half))
+        return (a, b), taken
     a, b = (t if rows.width == 1 else t.reshape(-1, rows.width) for t in taken)
     return (a, b), taken
 
@@ -281,10 +303,18 @@ def _sorted(
 
 
 def _chunk_keys(
-    rows: Rows, buffers: Pool, part: Chunk, lo: int, hi: int, expect: float
+    rows: Rows,
+    buffers: Pool,
+    part: Chunk,
+    lo: int,
+    hi: int,
+    expect: float,
+    weights: States | None = None,
 ) -> tuple[States, States]:
-    """The moves of one chunk of the frontier, and the pooled buffer they were written to."""
+    """The moves of one chunk of the frontier, and the pooled buffer they were written to
+    (``weights``: set beside each key instead of its parent's path count)."""
     states, parents, counts = part
+    counts = counts if weights is None else weights
     moves = rows.kernels
     assert moves is not None
     buffer = buffers.take(int(len(states) * expect * 1.1) + 1024)

@@ -75,6 +75,8 @@ class Kernels:
     #: ``weigher(keys, states, counts, out, args)``: :func:`weigh_core` with the
     #: family's ``undo`` inlined (path counts need it; None: no counts on keys).
     weigher: Any = None
+    #: The most bits a key uses (fewer than 64 leave room beside it: indexed.py).
+    key_bits: int = 64
 
     def key_bound(self, state: int) -> int:
         """The smallest key whose child is ``state`` or more (``state`` up to 2**64)."""

@@ -118,13 +118,15 @@ def _sort_rows(rows, spare, most):
     return src
 
 
-def partition(moves: np.ndarray, cuts: np.ndarray, out: np.ndarray) -> list[int]:
+def partition(moves: np.ndarray, cuts: np.ndarray, out: np.ndarray, bits: int = 0) -> list[int]:
     """``moves`` (keys, or rows led by their key) into ``out`` grouped by range: range
     ``r`` holds the keys in ``[cuts[r-1], cuts[r])`` (``cuts`` sorted; the first
     range starts at 0, the last runs to the top). Returns where each range starts
-    in ``out``, and its end. The order inside a range is the order in ``moves``."""
+    in ``out``, and its end. The order inside a range is the order in ``moves``.
+    ``bits`` > 0: rows ``(key, i)`` go into ``out`` as one word, ``key << bits | i``."""
     w = 1 if moves.ndim == 1 else moves.shape[1]
-    starts = _partition(moves.reshape(-1, w), cuts, out[: len(moves)].reshape(-1, w))
+    grouped = out[: len(moves)].reshape(-1, 1 if bits else w)
+    starts = _partition(moves.reshape(-1, w), cuts, grouped, np.uint64(bits))
     return starts.tolist()
 
 
@@ -134,7 +136,7 @@ TABLE_BITS = 12
 
 
 @njit(nogil=True, cache=True)
-def _partition(moves, cuts, out):
+def _partition(moves, cuts, out, bits):
     n, w = moves.shape
     m = len(cuts) + 1
     starts = np.zeros(m + 1, np.int64)
@@ -158,8 +160,11 @@ def _partition(moves, cuts, out):
         r = _range_of(moves[i, 0], lo, shift, table, cuts)
         j = at[r]
         at[r] = j + 1
-        for c in range(w):
-            out[j, c] = moves[i, c]
+        if bits:
+            out[j, 0] = (moves[i, 0] << bits) | moves[i, 1]
+        else:
+            for c in range(w):
+                out[j, c] = moves[i, c]
     return starts
 
 

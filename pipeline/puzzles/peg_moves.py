@@ -110,4 +110,5 @@ def peg_moves(
     grid = np.uint64(sum(1 << c for c in cell))
     most = len(jumps)  # keys one state may write at most
     args = (to_grid, grid, left, right, lines, jump_at, flip, BIT_INDEX, most)
-    return Kernels(TAG_BITS, _peg_keys, args, _peg_resolve, weigher=_peg_weigh)
+    bits = n + TAG_BITS
+    return Kernels(TAG_BITS, _peg_keys, args, _peg_resolve, weigher=_peg_weigh, key_bits=bits)

@@ -1,0 +1,103 @@
+"""Spilled moves with path counts at 8 bytes a move instead of 16.
+
+With path counts a move is a row ``(key, count of its parent)``, and spilling
+one writes both words and reads them back (english33 --paths spilled 18 GB of
+them). Where a puzzle's keys leave bits spare (a peg board's key is its holes
+and 7 bits of jump), a spill pass writes ``key << bits | i`` instead, ``i``
+the parent's row in its chunk of the frontier, and each chunk's counts once
+to a side file, in order. A slot's keys keep the order they were written in,
+chunk after chunk, so reading a slot back joins each key to its count again
+chunk by chunk: :func:`attach`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from pipeline.engine.core import States
+from pipeline.engine.level import Chunk
+from pipeline.engine.rows import Rows
+
+#: The fewest spare bits worth it: chunks of the frontier are at most 2**bits rows.
+MIN_BITS = 12
+
+
+def index_bits(rows: Rows) -> int:
+    """Bits a spilled key has to spare for its parent's row (0: spill whole rows)."""
+    if not rows.weights or rows.kernels is None:
+        return 0
+    bits = 64 - rows.kernels.key_bits
+    return bits if bits >= MIN_BITS else 0
+
+
+def cut(parts: Iterator[Chunk], most: int) -> Iterator[Chunk]:
+    """The chunks of a frontier, none longer than ``most`` rows."""
+    for part in parts:
+        for i in range(0, len(part[0]), most):
+            yield tuple(c if c is None else c[i : i + most] for c in part)  # type: ignore[misc]
+
+
+def rows_of_chunk(part: Chunk) -> States:
+    """Each state's row in its chunk, for the weigh kernel to set beside its keys."""
+    return np.arange(len(part[0]), dtype=np.uint64)
+
+
+@dataclass
+class Index:
+    """How one spill pass's keys find their counts: the chunks of the frontier (first
+    row, rows) in order, and for each slot the keys each chunk wrote to it."""
+
+    bits: int
+    counts: Path
+    chunks: list[tuple[int, int]] = field(default_factory=list)
+    moves: list[list[int]] = field(default_factory=list)
+
+    def add(self, rows: int, bounds: list[int]) -> None:
+        """A chunk of ``rows`` states, whose keys went to each slot as ``bounds`` say."""
+        first = self.chunks[-1][0] + self.chunks[-1][1] if self.chunks else 0
+        self.chunks.append((first, rows))
+        if not self.moves:
+            self.moves = [[] for _ in bounds[1:]]
+        for slot, (a, b) in enumerate(itertools.pairwise(bounds)):
+            self.moves[slot].append(b - a)
+
+    def segments(self, slot: int, start: int, stop: int) -> list[tuple[int, int, int]]:
+        """(chunk, first key, keys) of the keys ``start`` to ``stop`` of a slot."""
+        out = []
+        at = 0
+        for chunk, m in enumerate(self.moves[slot]):
+            a, b = max(at, start), min(at + m, stop)
+            if b > a:
+                out.append((chunk, a - start, b - a))
+            at += m
+        return out
+
+    def attach(self, flat: States, slot: int, start: int) -> np.ndarray:
+        """Rows ``(key, count)`` in place of the indexed keys of a slot from key
+        ``start`` on, read into the second half of ``flat`` (two words a key)."""
+        n = len(flat) // 2
+        for chunk, at, m in self.segments(slot, start, start + n):
+            first, rows = self.chunks[chunk]
+            counts = np.fromfile(self.counts, np.uint64, rows, offset=8 * first)
+            if len(counts) != rows:
+                raise OSError(f"{self.counts}: ends before its chunk")
+            _attach(flat, n, at, m, counts, np.uint64(self.bits))
+        return flat.reshape(-1, 2)
+
+
+@njit(nogil=True, cache=True)
+def _attach(flat, n, at, m, counts, bits):
+    """Keys ``at`` to ``at + m`` of ``flat[n:]`` to rows ``(key, count)`` from ``flat[0]``
+    on. In place: row ``r`` is written over words ``2r`` and ``2r + 1``, below the
+    key ``n + r`` it came from and every key after it."""
+    mask = (np.uint64(1) << bits) - np.uint64(1)
+    for r in range(at, at + m):
+        k = flat[n + r]
+        flat[2 * r] = k >> bits
+        flat[2 * r + 1] = counts[k & mask]
