@@ -154,7 +154,8 @@ def _spilled(
     """The buckets through spill files, in passes over runs of buckets when their moves
     would pass ``spill.SPILL_BYTES`` on disk (each pass expands the frontier again)."""
     k = len(edges) - 1
-    on_disk = len(job.frontier) * max(1.0, branching) * 8 * rows.width
+    word = 8 if indexed.index_bits(rows) else 8 * rows.width  # bytes a spilled move
+    on_disk = len(job.frontier) * max(1.0, branching) * word
     passes = min(k, max(1, math.ceil(on_disk / spill.SPILL_BYTES)))
     for run in np.array_split(np.arange(k), passes):
         first, last = int(run[0]), int(run[-1]) + 1
