@@ -5,7 +5,8 @@ A level is cut into child ranges (buckets), made one after the other. Up to
 keeping only the keys of its range (the kernel filters them). Past that, a
 pass expands the frontier once for a run of buckets, groups each chunk's keys
 by bucket (radix.partition, linear) and appends them to the buckets' spill
-files (8 bytes a key, 16 with path counts); then the buckets are read back one
+files (8 bytes a key; with path counts 16, or 8 where the key has bits to spare
+for its parent's row: indexed.py); then the buckets are read back one
 by one. Either way a bucket comes as two runs of keys that the two threads
 sort (a radix sort; with path counts rows ``(key, weight)``), and each thread
 resolves one half of the bucket's range from both runs. The kernels and the
@@ -23,16 +24,19 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
-from pipeline.engine import indexed, spill
+from pipeline.engine import spill
 from pipeline.engine.buffers import Pool, owner
 from pipeline.engine.core import States, unique
 from pipeline.engine.executor import LevelJob, Sink, StepStats
 from pipeline.engine.level import Chunk, InMemory
 from pipeline.engine.rows import Rows
+
+if TYPE_CHECKING:
+    from pipeline.engine import indexed
 
 #: A level of at least this many states is worked in two lanes (threads).
 LANE_MIN = 1 << 14
@@ -154,6 +158,8 @@ def _spilled(
     """The buckets through spill files, in passes over runs of buckets when their moves
     would pass ``spill.SPILL_BYTES`` on disk (each pass expands the frontier again)."""
     k = len(edges) - 1
+    from pipeline.engine import indexed  # numba: kept off the solve path's imports
+
     word = 8 if indexed.index_bits(rows) else 8 * rows.width  # bytes a spilled move
     on_disk = len(job.frontier) * max(1.0, branching) * word
     passes = min(k, max(1, math.ceil(on_disk / spill.SPILL_BYTES)))
@@ -185,7 +191,7 @@ def _spill_pass(
     (bucket ``b`` to slot ``b - run[0]``): the threads expand and group chunks, this
     one writes them in order. Returns the bytes written to each slot, and how its
     keys find their path counts when they are indexed (indexed.py)."""
-    from pipeline.engine import radix  # numba: kept off the solve path's imports
+    from pipeline.engine import indexed, radix  # numba: kept off the solve path's imports
 
     clock = time.perf_counter()
     first, last = run
