@@ -161,3 +161,22 @@ def test_a_raw_count_file_shorter_than_its_level_is_refused(tmp_path: Path) -> N
     counts[:-1].tofile(raw)
     with pytest.raises(CorruptTable, match="ends before its level"):
         list(level.chunks(1 << 20, counts=True))
+
+
+def test_a_spill_side_file_shorter_than_its_chunks_is_refused(tmp_path: Path) -> None:
+    """Keys joined to counts from a side file that ends early: one clear error, not
+    counts read past its end."""
+    side = tmp_path / "counts.bin"
+    np.arange(100, dtype=np.uint64).tofile(side)
+    index = indexed.Index(12, side)
+    index.add(60, [0, 3])  # chunk 0: rows 0..59, three keys to slot 0
+    index.add(60, [0, 2])  # chunk 1: rows 60..119 (past the file's 100), two keys
+    keys = np.array([1, 2, 59, (7 << 12) | 4, (9 << 12) | 5], np.uint64)
+    flat = np.zeros(10, np.uint64)
+    flat[5:] = keys
+    with pytest.raises(CorruptTable, match="ends before its chunk"):
+        index.attach(flat, 0, 0)
+    np.arange(120, dtype=np.uint64).tofile(side)
+    flat[5:] = keys  # the failed join overwrote some in place
+    rows = index.attach(flat, 0, 0)
+    assert rows.tolist() == [[0, 1], [0, 2], [0, 59], [7, 64], [9, 65]]

@@ -23,6 +23,7 @@ from numba import njit
 from pipeline.engine.core import States
 from pipeline.engine.level import Chunk
 from pipeline.engine.rows import Rows
+from pipeline.errors import CorruptTable
 
 #: The fewest spare bits worth it: chunks of the frontier are at most 2**bits rows.
 MIN_BITS = 12
@@ -86,7 +87,7 @@ class Index:
             first, rows = self.chunks[chunk]
             counts = np.fromfile(self.counts, np.uint64, rows, offset=8 * first)
             if len(counts) != rows:
-                raise OSError(f"{self.counts}: ends before its chunk")
+                raise CorruptTable(f"{self.counts}: ends before its chunk (spill cut short)")
             _attach(flat, n, at, m, counts, np.uint64(self.bits))
         return flat.reshape(-1, 2)
 
