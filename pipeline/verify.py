@@ -65,7 +65,7 @@ def _present(states: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
 CHUNK = 1 << 21
 
 
-def _legal(expand: Expander, parents: np.ndarray, children: np.ndarray) -> np.ndarray:
+def one_move(expand: Expander, parents: np.ndarray, children: np.ndarray) -> np.ndarray:
     """For each row, whether ``children[i]`` is one move of ``expand`` from ``parents[i]``."""
     ok = np.zeros(len(children), dtype=bool)
     for lo in range(0, len(children), CHUNK):
@@ -141,6 +141,13 @@ def _check_paths(
         )
 
 
+def streams(puzzle: Puzzle, table: Table) -> bool:
+    """Whether the table is checked one level held at a time (pipeline/verify_stream.py):
+    a layered puzzle without zero-cost moves or path counts, whose checks need no
+    more than two adjacent levels."""
+    return puzzle.graph is Graph.LAYERED and puzzle.expand_free is None and not table.has_paths
+
+
 def verify(
     puzzle: Puzzle,
     table: Table,
@@ -152,14 +159,19 @@ def verify(
     if report.problems:
         return report
     report.checks.append("files match the manifest checksums")
-    checker = _Levels(puzzle, table, report)
-    levels = table.levels()
-    nxt = next(levels, None)
-    while nxt is not None:
-        level, nxt = nxt, next(levels, None)
-        checker.level(level, nxt)
-        if on_level:
-            on_level(level.depth)
+    if streams(puzzle, table):
+        from pipeline.verify_stream import Layered
+
+        Layered(puzzle, table, report).run(on_level)
+    else:
+        checker = _Levels(puzzle, table, report)
+        levels = table.levels()
+        nxt = next(levels, None)
+        while nxt is not None:
+            level, nxt = nxt, next(levels, None)
+            checker.level(level, nxt)
+            if on_level:
+                on_level(level.depth)
     total, partial = table.manifest.total, table.manifest.partial_depth
     if report.positions != total:
         report.problems.append(f"{report.positions} rows in all, the manifest says {total}")
@@ -257,10 +269,10 @@ class _Levels:
         from_above = has & (_present(p, up.states) if up is not None else False)
         same = has & ~from_above
         legal = np.zeros(len(s), dtype=bool)
-        legal[from_above] = _legal(self.puzzle.expand, p[from_above], s[from_above])
+        legal[from_above] = one_move(self.puzzle.expand, p[from_above], s[from_above])
         if free is not None and same.any():
             inside = _present(p[same], s)
-            legal[np.flatnonzero(same)[inside]] = _legal(free, p[same][inside], s[same][inside])
+            legal[np.flatnonzero(same)[inside]] = one_move(free, p[same][inside], s[same][inside])
             if not _acyclic(level):
                 self.bad(f"depth {d}: zero-cost parents form a cycle")
         wrong = has & ~legal

@@ -1,0 +1,124 @@
+"""Verify of layered tables one level at a time (pipeline/verify_stream.py): the
+same findings as the windowed checks of pipeline/verify.py, on good and on
+damaged tables, with levels read in several chunks on two threads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pipeline
+from pipeline import puzzles, verify_stream
+from pipeline import verify as verify_mod
+from pipeline.engine.core import NO_PARENT, absent
+from tests.test_store import _copy, _plant
+
+
+def test_absent_sorted_agrees_with_a_binary_search() -> None:
+    rng = np.random.default_rng(7)
+    for n, m in ((0, 5), (5, 0), (1, 1), (1000, 50), (50, 1000), (20_000, 20_000)):
+        held = np.unique(rng.integers(0, 3 * max(m, 1), m, dtype=np.uint64))
+        values = rng.integers(0, 3 * max(m, 1) + 5, n, dtype=np.uint64)
+        miss = absent(values, held)
+        count, one = verify_stream.absent_count(values.copy(), held)
+        assert count == int(miss.sum())
+        assert (one is None) == (count == 0)
+        if one is not None:
+            assert one in set(values[miss].tolist())
+    top = np.array([2**64 - 1], np.uint64)
+    assert verify_stream.absent_count(top, top) == (0, None)
+    assert verify_stream.absent_count(top, np.array([0, 2**63], np.uint64)) == (1, 2**64 - 1)
+
+
+@pytest.fixture(scope="module")
+def english(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """english33 to depth 10: 717,788 rows at depth 10, three row groups."""
+    folder = tmp_path_factory.mktemp("english10")
+    pipeline.open(folder).build(["english33"], max_depth=10)
+    return folder
+
+
+def _windowed(db: pipeline.Database, name: str, monkeypatch: pytest.MonkeyPatch):
+    with monkeypatch.context() as m:
+        m.setattr(verify_mod, "streams", lambda puzzle, table: False)
+        return db.verify(name)
+
+
+def test_streamed_and_windowed_agree_on_a_good_table(
+    english: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(verify_stream, "CHUNK", 1)  # a row group a chunk
+    db = pipeline.open(english)
+    assert verify_mod.streams(puzzles.get("english33"), db.table("english33"))
+    levels: list[int] = []
+    streamed = db.verify("english33", on_level=levels.append)
+    assert streamed.ok, streamed.problems
+    assert levels == list(range(11))
+    assert streamed.positions == db.table("english33").manifest.total
+    windowed = _windowed(db, "english33", monkeypatch)
+    assert windowed.ok
+    assert (streamed.positions, streamed.levels, streamed.checks) == (
+        windowed.positions,
+        windowed.levels,
+        windowed.checks,
+    )
+
+
+def _damage(tmp_path: Path, english: Path, depth: int, change) -> pipeline.Database:
+    _copy(english, tmp_path, "english33")
+    _plant(tmp_path, "english33", depth, change)
+    return pipeline.open(tmp_path)
+
+
+def _level(level, states, parents):
+    return type(level)(level.depth, states, parents)
+
+
+DAMAGES = {
+    # a parent flipped in one hole: not one jump away
+    "parent": (7, lambda lv: _level(lv, lv.states, _flip(lv.parents, 3)), "not one legal move up"),
+    # a position dropped: the moves into it lead nowhere
+    "dropped": (6, lambda lv: _level(lv, lv.states[1:], lv.parents[1:]), "moves lead more than"),
+    # a row repeated
+    "repeat": (
+        5,
+        lambda lv: _level(lv, np.repeat(lv.states, 2)[1:-1], np.repeat(lv.parents, 2)[1:-1]),
+        "not strictly increasing",
+    ),
+    # a row without a parent below the roots
+    "orphan": (8, lambda lv: _level(lv, lv.states, _set(lv.parents, 9, NO_PARENT)), "without a"),
+}
+
+
+def _flip(parents: np.ndarray, i: int) -> np.ndarray:
+    out = parents.copy()
+    out[i] ^= np.uint64(1 << 16)
+    return out
+
+
+def _set(parents: np.ndarray, i: int, value) -> np.ndarray:
+    out = parents.copy()
+    out[i] = value
+    return out
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_streamed_and_windowed_find_the_same_damage(
+    english: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    monkeypatch.setattr(verify_stream, "CHUNK", 1)
+    depth, change, words = DAMAGES[damage]
+    db = _damage(tmp_path, english, depth, change)
+    streamed = db.verify("english33")
+    windowed = _windowed(db, "english33", monkeypatch)
+    assert not streamed.ok and any(words in p for p in streamed.problems), streamed.problems
+    assert sorted(streamed.problems) == sorted(windowed.problems)
+
+
+def test_a_wrong_root_is_found(english: Path, tmp_path: Path) -> None:
+    db = _damage(tmp_path, english, 0, lambda lv: _level(lv, lv.states ^ np.uint64(1), lv.parents))
+    report = db.verify("english33")
+    assert any("not exactly the puzzle's roots" in p for p in report.problems)
+    assert any("depth 1: 4 parents are not one legal move up" in p for p in report.problems)
