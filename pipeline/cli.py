@@ -549,8 +549,13 @@ def verify(
     as_json: JsonOpt = False,
 ) -> None:
     """Check a table: each state once, parents one legal move up, nothing missing."""
+    from pipeline.progress import VerifyProgress
+
     db = _db(data)
-    reports = [db.verify(name) for name in puzzle]
+    reports = []
+    for name in puzzle:
+        with VerifyProgress(name, db.table(name).histogram()) as progress:
+            reports.append(db.verify(name, on_level=progress.level))
     # The manifest's count: a failed check stops early, so the rows it read say less.
     totals = {r.table: db.table(r.table).manifest.total for r in reports}
     if as_json:

@@ -11,6 +11,7 @@ shrink, so the first levels' rate says little).
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -109,3 +110,51 @@ def line(name: str, done: LevelDone, data: Path | None = None) -> str:
         if ESTIMATE_FROM <= share < 1 and overall > 0:
             text += f", about {seconds((expected - done.total) / overall)} left"
     return text
+
+
+class VerifyProgress:
+    """Verify's progress, level by level: a bar on a terminal, else a line every
+    :data:`INTERVAL` seconds (a large table takes minutes)."""
+
+    def __init__(self, name: str, histogram: list[tuple[int, int]]) -> None:
+        self.name = name
+        self.sizes = dict(histogram)
+        self.total = sum(self.sizes.values())
+        self.done = 0
+        self._progress: Any = None
+        self._task: Any = None
+        self._start = time.monotonic()
+        self._logged = 0.0
+
+    def __enter__(self) -> VerifyProgress:
+        if sys.stderr.isatty():
+            self._progress = _bars()
+            self._progress.__enter__()
+            self._task = self._progress.add_task(
+                "verify", total=self.total, name=self.name, depth=0, rate="", count=""
+            )
+        return self
+
+    def level(self, depth: int) -> None:
+        self.done += self.sizes.get(depth, 0)
+        spent = time.monotonic() - self._start
+        if self._progress is not None:
+            count = f"{plural(self.done, 'position')} checked"
+            self._progress.update(self._task, completed=self.done, depth=depth, count=count)
+        elif spent - self._logged >= INTERVAL:
+            self._logged = spent
+            print(
+                f"{self.name}: verified to depth {depth} ({self.done:,} of {self.total:,} "
+                f"positions) in {seconds(spent)}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(exc_type, exc, tb)
