@@ -32,7 +32,7 @@ from pipeline.storage.table import Table
 from pipeline.verify import one_move
 
 #: Rows a chunk: a peg chunk's moves (about ten a state) stay near 160 MB.
-CHUNK = 1 << 21
+CHUNK = 1 << 18
 #: Chunks checked at once (one a thread).
 THREADS = 2
 
@@ -191,7 +191,10 @@ class Layered:
         up = np.ones(len(s), dtype=bool)
         if absent_count(p.copy(), held)[0]:  # rare: find which rows, the slow way
             up = ~absent(p, held)
-        legal[up] = one_move(self.puzzle.expand, p[up], s[up])
+        if self.puzzle.is_move is not None:
+            legal[up] = self.puzzle.is_move(p[up], s[up])
+        else:
+            legal[up] = one_move(self.puzzle.expand, p[up], s[up])
         wrong = np.flatnonzero(~legal)
         example = (int(s[wrong[0]]), int(p[wrong[0]])) if len(wrong) else None
         return len(states) - len(s), len(wrong), example

@@ -122,3 +122,24 @@ def test_a_wrong_root_is_found(english: Path, tmp_path: Path) -> None:
     report = db.verify("english33")
     assert any("not exactly the puzzle's roots" in p for p in report.problems)
     assert any("depth 1: 4 parents are not one legal move up" in p for p in report.problems)
+
+
+@pytest.mark.parametrize("name", ["english33", "french37", "triangle15"])
+def test_one_jump_agrees_with_expanding_the_parent(name: str) -> None:
+    p = puzzles.get(name)
+    rng = np.random.default_rng(3)
+    holes = p.board.count
+    parents = rng.integers(0, 1 << holes, 20_000, dtype=np.uint64)
+    src, kids = p.expand(parents)
+    assert len(kids) > 50_000
+    # every real jump, the same jump reversed, and children swapped between parents
+    pairs = [
+        (parents[src], kids),
+        (kids, parents[src]),
+        (parents[src], np.roll(kids, 1)),
+        (parents, parents ^ rng.integers(0, 1 << holes, len(parents), dtype=np.uint64)),
+    ]
+    for a, b in pairs:
+        assert np.array_equal(p.is_move(a, b), verify_mod.one_move(p.expand, a, b))
+    assert p.is_move(parents[src], kids).all()
+    assert not p.is_move(kids, parents[src]).any()

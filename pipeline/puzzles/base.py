@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import string
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -164,6 +164,10 @@ class Puzzle(ABC):
     default: bool = False
     #: Kernels that cost nothing (0-1 BFS), or None.
     expand_free: Expander | None = None
+    #: Whether each child is one move of ``expand`` from its parent, without
+    #: expanding the parents (verify's parent check on large tables), or None:
+    #: verify expands each parent.
+    is_move: Callable[[States, States], np.ndarray] | None = None
     #: The same moves as compiled kernels for the fast level step
     #: (engine/packed.py), where the puzzle has them (a property that compiles
     #: on first use).

@@ -182,6 +182,18 @@ def _jump_masks(jumps: Sequence[Jump]) -> list[tuple[int, int, np.uint64, np.uin
     ]
 
 
+def _jumps_by_holes(masks: list[tuple[int, int, np.uint64, np.uint64]]) -> tuple[States, States]:
+    """The jumps' flipped holes, sorted and distinct, and for each the pegs before
+    either jump over them (the two ways along one line of three holes)."""
+    needs: dict[int, list[int]] = {}
+    for _, _, flip, need in masks:
+        needs.setdefault(int(flip), []).append(int(need))
+    flips = sorted(needs)
+    assert all(len(needs[f]) <= 2 for f in flips), "three holes make at most two jumps"
+    pairs = [(needs[f][0], needs[f][-1]) for f in flips]
+    return np.array(flips, np.uint64), np.array(pairs, np.uint64).reshape(-1, 2)
+
+
 def _empty() -> tuple[np.ndarray, States]:
     return np.empty(0, np.intp), np.empty(0, np.uint64)
 
@@ -223,6 +235,9 @@ class PegPuzzle(Puzzle):
         self.expected_total = expected_total
         self.default = default
         self._masks = _jump_masks(board.jumps)
+        self._jump_holes = _jumps_by_holes(self._masks)
+        # The masks match expand only where it is this class's (not chains, moves, sym).
+        self.is_move = self.one_jump if type(self).expand is PegPuzzle.expand else None
         self.solved_by = self.winnable_name
 
     has_kernels = True
@@ -250,6 +265,16 @@ class PegPuzzle(Puzzle):
         if not kids:
             return _empty()
         return np.concatenate(srcs), np.concatenate(kids)
+
+    def one_jump(self, parents: States, children: States) -> np.ndarray:
+        """Whether each child is one jump from its parent: the holes that differ are a
+        jump's three, and the parent holds that jump's two pegs (the masks of
+        :meth:`expand`, matched without expanding: verify's parent check)."""
+        flips, needs = self._jump_holes
+        x = parents ^ children
+        i = np.minimum(np.searchsorted(flips, x), len(flips) - 1)
+        had = parents & x
+        return (flips[i] == x) & ((had == needs[i, 0]) | (had == needs[i, 1]))
 
     def describe(self) -> dict[str, object]:
         return {
