@@ -26,7 +26,22 @@ INTERVAL = 10.0
 ESTIMATE_FROM = 0.1
 
 
-class BuildProgress:
+class _Bars:
+    """Closes the rich bars, where a terminal has them."""
+
+    _progress: Any = None
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(exc_type, exc, tb)
+
+
+class BuildProgress(_Bars):
     """Shows depth, positions, rate and (when the total is known) time left."""
 
     def __init__(self, names: list[str], data: Path | None = None) -> None:
@@ -60,15 +75,6 @@ class BuildProgress:
             count=plural(done.total, "position"),
             rate=rate(done.total / done.seconds) if done.seconds > 0 else "",
         )
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._progress is not None:
-            self._progress.__exit__(exc_type, exc, tb)
 
 
 def _bars() -> Any:
@@ -112,7 +118,7 @@ def line(name: str, done: LevelDone, data: Path | None = None) -> str:
     return text
 
 
-class VerifyProgress:
+class VerifyProgress(_Bars):
     """Verify's progress, level by level: a bar on a terminal, else a line every
     :data:`INTERVAL` seconds (a large table takes minutes)."""
 
@@ -149,12 +155,3 @@ class VerifyProgress:
                 file=sys.stderr,
                 flush=True,
             )
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._progress is not None:
-            self._progress.__exit__(exc_type, exc, tb)
