@@ -1,6 +1,7 @@
 """Checking a built table against its puzzle: a certificate, not a spot check.
 
-Streamed level by level (a few levels in memory at a time):
+Streamed level by level (a few levels in memory at a time; a layered table one
+level's states at a time, pipeline/verify_stream.py):
 - files match the manifest (size and sha256), depth column constant per level,
   states strictly increasing in each level, counts as the manifest says;
 - depth 0 holds exactly the roots (plus, with zero-cost moves, their closure);

@@ -107,18 +107,18 @@ class Layered:
         if not depths:
             return
         self._roots(self.table.level(depths[0]).read())
-        for i, d in enumerate(depths):
-            held = self._hold(self.table.level(d))
-            if i:
-                self._closure(self.table.level(depths[i - 1]), held)
-            if i + 1 < len(depths):
-                self._parents(self.table.level(depths[i + 1]), held)
-            if on_level:
-                on_level(d)
-            del held
-        if self.table.manifest.partial_depth is None:  # nothing may lead past the last level
-            self._closure(self.table.level(depths[-1]), np.empty(0, np.uint64))
-        self.pool.shutdown()
+        with self.pool:
+            for i, d in enumerate(depths):
+                held = self._hold(self.table.level(d))
+                if i:
+                    self._closure(self.table.level(depths[i - 1]), held)
+                if i + 1 < len(depths):
+                    self._parents(self.table.level(depths[i + 1]), held)
+                if on_level:
+                    on_level(d)
+                del held
+            if self.table.manifest.partial_depth is None:  # nothing may lead past the last
+                self._closure(self.table.level(depths[-1]), np.empty(0, np.uint64))
 
     def _roots(self, level: Any) -> None:
         roots = unique(np.asarray(self.puzzle.roots(), dtype=np.uint64))
