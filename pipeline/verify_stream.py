@@ -10,7 +10,8 @@ of the widest level plus a few chunks' moves. french37's widest level (427
 million states) is 3.4 GB held; the window of three levels with parents that
 verify.py holds would be some 18 GB.
 
-The checks and their messages are verify.py's; the moves are the puzzle's own
+The checks and their messages are verify.py's (a closure's example may be
+another of the moves that miss: the smallest, not the first made); the moves are the puzzle's own
 ``expand``, never the build's kernels. Membership is a merge: a chunk's moves
 are radix-sorted and walked against the held level with a galloping search.
 """
@@ -121,9 +122,19 @@ class Layered:
                 self._closure(self.table.level(depths[-1]), np.empty(0, np.uint64))
 
     def _roots(self, level: Any) -> None:
+        """Depth 0 is the roots, without parents (no zero-cost move leads into it)."""
         roots = unique(np.asarray(self.puzzle.roots(), dtype=np.uint64))
-        if level.depth != 0 or not np.array_equal(level.states[level.parents == NO_PARENT], roots):
+        is_root = level.parents == NO_PARENT
+        if level.depth != 0 or not np.array_equal(level.states[is_root], roots):
             self.bad("depth 0: the rows without a parent are not exactly the puzzle's roots")
+        others = np.flatnonzero(~is_root)
+        if len(others):
+            i = others[0]
+            child, parent = int(level.states[i]), int(level.parents[i])
+            self.bad(
+                f"depth {level.depth}: {len(others)} parents are not one legal move up, "
+                f"e.g. {self.puzzle.text(child)} <- {self.puzzle.text(parent)}"
+            )
 
     def _hold(self, files: LevelFiles) -> np.ndarray:
         """The level's states in one array; counts and strict order checked on the way."""

@@ -89,7 +89,17 @@ DAMAGES = {
     ),
     # a row without a parent below the roots
     "orphan": (8, lambda lv: _level(lv, lv.states, _set(lv.parents, 9, NO_PARENT)), "without a"),
+    # a row with a parent among the roots (a position after one jump, at depth 0)
+    "rooted": (0, lambda lv: _with_child_of_root(lv), "0: 1 parents are not one legal move up"),
 }
+
+
+def _with_child_of_root(level):
+    child = puzzles.get("english33").expand(level.states)[1][:1]
+    states = np.concatenate([level.states, child])
+    parents = np.concatenate([level.parents, level.states[:1]])
+    order = np.argsort(states)
+    return _level(level, states[order], parents[order])
 
 
 def _flip(parents: np.ndarray, i: int) -> np.ndarray:
@@ -114,7 +124,12 @@ def test_streamed_and_windowed_find_the_same_damage(
     streamed = db.verify("english33")
     windowed = _windowed(db, "english33", monkeypatch)
     assert not streamed.ok and any(words in p for p in streamed.problems), streamed.problems
-    assert sorted(streamed.problems) == sorted(windowed.problems)
+
+    # The same problems; a closure's example may be another of the moves that miss.
+    def gist(problems: list[str]) -> list[str]:
+        return sorted(p.split(", e.g. to ")[0] for p in problems)
+
+    assert gist(streamed.problems) == gist(windowed.problems)
 
 
 def test_a_wrong_root_is_found(english: Path, tmp_path: Path) -> None:
