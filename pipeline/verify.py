@@ -2,7 +2,7 @@
 
 Streamed level by level (a few levels in memory at a time; a layered table one
 level's states at a time, pipeline/verify_stream.py):
-- files match the manifest (size and sha256), depth column constant per level,
+- files match the manifest (size and sha256), the depth column is each file's level,
   states strictly increasing in each level, counts as the manifest says;
 - depth 0 holds exactly the roots (plus, with zero-cost moves, their closure);
 - every parent is one legal move from its child and one level up (or a
@@ -39,7 +39,7 @@ from pipeline.engine.core import (
 from pipeline.engine.reference import step_counted
 from pipeline.puzzles.base import Puzzle
 from pipeline.storage.integrity import sha256
-from pipeline.storage.reader import open_file, row_group_mins
+from pipeline.storage.reader import open_file, read_column, row_group_mins
 from pipeline.storage.table import Table
 
 
@@ -160,6 +160,7 @@ def verify(
     if report.problems:
         return report
     report.checks.append("files match the manifest checksums")
+    _depth_column(table, report)
     if streams(puzzle, table):
         from pipeline.verify_stream import Layered
 
@@ -182,6 +183,7 @@ def verify(
         )
     report.checks += [
         "depth 0 is the roots; states sorted and unique in each level",
+        "the depth column is each file's level",
         "every parent one legal move up (or a zero-cost move in the level)",
         "every move leads at most one level on (no position missing)"
         + (f", but from depth {partial}, the last built" if partial is not None else ""),
@@ -217,6 +219,24 @@ def _files(table: Table, report: Report) -> None:
     for p in sorted(table.directory.iterdir()):
         if p.name not in listed:
             report.problems.append(f"{p.name} is not listed in the manifest (a stray file)")
+
+
+def _depth_column(table: Table, report: Report) -> None:
+    """The depth column says each file's level: SQL over the files reads it, not the
+    manifest (a file of 4M rows reads in a few ms, for the column is one value)."""
+    for entry in table.files:
+        if not entry.rows:
+            continue
+        column = read_column(table.path(entry), entry, "depth")
+        nulls = column.null_count
+        values = (column.fill_null(entry.depth) if nulls else column).to_numpy()
+        off = np.flatnonzero(values != entry.depth)
+        if nulls or len(off):
+            e_g = f"e.g. {int(values[off[0]])}" if len(off) else "nulls"
+            report.problems.append(
+                f"depth {entry.depth}: {nulls + len(off)} rows of {entry.name} say another "
+                f"depth in the depth column ({e_g})"
+            )
 
 
 class _Levels:

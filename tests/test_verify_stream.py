@@ -13,6 +13,7 @@ import pipeline
 from pipeline import puzzles, verify_stream
 from pipeline import verify as verify_mod
 from pipeline.engine.core import NO_PARENT, absent
+from pipeline.storage import writer
 from tests.test_store import _copy, _plant
 
 
@@ -158,3 +159,24 @@ def test_one_jump_agrees_with_expanding_the_parent(name: str) -> None:
         assert np.array_equal(p.is_move(a, b), verify_mod.one_move(p.expand, a, b))
     assert p.is_move(parents[src], kids).all()
     assert not p.is_move(kids, parents[src]).any()
+
+
+def test_a_wrong_depth_column_is_found(
+    english: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQL reads the depth column, not the manifest: one row off is a problem."""
+    fill = writer._scratch.depths
+
+    def one_off(n: int, depth: int) -> np.ndarray:
+        out = fill(n, depth).copy()
+        out[4] = depth + 1
+        return out
+
+    with monkeypatch.context() as m:
+        m.setattr(writer._scratch, "depths", one_off)
+        db = _damage(tmp_path, english, 6, lambda lv: lv)
+    at7 = db.table("english33").manifest.histogram()[7][1]
+    assert db.query("SELECT count(*) FROM english33 WHERE depth = 7").item() == at7 + 1
+    line = "depth 6: 1 rows of d006-000.parquet say another depth in the depth column (e.g. 7)"
+    assert db.verify("english33").problems == [line]
+    assert _windowed(db, "english33", monkeypatch).problems == [line]

@@ -147,6 +147,12 @@ def _read(path: Path, pf: pq.ParquetFile, groups: list[int], columns: list[str])
         raise _unreadable(path, e) from None
 
 
+def read_column(path: Path, entry: FileEntry, column: str) -> pa.ChunkedArray:
+    """One column of a whole level file (size, footer and pages checked)."""
+    pf = open_file(path, entry)
+    return _read(path, pf, list(range(pf.metadata.num_row_groups)), [column]).column(column)
+
+
 def read_level_file(path: Path, entry: FileEntry | None = None) -> Level:
     """A whole level file as arrays (parents of roots become NO_PARENT)."""
     pf = open_file(path, entry)
