@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import pyarrow as pa
 
 from pipeline.engine.core import (
     NO_PARENT,
@@ -38,7 +39,9 @@ from pipeline.engine.core import (
 )
 from pipeline.engine.reference import step_counted
 from pipeline.puzzles.base import Puzzle
+from pipeline.storage.format import wrong_columns
 from pipeline.storage.integrity import sha256
+from pipeline.storage.manifest import FileEntry
 from pipeline.storage.reader import open_file, read_column, row_group_mins
 from pipeline.storage.table import Table
 
@@ -160,7 +163,8 @@ def verify(
     if report.problems:
         return report
     report.checks.append("files match the manifest checksums")
-    _depth_column(table, report)
+    if not _columns(table, report):
+        return report
     if streams(puzzle, table):
         from pipeline.verify_stream import Layered
 
@@ -221,22 +225,32 @@ def _files(table: Table, report: Report) -> None:
             report.problems.append(f"{p.name} is not listed in the manifest (a stray file)")
 
 
-def _depth_column(table: Table, report: Report) -> None:
-    """The depth column says each file's level: SQL over the files reads it, not the
-    manifest (a file of 4M rows reads in a few ms, for the column is one value)."""
+def _columns(table: Table, report: Report) -> bool:
+    """Each file has the format's columns (False when one has not: the other checks
+    cannot read it), and its depth column says its level: SQL over the files reads
+    that column, not the manifest (a file of 4M rows reads in a few ms)."""
+    readable = True
     for entry in table.files:
-        if not entry.rows:
-            continue
-        column = read_column(table.path(entry), entry, "depth")
-        nulls = column.null_count
-        values = (column.fill_null(entry.depth) if nulls else column).to_numpy()
-        off = np.flatnonzero(values != entry.depth)
-        if nulls or len(off):
-            e_g = f"e.g. {int(values[off[0]])}" if len(off) else "nulls"
-            report.problems.append(
-                f"depth {entry.depth}: {nulls + len(off)} rows of {entry.name} say another "
-                f"depth in the depth column ({e_g})"
-            )
+        path = table.path(entry)
+        wrong = wrong_columns(open_file(path, entry).schema_arrow, table.has_paths)
+        if wrong:
+            report.problems.append(f"{entry.name}: column {'; '.join(wrong)}")
+            readable = False
+        elif entry.rows:
+            _depth_column(entry, read_column(path, entry, "depth"), report)
+    return readable
+
+
+def _depth_column(entry: FileEntry, column: pa.ChunkedArray, report: Report) -> None:
+    nulls = column.null_count
+    values = (column.fill_null(entry.depth) if nulls else column).to_numpy()
+    off = np.flatnonzero(values != entry.depth)
+    if nulls or len(off):
+        e_g = f"e.g. {int(values[off[0]])}" if len(off) else "nulls"
+        report.problems.append(
+            f"depth {entry.depth}: {nulls + len(off)} rows of {entry.name} say another "
+            f"depth in the depth column ({e_g})"
+        )
 
 
 class _Levels:

@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from tests.conftest import run_cli
@@ -175,3 +176,51 @@ def test_query_sets_variables_and_says_when_it_cuts(copy: Path, tmp_path: Path) 
     import pyarrow.parquet as pq
 
     assert r.returncode == 0 and pq.read_metadata(out).num_rows == 20_160
+
+
+def _resign(path: Path, table) -> None:
+    """Rewrite a level file as ``table`` and sign it in the manifest, as a hostile or
+    mistaken writer with access to both would."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    from pipeline.storage.integrity import footer_sha256
+
+    pq.write_table(table, path, compression="zstd")
+    data = path.read_bytes()
+    manifest = path.parent / "_manifest.json"
+    doc = json.loads(manifest.read_text())
+    for e in doc["files"]:
+        if e["name"] == path.name:
+            e.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+            e.update(footer_sha256=footer_sha256(data))
+    manifest.write_text(json.dumps(doc))
+
+
+REWRITES = {
+    "depth as text": (
+        lambda t: t.set_column(1, "depth", pa.array(["20"] * t.num_rows)),
+        "d020-000.parquet: column depth is string, format 1 has uint8",
+    ),
+    "state signed": (
+        lambda t: t.set_column(0, "state", t["state"].cast(pa.int64())),
+        "d020-000.parquet: column state is int64, format 1 has uint64",
+    ),
+    "no parent": (
+        lambda t: t.drop_columns(["parent"]),
+        "d020-000.parquet: column parent is missing",
+    ),
+}
+
+
+@pytest.mark.parametrize("rewrite", REWRITES)
+def test_a_file_without_the_format_s_columns_fails_verify(copy: Path, rewrite: str) -> None:
+    import pyarrow.parquet as pq
+
+    change, line = REWRITES[rewrite]
+    f = copy / "3x3" / "d020-000.parquet"
+    _resign(f, change(pq.read_table(f)))
+    r = run_cli("verify", "3x3", data=copy)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"! {line}" in r.stdout.splitlines()[1], r.stdout

@@ -48,6 +48,18 @@ COLUMNS = {
 PATHS_COLUMN = {"paths": "decimal(38,0): move sequences from the roots along shortest paths"}
 
 
+def wrong_columns(schema: pa.Schema, paths: bool = False) -> list[str]:
+    """How a file's columns depart from the format's (none when they do not): a file
+    rewritten by another tool can keep its manifest entry's checksums in step."""
+    out = []
+    for f in [*SCHEMA, *([PATHS] if paths else [])]:
+        if f.name not in schema.names:
+            out.append(f"{f.name} is missing")
+        elif schema.field(f.name).type != f.type:
+            out.append(f"{f.name} is {schema.field(f.name).type}, format 1 has {f.type}")
+    return out
+
+
 def level_file_name(depth: int, part: int) -> str:
     return f"d{depth:03d}-{part:03d}.parquet"
 

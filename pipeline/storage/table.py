@@ -16,7 +16,7 @@ from pipeline import hints
 from pipeline.engine.core import NO_PARENT, Level
 from pipeline.errors import CorruptTable, NotBuilt
 from pipeline.storage import manifest as manifests
-from pipeline.storage.format import FILE_ROWS, MANIFEST
+from pipeline.storage.format import FILE_ROWS, MANIFEST, wrong_columns
 from pipeline.storage.manifest import FileEntry, Manifest
 from pipeline.storage.reader import LevelFiles, first_line, open_file, row_group_mins, u64
 
@@ -90,6 +90,9 @@ class Table:
     def _footer(self, entry: FileEntry) -> tuple[pq.ParquetFile, list[int]]:
         if entry.name not in self._footers:
             pf = open_file(self.path(entry), entry, self.name)  # size and footer checked
+            wrong = wrong_columns(pf.schema_arrow, self.has_paths)
+            if wrong:
+                raise self._damaged(entry, f"lacks the format's columns ({'; '.join(wrong)})")
             try:
                 mins = row_group_mins(pf)
             except (OSError, pa.ArrowException, AttributeError, TypeError) as e:
