@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from pipeline.storage.integrity import footer_sha256
 from tests.conftest import run_cli
 
 SOLVE_20 = "5 6 2 1 3 7 4 8 0"  # 20 moves in the clean 3x3 table
@@ -181,12 +184,6 @@ def test_query_sets_variables_and_says_when_it_cuts(copy: Path, tmp_path: Path) 
 def _resign(path: Path, table) -> None:
     """Rewrite a level file as ``table`` and sign it in the manifest, as a hostile or
     mistaken writer with access to both would."""
-    import hashlib
-
-    import pyarrow.parquet as pq
-
-    from pipeline.storage.integrity import footer_sha256
-
     pq.write_table(table, path, compression="zstd")
     data = path.read_bytes()
     manifest = path.parent / "_manifest.json"
@@ -215,12 +212,15 @@ REWRITES = {
 
 
 @pytest.mark.parametrize("rewrite", REWRITES)
-def test_a_file_without_the_format_s_columns_fails_verify(copy: Path, rewrite: str) -> None:
-    import pyarrow.parquet as pq
-
+def test_a_file_without_the_format_s_columns_fails_verify_and_look_ups(
+    copy: Path, rewrite: str
+) -> None:
     change, line = REWRITES[rewrite]
     f = copy / "3x3" / "d020-000.parquet"
     _resign(f, change(pq.read_table(f)))
     r = run_cli("verify", "3x3", data=copy)
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert f"! {line}" in r.stdout.splitlines()[1], r.stdout
+    # a look-up through the file refuses it (a missing parent was a traceback)
+    r = run_cli("solve", "3x3", SOLVE_20, data=copy)
+    _one_line_error(r, "d020-000.parquet lacks the format's columns", line.split(": column ")[1])
