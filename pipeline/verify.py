@@ -232,16 +232,18 @@ def _columns(table: Table, report: Report) -> bool:
     readable = True
     for entry in table.files:
         path = table.path(entry)
-        wrong = wrong_columns(open_file(path, entry).schema_arrow, table.has_paths)
+        pf = open_file(path, entry)
+        wrong = wrong_columns(pf.schema_arrow, table.has_paths)
         if wrong:
             report.problems.append(f"{entry.name}: column {'; '.join(wrong)}")
             readable = False
         elif entry.rows:
-            _depth_column(entry, read_column(path, entry, "depth"), report)
+            _depth_column(entry, read_column(path, pf, "depth"), report)
     return readable
 
 
 def _depth_column(entry: FileEntry, column: pa.ChunkedArray, report: Report) -> None:
+    """Every row of the file at its level (nulls too are another depth)."""
     nulls = column.null_count
     values = (column.fill_null(entry.depth) if nulls else column).to_numpy()
     off = np.flatnonzero(values != entry.depth)

@@ -147,9 +147,8 @@ def _read(path: Path, pf: pq.ParquetFile, groups: list[int], columns: list[str])
         raise _unreadable(path, e) from None
 
 
-def read_column(path: Path, entry: FileEntry, column: str) -> pa.ChunkedArray:
-    """One column of a whole level file (size, footer and pages checked)."""
-    pf = open_file(path, entry)
+def read_column(path: Path, pf: pq.ParquetFile, column: str) -> pa.ChunkedArray:
+    """One column of a whole level file opened by :func:`open_file` (pages checked)."""
     return _read(path, pf, list(range(pf.metadata.num_row_groups)), [column]).column(column)
 
 
