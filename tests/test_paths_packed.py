@@ -59,12 +59,13 @@ def test_packed_keys_carry_the_path_counts_of_the_rows(
 ) -> None:
     monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
     weighed = []
-    weigh = packed.Kernels.weigh
-    monkeypatch.setattr(
-        packed.Kernels,
-        "weigh",
-        lambda self, keys, *a: weighed.append(len(keys)) or weigh(self, keys, *a),
-    )
+    for name_ in ("weigh", "index"):  # rows (key, count), or indexed moves
+        kernel = getattr(packed.Kernels, name_)
+        monkeypatch.setattr(
+            packed.Kernels,
+            name_,
+            lambda self, keys, *a, f=kernel: weighed.append(len(keys)) or f(self, keys, *a),
+        )
     m = _build(name, tmp_path, work)
     assert (
         sum(weighed) >= sum(lv.stats.get("pairs", 0) for lv in m.levels) > 0
@@ -92,6 +93,30 @@ def test_spilled_keys_find_their_counts_again_by_their_parents_row(
     m = _build("english33", tmp_path, 24 << 20)
     spilled = [lv.stats["pairs"] for lv in m.levels if lv.stats.get("buckets", 1) > lanes.REEXPAND]
     assert sum(joined) == sum(spilled) > 1_000_000
+    assert _files(tmp_path / "english33") == _files(by_rows / "english33")
+
+
+def test_indexed_runs_from_a_level_on_file_count_each_chunk_on(
+    by_rows: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every bucket re-expanded, a level read back from its files comes in chunks of
+    row groups (262,144 rows), the first half of them to one run and the rest to
+    the other: each run's table is its half of the level's counts, each move's
+    row moved up by the chunks before its own. The files are those of the rows."""
+    monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
+    monkeypatch.setattr(lanes, "REEXPAND", 1 << 10)
+    halves = []
+    two_runs = lanes._two_runs
+
+    def spy(*args: object) -> object:
+        got = two_runs(*args)
+        halves.append(got[2])
+        return got
+
+    monkeypatch.setattr(lanes, "_two_runs", spy)
+    m = _build("english33", tmp_path, 24 << 20)
+    assert max(lv.stats["buckets"] for lv in m.levels) > 2  # re-expanded, not spilled
+    assert max(halves) > 262_144  # a run of more than one chunk
     assert _files(tmp_path / "english33") == _files(by_rows / "english33")
 
 

@@ -7,7 +7,9 @@ and 7 bits of jump), a spill pass writes ``key << bits | i`` instead, ``i``
 the parent's row in its chunk of the frontier, and each chunk's counts once
 to a side file, in order. A slot's keys keep the order they were written in,
 chunk after chunk, so reading a slot back joins each key to its count again
-chunk by chunk: :func:`attach`.
+chunk by chunk (:meth:`Index.attach`), or, for a level in indexed runs
+(rows.py), keeps the keys as they are and reads each run's counts from the
+side file as its table (:meth:`Index.runs`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from pipeline.engine.buffers import Pool
 from pipeline.engine.core import States
 from pipeline.engine.level import Chunk
 from pipeline.engine.rows import Rows
@@ -90,6 +93,44 @@ class Index:
                 raise CorruptTable(f"{self.counts}: ends before its chunk (spill cut short)")
             _attach(flat, n, at, m, counts, np.uint64(self.bits))
         return flat.reshape(-1, 2)
+
+    def runs(
+        self, slot: tuple[Path, int, int], buffers: Pool, counts: States
+    ) -> tuple[tuple[States, States], list[States], tuple[States, States]]:
+        """A slot (folder, slot, bytes) read back as two runs of indexed moves (rows.py)
+        in pooled buffers (listed second, to give back) and their tables, slices
+        of the frontier's ``counts``: cut at the chunk that leaves neither run's
+        table past ``2**bits`` rows, nearest the middle of the moves. Each move's
+        row is counted on by the rows of the run's chunks before its own."""
+        folder, i, size = slot
+        moves = np.array(self.moves[i], np.int64)
+        cut = self._cut(moves)
+        rows = [*(c[0] for c in self.chunks), len(counts)]
+        runs = []
+        with open(folder / f"slot{i:05d}.bin", "rb") as f:
+            for a, b in ((0, cut), (cut, len(moves))):
+                run = buffers.take(int(moves[a:b].sum()))
+                if f.readinto(run) != run.nbytes:
+                    raise CorruptTable(f"{f.name}: ends before its moves (spill cut short)")
+                at = 0
+                for chunk in range(a, b):
+                    m = int(moves[chunk])
+                    run[at : at + m] += np.uint64(rows[chunk] - rows[a])
+                    at += m
+                runs.append(run)
+        assert 8 * sum(len(r) for r in runs) == size, (folder, i)
+        tables = (counts[: rows[cut]], counts[rows[cut] :])
+        return (runs[0], runs[1]), runs, tables
+
+    def _cut(self, moves: np.ndarray) -> int:
+        """The chunk where a slot's second run begins (see :meth:`runs`)."""
+        first = np.array([c[0] for c in self.chunks] + [sum(self.chunks[-1])], np.int64)
+        most = 1 << self.bits
+        ok = (first <= most) & (first[-1] - first <= most)
+        if not ok.any():
+            raise AssertionError("a level too large for indexed runs was spilled as one")
+        before = np.concatenate(([0], np.cumsum(moves)))
+        return int(np.argmin(np.where(ok, np.abs(2 * before - before[-1]), np.iinfo(np.int64).max)))
 
 
 @njit(nogil=True, cache=True)

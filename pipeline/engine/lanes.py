@@ -8,8 +8,9 @@ by bucket (radix.partition, linear) and appends them to the buckets' spill
 files (8 bytes a key; with path counts 16, or 8 where the key has bits to spare
 for its parent's row: indexed.py); then the buckets are read back one
 by one. Either way a bucket comes as two runs of keys that the two threads
-sort (a radix sort; with path counts rows ``(key, weight)``), and each thread
-resolves one half of the bucket's range from both runs. The kernels and the
+sort (a radix sort; with path counts indexed moves beside a table of counts,
+rows.py, or rows ``(key, weight)``), and each thread resolves one half of the
+bucket's range from both runs. The kernels and the
 sorts release the GIL, and the rows reach the sink in range order: the same
 rows as one thread would make. Big buffers come from a pool and go back to it
 (fresh pages cost: buffers.py).
@@ -46,8 +47,9 @@ LANE_MIN = 1 << 14
 #: against 59.4 to 60.8 s at 4 (interleaved, load 2); 2 keeps the levels just
 #: past the budget off the disk.
 REEXPAND = 2
-#: A bucket: its child range, its two runs of moves, the pooled buffers they use.
-Bucket = tuple[int, int, tuple[States, States], list[States]]
+#: A bucket: its child range, its two runs of moves, the pooled buffers they use,
+#: and with indexed moves (rows.py) each run's table of counts.
+Bucket = tuple[int, int, tuple[States, States], list[States], tuple[States, States] | None]
 
 
 def run(
@@ -92,7 +94,7 @@ def _resolve(
     """One bucket's runs sorted, then resolved in two halves of its range (split at
     the middle of the sample's ``children`` in it; None: in one piece), each into
     the buffer one run's sort left free."""
-    lo, hi, runs, taken = bucket
+    lo, hi, runs, taken, tables = bucket
     clock = time.perf_counter()
     runs, free = _sorted(pool, rows, runs, buffers, taken)
     sorted_at = time.perf_counter()
@@ -107,7 +109,8 @@ def _resolve(
         (_key_range(runs, a, b, rows), tuple(e.between(a, b) for e in job.excluded), room)
         for (a, b), room in zip(itertools.pairwise(splits), free, strict=False)
     ]
-    for states, parents, sums, out in pool.map(_span_resolver(rows, runs, buffers), spans):
+    resolver = _span_resolver(rows, runs, buffers, tables)
+    for states, parents, sums, out in pool.map(resolver, spans):
         copied = sink(states, parents, sums)
         del states, parents, sums
         if copied:
@@ -133,16 +136,21 @@ def _expanded(
     share = branching / (len(edges) - 1)  # keys a state gives one bucket, about
     chunk = max(1, (len(current) + 1) // 2) if isinstance(current, InMemory) else 1 << 20
     estimate = int(len(current) * share * 0.55) + 1024
+    counts = current.path_counts() if rows.low else None
     for lo, hi in itertools.pairwise(edges):
         clock = time.perf_counter()
         parts = _bounded_map(
             pool,
-            lambda part, lo=lo, hi=hi: _chunk_keys(rows, buffers, part, lo, hi, share),
+            lambda part, lo=lo, hi=hi: (
+                *_chunk_keys(rows, buffers, part, lo, hi, share),
+                len(part[0]),
+            ),
             current.chunks(chunk, *rows.want),
         )
-        runs, taken = _two_runs(parts, estimate, buffers, rows.width)
+        runs, taken, cut = _two_runs(parts, len(current), estimate, buffers, rows)
+        tables = None if counts is None else (counts[:cut], counts[cut:])
         stats.expand += time.perf_counter() - clock
-        yield lo, hi, runs, taken
+        yield lo, hi, runs, taken, tables
 
 
 def _spilled(
@@ -160,6 +168,8 @@ def _spilled(
     k = len(edges) - 1
     from pipeline.engine import indexed  # numba: kept off the solve path's imports
 
+    counts = job.frontier.path_counts() if rows.low else None
+
     word = 8 if indexed.index_bits(rows) else 8 * rows.width  # bytes a spilled move
     on_disk = len(job.frontier) * max(1.0, branching) * word
     passes = min(k, max(1, math.ceil(on_disk / spill.SPILL_BYTES)))
@@ -171,9 +181,13 @@ def _spilled(
         for b in range(first, last):
             clock = time.perf_counter()
             slot = (folder, b - first, sizes[b - first])
-            runs, taken = _read_slot(pool, slot, rows, buffers, index)
+            if counts is not None:
+                assert index is not None
+                runs, taken, tables = index.runs(slot, buffers, counts)
+            else:
+                (runs, taken), tables = _read_slot(pool, slot, rows, buffers, index), None
             stats.expand += time.perf_counter() - clock
-            yield edges[b], edges[b + 1], runs, taken
+            yield edges[b], edges[b + 1], runs, taken, tables
 
 
 def _spill_pass(
@@ -196,16 +210,19 @@ def _spill_pass(
     clock = time.perf_counter()
     first, last = run
     cut_keys = np.array([rows.key_bound(e) for e in edges[first + 1 : last]], np.uint64)
+    cut_keys <<= np.uint64(rows.low)  # indexed moves are grouped as they are
     share = branching * (last - first) / (len(edges) - 1)
     span = (edges[first], edges[last])
     bits = indexed.index_bits(rows)
 
+    pack = 0 if rows.low else bits  # rows (key, parent's row) to pack into one word
+
     def group(part: Chunk) -> tuple[States, list[int], States | None]:
-        weights = indexed.rows_of_chunk(part) if bits else None
+        weights = indexed.rows_of_chunk(part) if pack else None
         moves, buffer = _chunk_keys(rows, buffers, part, *span, share, weights)
         out = buffers.take(len(moves) if bits else moves.size)
         out = out if bits else out.reshape(moves.shape)
-        bounds = radix.partition(moves, cut_keys, out, bits)
+        bounds = radix.partition(moves, cut_keys, out, pack)
         buffers.give(buffer)
         return out, bounds, part[2]
 
@@ -214,7 +231,8 @@ def _spill_pass(
     index = indexed.Index(bits, folder / "counts.bin") if bits else None
     with contextlib.ExitStack() as stack:
         files = [stack.enter_context(_slot(folder, i)) for i in range(last - first)]
-        counts = stack.enter_context(_slot(folder, "counts")) if index else None
+        # Indexed runs find their counts in the frontier's (rows.py): no side file.
+        counts = stack.enter_context(_slot(folder, "counts")) if pack else None
         for out, bounds, weights in _bounded_map(
             pool, group, indexed.cut(parts, 1 << bits) if index else parts
         ):
@@ -222,7 +240,8 @@ def _spill_pass(
                 if b > a:
                     f.write(out[a:b])
             if index:
-                counts.write(weights)  # type: ignore[union-attr]
+                if counts:
+                    counts.write(weights)  # type: ignore[arg-type]
                 index.add(len(weights), bounds)  # type: ignore[arg-type]
             buffers.give(out)
         sizes = [f.tell() for f in files]
@@ -319,7 +338,8 @@ def _chunk_keys(
     weights: States | None = None,
 ) -> tuple[States, States]:
     """The moves of one chunk of the frontier, and the pooled buffer they were written to
-    (``weights``: set beside each key instead of its parent's path count)."""
+    (``weights``: set beside each key instead of its parent's path count; indexed
+    moves carry their parent's row in the chunk instead)."""
     states, parents, counts = part
     counts = counts if weights is None else weights
     moves = rows.kernels
@@ -328,6 +348,8 @@ def _chunk_keys(
     keys = moves.keys(states, parents, lo, hi, expect, buffer)
     if not rows.weights:
         return keys, buffer
+    if rows.low:
+        return moves.index(keys, states, rows.low), buffer
     flat = buffers.take(2 * len(keys))
     weighted = moves.weigh(keys, states, counts, flat.reshape(-1, 2))
     del keys
@@ -335,10 +357,16 @@ def _chunk_keys(
     return weighted, flat
 
 
-def _span_resolver(rows: Rows, runs: tuple[States, States], buffers: Pool) -> Callable:
+def _span_resolver(
+    rows: Rows,
+    runs: tuple[States, States],
+    buffers: Pool,
+    tables: tuple[States, States] | None = None,
+) -> Callable:
     """Resolves one child range of both runs into ``room`` (a free buffer cut into
     equal columns), or into pooled buffers with room for every key when the
-    children do not fit there. Returns the rows and the pooled buffers to give back."""
+    children do not fit there. Returns the rows and the pooled buffers to give back.
+    ``tables``: the counts of indexed runs."""
 
     def resolve(span: tuple[list[tuple[int, int]], tuple[States, ...], States | None]) -> tuple:
         ((a0, b0), (a1, b1)), exclude, room = span
@@ -346,12 +374,12 @@ def _span_resolver(rows: Rows, runs: tuple[States, States], buffers: Pool) -> Ca
         if room is not None and len(room) >= width:
             cap = len(room) // width
             out = tuple(room[i * cap : (i + 1) * cap] for i in range(width))
-            got = rows.resolve_keys(runs[0][a0:b0], exclude, runs[1][a1:b1], out)
+            got = rows.resolve_keys(runs[0][a0:b0], exclude, runs[1][a1:b1], out, tables)
             if got is not None:
                 return *got, ()
         n = (b0 - a0) + (b1 - a1)
         out = tuple(buffers.take(n) for _ in range(width))
-        got = rows.resolve_keys(runs[0][a0:b0], exclude, runs[1][a1:b1], out)
+        got = rows.resolve_keys(runs[0][a0:b0], exclude, runs[1][a1:b1], out, tables)
         assert got is not None  # room for every key
         return *got, out
 
@@ -359,15 +387,23 @@ def _span_resolver(rows: Rows, runs: tuple[States, States], buffers: Pool) -> Ca
 
 
 def _two_runs(
-    parts: Iterator[tuple[States, States]], estimate: int, buffers: Pool, width: int
-) -> tuple[tuple[States, States], list[States]]:
-    """The keys of a frontier's chunks as two runs, chunk i going to run i % 2, and
-    the pooled buffers they sit in (to give back once the runs are resolved).
+    parts: Iterator[tuple[States, States, int]],
+    states: int,
+    estimate: int,
+    buffers: Pool,
+    rows: Rows,
+) -> tuple[tuple[States, States], list[States], int]:
+    """The moves of a frontier's chunks ``(moves, pooled buffer, rows)``, in order, as two runs:
+    the chunks of the first half of its ``states`` rows, and the rest. Returns the
+    runs, the pooled buffers they sit in (to give back once the runs are
+    resolved), and the row where the second run's chunks begin.
 
     Two chunks (a frontier in memory, in halves) are the runs themselves; more
     (a frontier read from files) are copied in as they come, so only the runs
-    and the chunks in flight are in memory at once. ``width``: uint64s a move.
+    and the chunks in flight are in memory at once. An indexed move's row (in
+    its chunk) is counted on by its chunk's first row in its run's half.
     """
+    width = rows.width
 
     def take(n: int) -> States:
         flat = buffers.take(n * width)
@@ -376,14 +412,17 @@ def _two_runs(
     got = [next(parts, None), next(parts, None)]
     rest = next(parts, None)
     if rest is None:
-        empty = (np.empty((0, width) if width > 1 else 0, np.uint64), None)
-        (a, buf_a), (b, buf_b) = (g if g is not None else empty for g in got)
-        return (a, b), [x for x in (buf_a, buf_b) if x is not None]
+        empty = (np.empty((0, width) if width > 1 else 0, np.uint64), None, 0)
+        (a, buf_a, n), (b, buf_b, _) = (g if g is not None else empty for g in got)
+        return (a, b), [x for x in (buf_a, buf_b) if x is not None], n
     runs = [take(max(estimate, 1024)) for _ in range(2)]
     taken = list(runs)
     fill = [0, 0]
-    for i, (part, buffer) in enumerate(itertools.chain(got, [rest], parts)):
-        r = i % 2
+    first = [0, states]  # the first row of each run
+    row = 0  # the first row of the chunk
+    for part, buffer, n in itertools.chain(got, [rest], parts):
+        r = int(2 * row + n > states)  # the chunk's middle past the level's
+        first[r] = min(first[r], row)
         if fill[r] + len(part) > len(runs[r]):
             bigger = take(max(2 * len(runs[r]), fill[r] + len(part)))
             bigger[: fill[r]] = runs[r][: fill[r]]
@@ -391,10 +430,15 @@ def _two_runs(
             taken = [t for t in taken if t is not runs[r]]
             runs[r] = bigger
             taken.append(bigger)
-        runs[r][fill[r] : fill[r] + len(part)] = part
+        into = runs[r][fill[r] : fill[r] + len(part)]
+        if rows.low:
+            np.add(part, np.uint64(row - first[r]), out=into)
+        else:
+            into[:] = part
         fill[r] += len(part)
+        row += n
         buffers.give(buffer)
-    return (runs[0][: fill[0]], runs[1][: fill[1]]), taken
+    return (runs[0][: fill[0]], runs[1][: fill[1]]), taken, first[1]
 
 
 def _bounded_map(

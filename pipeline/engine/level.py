@@ -34,6 +34,11 @@ class LevelSource(Protocol):
         """The states in ``[lo, hi)``; ``hi`` beyond 2**64-1 means no upper end."""
         ...
 
+    def path_counts(self) -> States:
+        """Every path count, in row order (a level built with them): the tables of
+        indexed runs (rows.py) are slices of it."""
+        ...
+
 
 class InMemory:
     """A level whose columns are arrays (``parents`` and ``counts`` may be dropped)."""
@@ -61,6 +66,10 @@ class InMemory:
                 self.parents[cut] if parents and self.parents is not None else None,
                 self.counts[cut] if counts and self.counts is not None else None,
             )
+
+    def path_counts(self) -> States:
+        assert self.counts is not None
+        return self.counts
 
     def between(self, lo: int, hi: int) -> States:
         a = np.searchsorted(self.states, np.uint64(lo))

@@ -54,9 +54,9 @@ class LocalExecutor:
         if job.rules.free is not None:
             rounds = self.spill.with_name(self.spill.name + "-rounds")
             return closing.run(self.run_level, job, sink, rounds)
-        rows = Rows(job.rules)
-        stats = StepStats()
         n = len(job.frontier)
+        rows = Rows(job.rules, n)
+        stats = StepStats()
         if n == 0:
             return stats
         clock = time.perf_counter()

@@ -56,7 +56,7 @@ class Kernels:
     ``[lo, hi]`` of every move out of ``states`` (any order), leaving out a
     child equal to ``skip[i]`` when ``skip`` is not empty, written from the
     start of ``out`` (a view of it, or of a larger copy when it is short: see
-    :func:`room`); ``resolver(run_a, run_b, wa, wb, shift, ex_a, ex_b,
+    :func:`room`); ``resolver(run_a, run_b, wa, wb, shift, low, ex_a, ex_b,
     children, parents, sums, args)`` is :func:`resolve_core` with the
     family's ``undo(key, args)`` (the parent a
     key came from) inlined, a module-level ``@njit(cache=True)`` function of
@@ -72,7 +72,7 @@ class Kernels:
     resolver: Any
     drop: int = 0
     unpack: Any = None
-    #: ``weigher(keys, states, counts, out, args)``: :func:`weigh_core` with the
+    #: ``weigher(keys, states, counts, low, out, args)``: :func:`weigh_core` with the
     #: family's ``undo`` inlined (path counts need it; None: no counts on keys).
     weigher: Any = None
     #: The most bits a key uses (fewer than 64 leave room beside it: indexed.py).
@@ -126,9 +126,17 @@ class Kernels:
         (in the kernel's order: state by state); ``out`` (n, 2) is written when given."""
         if out is None:
             out = np.empty((len(keys), 2), np.uint64)
-        if not self.weigher(keys, states, counts, out, self.args):
+        if not self.weigher(keys, states, counts, np.uint64(0), out, self.args):
             raise AssertionError("a kernel made keys out of the order of its states")
         return out[: len(keys)]
+
+    def index(self, keys: States, states: States, low: int) -> States:
+        """The keys made from ``states`` as moves ``key << low | r``, in place: ``r`` the
+        row of the key's parent in ``states``, where its path count will be found
+        after the sort (rows.py: indexed runs)."""
+        if not self.weigher(keys, states, _EMPTY, np.uint64(low), keys.reshape(-1, 1), self.args):
+            raise AssertionError("a kernel made keys out of the order of its states")
+        return keys
 
     def resolve(
         self,
@@ -168,11 +176,25 @@ class Kernels:
     ) -> tuple[States, States, States] | None:
         """:meth:`resolve` of rows ``(key, weight)`` sorted by key, with the sum of each
         kept child's weights (exact: OverflowError past 64 bits) as a third column."""
-        if len(exclude) > 2:  # the compiled pass sees two: join the rest (general graphs)
-            exclude = (exclude[0], np.sort(np.concatenate(exclude[1:])))
         n = len(rows) + len(more)
         out = out or tuple(np.empty(n, np.uint64) for _ in range(3))
-        return self._resolve(rows[:, 0], more[:, 0], rows[:, 1], more[:, 1], exclude, out)
+        return self._resolve(rows[:, 0], more[:, 0], rows[:, 1], more[:, 1], _pair(exclude), out)
+
+    def resolve_indexed(
+        self,
+        items: States,
+        tables: tuple[States, States],
+        low: int,
+        exclude: tuple[States, ...] = (),
+        more: States = _EMPTY,
+        out: tuple[States, States, States] | None = None,
+    ) -> tuple[States, States, States] | None:
+        """:meth:`resolve_counted` of indexed moves ``key << low | r`` sorted by key
+        (:meth:`index`): a move's weight is row ``r`` of its run's table (``items``
+        reads ``tables[0]``, ``more`` reads ``tables[1]``)."""
+        n = len(items) + len(more)
+        out = out or tuple(np.empty(n, np.uint64) for _ in range(3))
+        return self._resolve(items, more, *tables, _pair(exclude), out, low)
 
     def _resolve(
         self,
@@ -182,18 +204,29 @@ class Kernels:
         more_weights: States,
         exclude: tuple[States, ...],
         out: tuple[States, States, States],
+        low: int = 0,
     ) -> tuple[States, States, States] | None:
         """The family's compiled pass: rows written into ``out`` (sums only when its
         third buffer is not empty), as views; None if they do not fit."""
         ex = [*exclude, _EMPTY, _EMPTY]
         assert len(out[0]) == len(out[1]) and len(out[2]) in (0, len(out[0]))
-        shift = np.uint64(self.tag_bits)
-        m = self.resolver(keys, more, weights, more_weights, shift, ex[0], ex[1], *out, self.args)
+        shift, low_ = np.uint64(self.tag_bits), np.uint64(low)
+        m = self.resolver(
+            keys, more, weights, more_weights, shift, low_, ex[0], ex[1], *out, self.args
+        )
         if m == -2:
             raise OverflowError("path counts pass 64 bits")
         if m < 0:
             return None
         return out[0][:m], out[1][:m], out[2][:m]
+
+
+def _pair(exclude: tuple[States, ...]) -> tuple[States, ...]:
+    """The excluded levels as at most two arrays: the compiled pass merges two (a
+    general graph excludes more: the rest are joined)."""
+    if len(exclude) <= 2:
+        return exclude
+    return (exclude[0], np.sort(np.concatenate(exclude[1:])))
 
 
 @njit(nogil=True, cache=True)
@@ -212,7 +245,7 @@ def _shifted(key, shift, args):
 
 
 @njit(inline="always")
-def resolve_core(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, undo, args):
+def resolve_core(run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, undo, args):
     """The resolve pass, inlined into each puzzle family's compiled ``resolver``
     (a module-level function naming its ``undo``, so numba caches it on disk).
     Writes the rows into ``children`` and ``parents`` (and, when ``sums`` is not
@@ -220,19 +253,19 @@ def resolve_core(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sum
     returns how many, -1 when they do not fit (the caller tries again with room
     for every key) or -2 when a sum passes 64 bits."""
     return resolve_with(
-        run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, _shifted, undo, args
+        run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, _shifted, undo, args
     )
 
 
 @njit(inline="always")
 def resolve_with(
-    run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, child, undo, args
+    run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, child, undo, args
 ):
     """:func:`resolve_core` with the child of a key given by ``child(key, shift,
     args)`` (kernels that pack their children: ``drop`` > 0)."""
     if len(sums):
         return _resolve_weighted(
-            run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, child, undo, args
+            run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, child, undo, args
         )
     na, nb = len(run_a), len(run_b)
     # Merge the two runs and group equal children, keeping the smallest parent.
@@ -284,12 +317,14 @@ def resolve_with(
 
 @njit(inline="always")
 def _resolve_weighted(
-    run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, child, undo, args
+    run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, child, undo, args
 ):
     """:func:`resolve_with` with path counts: each new child is looked up in the
     excluded levels as it comes, so only the kept children's sums are added (and
-    must stay within 64 bits)."""
+    must stay within 64 bits). ``low`` > 0: the runs hold indexed moves ``key <<
+    low | r``, sorted by key, each weighing ``wa[r]`` (``wb[r]`` in ``run_b``)."""
     na, nb = len(run_a), len(run_b)
+    mask = (np.uint64(1) << low) - np.uint64(1)
     top = ~np.uint64(0)
     m = 0
     last = top
@@ -304,12 +339,13 @@ def _resolve_weighted(
         take_a = ka <= kb
         if take_a:
             key = ka
-            w = wa[i]
+            w = wa[ka & mask] if low else wa[i]
             i += 1
         else:
             key = kb
-            w = wb[j]
+            w = wb[kb & mask] if low else wb[j]
             j += 1
+        key >>= low
         c = child(key, shift, args)
         p = undo(key, args)
         if c != last:
@@ -337,10 +373,11 @@ def _resolve_weighted(
 
 
 @njit(inline="always")
-def weigh_core(keys, states, counts, out, undo, args):
-    """Writes ``out[r] = (keys[r], count of its parent)``: the keys of a kernel come
-    state by state, so their parents rise and one pass over ``states`` finds them.
-    False if a parent is not where that order puts it."""
+def weigh_core(keys, states, counts, low, out, undo, args):
+    """Writes ``out[r] = (keys[r], count of its parent)``, or with ``low`` > 0
+    ``out[r, 0] = keys[r] << low | row of its parent`` (``out`` may be ``keys``):
+    the keys of a kernel come state by state, so their parents rise and one pass
+    over ``states`` finds them. False if a parent is not where that order puts it."""
     i = 0
     n = len(states)
     for r in range(len(keys)):
@@ -350,6 +387,9 @@ def weigh_core(keys, states, counts, out, undo, args):
             i += 1
         if i == n or states[i] != p:
             return False
-        out[r, 0] = key
-        out[r, 1] = counts[i]
+        if low:
+            out[r, 0] = (key << low) | np.uint64(i)
+        else:
+            out[r, 0] = key
+            out[r, 1] = counts[i]
     return True

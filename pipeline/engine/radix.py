@@ -22,26 +22,28 @@ from numba import njit
 DIGIT_BITS = 10
 
 
-def sort_keys(keys: np.ndarray, spare: np.ndarray | None = None) -> np.ndarray:
+def sort_keys(keys: np.ndarray, spare: np.ndarray | None = None, low: int = 0) -> np.ndarray:
     """Keys (1-D) or rows ``(key, weight)`` (n, 2) sorted by key, stably; returns
     ``keys`` or a view of ``spare`` (scratch as large, new when None), whichever
-    holds the result."""
+    holds the result. ``low``: 1-D keys sort by their bits above the lowest ``low``
+    only (indexed moves ``key << low | r``: no passes spent on ``r``)."""
     if spare is None or len(spare) < len(keys):
         spare = np.empty_like(keys)
     spare = spare[: len(keys)]
     if keys.ndim == 1:
-        return _sort_keys(keys, spare, DIGIT_BITS)
+        return _sort_keys(keys, spare, DIGIT_BITS, np.uint64(low))
     return _sort_rows(keys, spare, DIGIT_BITS)
 
 
 @njit(inline="always")
-def _digits(lead, most):
-    """(smallest key, passes, bits a pass, per-pass digit counts) of the keys ``lead``."""
+def _digits(lead, most, low):
+    """(smallest key, passes, bits a pass, per-pass digit counts) of the keys ``lead``
+    without their lowest ``low`` bits."""
     n = len(lead)
-    lo = lead[0]
+    lo = lead[0] >> low
     hi = lo
     for i in range(n):
-        k = lead[i]
+        k = lead[i] >> low
         lo = min(lo, k)
         hi = max(hi, k)
     span = hi - lo
@@ -53,7 +55,7 @@ def _digits(lead, most):
     mask = np.uint64((1 << width) - 1)
     counts = np.zeros((max(passes, 1), 1 << width), np.int64)
     for i in range(n):
-        k = lead[i] - lo
+        k = (lead[i] >> low) - lo
         for p in range(passes):
             counts[p, (k >> np.uint64(p * width)) & mask] += 1
     return lo, passes, width, counts
@@ -74,11 +76,11 @@ def _starts(row, n):
 
 
 @njit(nogil=True, cache=True)
-def _sort_keys(keys, spare, most):
+def _sort_keys(keys, spare, most, low):
     n = len(keys)
     if n < 2:
         return keys
-    lo, passes, width, counts = _digits(keys, most)
+    lo, passes, width, counts = _digits(keys, most, low)
     mask = np.uint64((1 << width) - 1)
     src, dst = keys, spare
     for p in range(passes):
@@ -87,7 +89,7 @@ def _sort_keys(keys, spare, most):
         shift = np.uint64(p * width)
         for i in range(n):
             k = src[i]
-            d = ((k - lo) >> shift) & mask
+            d = (((k >> low) - lo) >> shift) & mask
             j = counts[p, d]
             counts[p, d] = j + 1
             dst[j] = k
@@ -100,7 +102,7 @@ def _sort_rows(rows, spare, most):
     n = rows.shape[0]
     if n < 2:
         return rows
-    lo, passes, width, counts = _digits(rows[:, 0], most)
+    lo, passes, width, counts = _digits(rows[:, 0], most, np.uint64(0))
     mask = np.uint64((1 << width) - 1)
     src, dst = rows, spare
     for p in range(passes):

@@ -6,6 +6,16 @@ or with path counts a row ``(key, parent's count)``, sorted by a radix sort
 parent)`` of a 2-D array, plus the parent's count as a third column with path
 counts. Either way the key (or column 0) orders the moves by child, ``shift``
 bits up, so moves split into child ranges the way children do.
+
+Indexed runs: with path counts, a key that leaves ``low`` bits spare (a peg
+board's) carries its parent's row instead of its count, as one uint64 ``key <<
+low | r``; the run of moves has a table beside it (the counts of the frontier
+states it was made from, in order) and the resolve reads the count at ``r``.
+A move then costs what a plain key costs: english33's sorts ran at 12.5 ns a
+move against 18.2 for the rows ``(key, count)``, and reading the counts after
+the sort at 0.9 (the parents of a run of children are near each other). The
+lanes (lanes.py) use them when each run's table fits in ``low`` bits
+(:data:`INDEX_CHUNK`).
 """
 
 from __future__ import annotations
@@ -26,6 +36,9 @@ if TYPE_CHECKING:
 #: Levels of at least this many states use the puzzle's compiled moves (when it
 #: has them); smaller ones are quicker in numpy than compiling is.
 PACKED_MIN = 1 << 18
+#: The most frontier states one chunk brings to a run of moves: a run of indexed
+#: moves holds half a level's states and a chunk more (lanes.py's chunks).
+INDEX_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -47,9 +60,13 @@ class MoveRules:
 
 
 class Rows:
-    """The moves of one level step: made from chunks of the frontier, ordered, resolved."""
+    """The moves of one level step: made from chunks of the frontier, ordered, resolved.
 
-    def __init__(self, rules: MoveRules) -> None:
+    ``states``, the frontier's size, decides whether the lanes may make indexed
+    runs (``low`` > 0: see the module docstring); 0 (unknown) never does.
+    """
+
+    def __init__(self, rules: MoveRules, states: int = 0) -> None:
         packed = rules.packed
         if rules.weights and packed is not None and packed.weigher is None:
             packed = None
@@ -60,8 +77,23 @@ class Rows:
         #: move back), path counts (the weights).
         self.want = (packed is not None and rules.skip_back, rules.weights)
         self.shift = packed.tag_bits if packed else 0
+        #: Bits below the key of an indexed move (0: moves are keys or rows).
+        self.low = self._index_bits(states)
+        # An indexed move is 8 bytes where a row is 16, but with the tables, the sums
+        # and the buffers of the pool the peak was as high: english33 --paths peaked
+        # at 2.93 GB counting its moves at 32 bytes, at 3.17 and 3.24 at 24 and 28.
         self.bytes = budget.move_bytes(packed is not None, rules.weights)
-        self.width = (1 if packed else 2) + rules.weights
+        self.width = (1 if packed else 2) + (rules.weights and not self.low)
+
+    def _index_bits(self, states: int) -> int:
+        """The bits a move keeps for its parent's row when a level of ``states`` states
+        goes in indexed runs (half of them and a chunk to a run), else 0."""
+        if not (self.weights and self.kernels and states):
+            return 0
+        from pipeline.engine import indexed  # numba: not on the solve path
+
+        bits = indexed.index_bits(self)
+        return bits if bits and (states + 1) // 2 + INDEX_CHUNK <= 1 << bits else 0
 
     def make(self, states: States, parents: States | None, counts: States | None) -> np.ndarray:
         """The moves out of a chunk of a level, unordered."""
@@ -100,13 +132,15 @@ class Rows:
         if rows.ndim == 1 or self.kernels:
             from pipeline.engine import radix  # numba: not on the solve path
 
-            return radix.sort_keys(rows, spare)
+            return radix.sort_keys(rows, spare, self.low)
         return rows[np.argsort(rows[:, 0])]  # ties in any order: parents are reduced
 
     def search(self, run: np.ndarray, key: int) -> int:
         """Where ``key`` would go in a sorted run of moves (the first lead value not below it)."""
         if run.ndim == 1:
-            return int(np.searchsorted(run, np.uint64(key)))
+            if key << self.low >> 64:
+                return len(run)
+            return int(np.searchsorted(run, np.uint64(key << self.low)))
         from pipeline.engine import radix
 
         return int(radix.lower_bound(run, np.uint64(key)))
@@ -147,11 +181,17 @@ class Rows:
         exclude: Sequence[States],
         more: np.ndarray | None = None,
         out: tuple[States, ...] | None = None,
+        tables: tuple[States, States] | None = None,
     ) -> tuple[States, States, States | None] | None:
         """:meth:`resolve` of sorted keys (or weighted key rows) merged with a second
         sorted run ``more``, into buffers ``out`` (two, three with weights, as long
-        as each other) when given: None if the children do not fit in them."""
+        as each other) when given: None if the children do not fit in them.
+        ``tables``: the counts of indexed runs (``rows`` and ``more``)."""
         assert self.kernels is not None
+        if self.low:
+            assert tables is not None
+            more = _NO_KEYS if more is None else more
+            return self.kernels.resolve_indexed(rows, tables, self.low, tuple(exclude), more, out)
         if self.weights:
             more = _NO_ROWS if more is None else more
             return self.kernels.resolve_counted(rows, tuple(exclude), more, out)
@@ -161,3 +201,4 @@ class Rows:
 
 
 _NO_ROWS = np.empty((0, 2), np.uint64)
+_NO_KEYS = np.empty(0, np.uint64)

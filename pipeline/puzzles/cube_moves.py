@@ -56,15 +56,15 @@ def _cube_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _cube_resolve(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, args):
+def _cube_resolve(run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, args):
     return resolve_core(
-        run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, _cube_undo, args
+        run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, _cube_undo, args
     )
 
 
 @njit(nogil=True, cache=True)
-def _cube_weigh(keys, states, counts, out, args):
-    return weigh_core(keys, states, counts, out, _cube_undo, args)
+def _cube_weigh(keys, states, counts, low, out, args):
+    return weigh_core(keys, states, counts, low, out, _cube_undo, args)
 
 
 def cube_moves(tables: np.ndarray, inverse: np.ndarray) -> Kernels:

@@ -51,15 +51,15 @@ def _multi_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _multi_resolve(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, args):
+def _multi_resolve(run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, args):
     return resolve_core(
-        run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, _multi_undo, args
+        run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, _multi_undo, args
     )
 
 
 @njit(nogil=True, cache=True)
-def _multi_weigh(keys, states, counts, out, args):
-    return weigh_core(keys, states, counts, out, _multi_undo, args)
+def _multi_weigh(keys, states, counts, low, out, args):
+    return weigh_core(keys, states, counts, low, out, _multi_undo, args)
 
 
 def multi_moves(slides: Sequence[Sequence[tuple[int, int, int, int]]], low: int) -> Kernels | None:

@@ -158,9 +158,9 @@ def _chain_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _chain_resolve(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, args):
+def _chain_resolve(run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, args):
     return resolve_core(
-        run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, _chain_undo, args
+        run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, _chain_undo, args
     )
 
 

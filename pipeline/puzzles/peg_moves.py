@@ -60,15 +60,15 @@ def _peg_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _peg_resolve(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, args):
+def _peg_resolve(run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, args):
     return resolve_core(
-        run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, _peg_undo, args
+        run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, _peg_undo, args
     )
 
 
 @njit(nogil=True, cache=True)
-def _peg_weigh(keys, states, counts, out, args):
-    return weigh_core(keys, states, counts, out, _peg_undo, args)
+def _peg_weigh(keys, states, counts, low, out, args):
+    return weigh_core(keys, states, counts, low, out, _peg_undo, args)
 
 
 def peg_moves(

@@ -81,9 +81,9 @@ def _sym_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _sym_resolve(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, args):
+def _sym_resolve(run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, args):
     return resolve_core(
-        run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, _sym_undo, args
+        run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, _sym_undo, args
     )
 
 

@@ -93,16 +93,16 @@ def _tile_undo(key, args):
 
 
 @njit(nogil=True, cache=True)
-def _tile_resolve(run_a, run_b, wa, wb, shift, ex_a, ex_b, children, parents, sums, args):
+def _tile_resolve(run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, args):
     return resolve_with(
-        run_a, run_b, wa, wb, shift, ex_a, ex_b,
+        run_a, run_b, wa, wb, shift, low, ex_a, ex_b,
         children, parents, sums, _tile_child, _tile_undo, args,
     )  # fmt: skip
 
 
 @njit(nogil=True, cache=True)
-def _tile_weigh(keys, states, counts, out, args):
-    return weigh_core(keys, states, counts, out, _tile_undo, args)
+def _tile_weigh(keys, states, counts, low, out, args):
+    return weigh_core(keys, states, counts, low, out, _tile_undo, args)
 
 
 def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Kernels:

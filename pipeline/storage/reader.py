@@ -78,6 +78,19 @@ class LevelFiles:
     def __len__(self) -> int:
         return sum(e.rows for e in self.entries)
 
+    def path_counts(self) -> np.ndarray:
+        """Every path count in row order: the raw file mapped (its pages are shared
+        with the page cache, where the build just wrote them), else decoded."""
+        if self.raw_counts is None:
+            parts = [c[2] for c in self.chunks(1 << 22, counts=True)]
+            return np.concatenate(parts) if parts else np.empty(0, np.uint64)
+        n = len(self)
+        if self.raw_counts.stat().st_size < 8 * n:
+            raise CorruptTable(f"{self.raw_counts}: ends before its level")
+        if n == 0:
+            return np.empty(0, np.uint64)
+        return np.memmap(self.raw_counts, np.uint64, "r", shape=(n,)).view(np.ndarray)
+
     def chunks(self, rows: int, parents: bool = False, counts: bool = False) -> Iterator[Chunk]:
         """(states, parents, path counts) in whole row groups of about ``rows`` rows. Null
         parents come back as NO_PARENT; path counts as uint64 (the build keeps each
