@@ -4,12 +4,13 @@ With path counts a move is a row ``(key, count of its parent)``, and spilling
 one writes both words and reads them back (english33 --paths spilled 18 GB of
 them). Where a puzzle's keys leave bits spare (a peg board's key is its holes
 and 7 bits of jump), a spill pass writes ``key << bits | i`` instead, ``i``
-the parent's row in its chunk of the frontier, and each chunk's counts once
-to a side file, in order. A slot's keys keep the order they were written in,
-chunk after chunk, so reading a slot back joins each key to its count again
-chunk by chunk (:meth:`Index.attach`), or, for a level in indexed runs
-(rows.py), keeps the keys as they are and reads each run's counts from the
-side file as its table (:meth:`Index.runs`).
+the parent's row in its chunk of the frontier. A slot's keys keep the order
+they were written in, chunk after chunk. For a level in indexed runs
+(rows.py) reading a slot back keeps the keys as they are, each ``i`` counted
+on by the rows before its chunk, and each run's table is a slice of the
+frontier's counts (:meth:`Index.runs`); otherwise the pass writes each chunk's
+counts once to a side file, and reading joins each key to its count again
+chunk by chunk (:meth:`Index.attach`).
 """
 
 from __future__ import annotations
