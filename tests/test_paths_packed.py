@@ -188,6 +188,26 @@ def test_a_raw_count_file_shorter_than_its_level_is_refused(tmp_path: Path) -> N
         list(level.chunks(1 << 20, counts=True))
 
 
+def test_a_levels_counts_for_indexed_runs_are_the_raw_file_or_the_decoded_column(
+    tmp_path: Path,
+) -> None:
+    """The tables of indexed runs are slices of ``path_counts``: the raw file mapped
+    when the build left one, else the DECIMAL column decoded; a short raw file is
+    refused, not mapped past its end."""
+    m = build.build(puzzles.get("2x5"), tmp_path, paths=True)
+    depth = m.max_depth // 2
+    level = reader.LevelFiles(tmp_path / "2x5", depth, [f for f in m.files if f.depth == depth])
+    decoded = level.path_counts()
+    assert len(decoded) == m.levels[depth].positions and decoded.min() >= 1
+    raw = tmp_path / "paths.u64"
+    decoded.tofile(raw)
+    level.raw_counts = raw
+    assert np.array_equal(level.path_counts(), decoded)
+    decoded[:-1].tofile(raw)
+    with pytest.raises(CorruptTable, match="ends before its level"):
+        level.path_counts()
+
+
 def test_a_spill_side_file_shorter_than_its_chunks_is_refused(tmp_path: Path) -> None:
     """Keys joined to counts from a side file that ends early: one clear error, not
     counts read past its end."""
