@@ -34,7 +34,7 @@ from pipeline.engine.buffers import Pool, owner
 from pipeline.engine.core import States, unique
 from pipeline.engine.executor import LevelJob, Sink, StepStats
 from pipeline.engine.level import Chunk, InMemory
-from pipeline.engine.rows import Rows
+from pipeline.engine.rows import INDEX_CHUNK, Rows
 
 if TYPE_CHECKING:
     from pipeline.engine import indexed
@@ -134,7 +134,7 @@ def _expanded(
     """Each bucket from the whole frontier again, its keys filtered by the kernel."""
     current = job.frontier
     share = branching / (len(edges) - 1)  # keys a state gives one bucket, about
-    chunk = max(1, (len(current) + 1) // 2) if isinstance(current, InMemory) else 1 << 20
+    chunk = max(1, (len(current) + 1) // 2) if isinstance(current, InMemory) else INDEX_CHUNK
     estimate = int(len(current) * share * 0.55) + 1024
     counts = current.path_counts() if rows.low else None
     for lo, hi in itertools.pairwise(edges):
@@ -292,7 +292,7 @@ def _chunk_rows(job: LevelJob, rows: Rows, share: float) -> int:
     """Frontier states a pass expands at a time: up to four chunks are in flight,
     each with its moves twice (as made, and grouped), within an eighth of the work."""
     room = max(job.work - job.held, job.work // 4) // 8
-    return int(min(1 << 20, max(1024, room / (8 * max(1.0, share) * 8 * rows.width))))
+    return int(min(INDEX_CHUNK, max(1024, room / (8 * max(1.0, share) * 8 * rows.width))))
 
 
 def _key_range(runs: tuple[States, States], lo: int, hi: int, rows: Rows) -> list[tuple[int, int]]:
@@ -432,6 +432,8 @@ def _two_runs(
             taken.append(bigger)
         into = runs[r][fill[r] : fill[r] + len(part)]
         if rows.low:
+            if row + n - first[r] > 1 << rows.low:  # would carry into the keys
+                raise AssertionError("a run of indexed moves has more rows than its bits")
             np.add(part, np.uint64(row - first[r]), out=into)
         else:
             into[:] = part

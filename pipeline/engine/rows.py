@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 #: Levels of at least this many states use the puzzle's compiled moves (when it
 #: has them); smaller ones are quicker in numpy than compiling is.
 PACKED_MIN = 1 << 18
-#: The most frontier states one chunk brings to a run of moves: a run of indexed
-#: moves holds half a level's states and a chunk more (lanes.py's chunks).
+#: The most frontier states in one chunk the lanes expand at a time (lanes.py):
+#: a run of indexed moves holds half a level's states and up to half a chunk more.
 INDEX_CHUNK = 1 << 20
 
 
