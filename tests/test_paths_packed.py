@@ -225,3 +225,31 @@ def test_a_spill_side_file_shorter_than_its_chunks_is_refused(tmp_path: Path) ->
     flat[5:] = keys  # the failed join overwrote some in place
     rows = index.attach(flat, 0, 0)
     assert rows.tolist() == [[0, 1], [0, 2], [0, 59], [7, 64], [9, 65]]
+
+
+def test_a_spill_slot_shorter_than_its_moves_is_refused(tmp_path: Path) -> None:
+    """A slot file cut short (a disk that filled, a file someone truncated) is one
+    clear error when its bucket is read back, for plain keys and indexed moves."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pipeline.engine.buffers import Pool
+    from pipeline.puzzles.peg_moves import peg_moves
+
+    k = peg_moves([(0, c) for c in range(5)], [(0, 1, 2), (2, 1, 0)])
+    assert k is not None
+    keys = np.arange(10, dtype=np.uint64)
+    keys.tofile(tmp_path / "slot00000.bin")
+    plain = row_rules.Rows(row_rules.MoveRules(expand=None, packed=k))  # type: ignore[arg-type]
+    with ThreadPoolExecutor(2) as pool:
+        (a, b), _, _ = lanes._read_slot(pool, (tmp_path, 0, 80), plain, Pool(0), None)
+        assert np.concatenate([a, b]).tolist() == keys.tolist()
+        with pytest.raises(CorruptTable, match="ends before its moves"):
+            lanes._read_slot(pool, (tmp_path, 0, 96), plain, Pool(0), None)
+        index = indexed.Index(12, tmp_path / "counts.bin")
+        index.add(3, [0, 12])  # one chunk of 3 states, 12 moves to slot 0: 2 missing
+        rules = row_rules.MoveRules(None, k, weights=True)  # type: ignore[arg-type]
+        indexed_runs = row_rules.Rows(rules, 3)
+        assert indexed_runs.low == 64 - 12  # five holes and 7 bits of jump
+        counts = np.ones(3, np.uint64)
+        with pytest.raises(CorruptTable, match="ends before its moves"):
+            lanes._read_slot(pool, (tmp_path, 0, 96), indexed_runs, Pool(0), index, counts)

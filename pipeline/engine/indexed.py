@@ -8,7 +8,7 @@ the parent's row in its chunk of the frontier. A slot's keys keep the order
 they were written in, chunk after chunk. For a level in indexed runs
 (rows.py) reading a slot back keeps the keys as they are, each ``i`` counted
 on by the rows before its chunk, and each run's table is a slice of the
-frontier's counts (:meth:`Index.runs`); otherwise the pass writes each chunk's
+frontier's counts (:meth:`Index.rebase`); otherwise the pass writes each chunk's
 counts once to a side file, and reading joins each key to its count again
 chunk by chunk (:meth:`Index.attach`).
 """
@@ -23,7 +23,6 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from pipeline.engine.buffers import Pool
 from pipeline.engine.core import States
 from pipeline.engine.level import Chunk
 from pipeline.engine.rows import Rows
@@ -95,43 +94,36 @@ class Index:
             _attach(flat, n, at, m, counts, np.uint64(self.bits))
         return flat.reshape(-1, 2)
 
-    def runs(
-        self, slot: tuple[Path, int, int], buffers: Pool, counts: States
-    ) -> tuple[tuple[States, States], list[States], tuple[States, States]]:
-        """A slot (folder, slot, bytes) read back as two runs of indexed moves (rows.py)
-        in pooled buffers (listed second, to give back) and their tables, slices
-        of the frontier's ``counts``: cut at the chunk that leaves neither run's
-        table past ``2**bits`` rows, nearest the middle of the moves. Each move's
-        row is counted on by the rows of the run's chunks before its own."""
-        folder, i, size = slot
-        moves = np.array(self.moves[i], np.int64)
-        cut = self._cut(moves)
-        rows = [*(c[0] for c in self.chunks), len(counts)]
-        runs = []
-        with open(folder / f"slot{i:05d}.bin", "rb") as f:
-            for a, b in ((0, cut), (cut, len(moves))):
-                run = buffers.take(int(moves[a:b].sum()))
-                if f.readinto(run) != run.nbytes:
-                    raise CorruptTable(f"{f.name}: ends before its moves (spill cut short)")
-                at = 0
-                for chunk in range(a, b):
-                    m = int(moves[chunk])
-                    run[at : at + m] += np.uint64(rows[chunk] - rows[a])
-                    at += m
-                runs.append(run)
-        assert 8 * sum(len(r) for r in runs) == size, (folder, i)
-        tables = (counts[: rows[cut]], counts[rows[cut] :])
-        return (runs[0], runs[1]), runs, tables
-
-    def _cut(self, moves: np.ndarray) -> int:
-        """The chunk where a slot's second run begins (see :meth:`runs`)."""
+    def split(self, slot: int) -> tuple[int, int]:
+        """Where a slot's keys are cut into two runs of indexed moves (rows.py): the
+        chunk the second run begins with, and the keys before it. Nearest the
+        middle of the keys, with neither run's table past ``2**bits`` rows."""
+        moves = np.array(self.moves[slot], np.int64)
         first = np.array([c[0] for c in self.chunks] + [sum(self.chunks[-1])], np.int64)
         most = 1 << self.bits
         ok = (first <= most) & (first[-1] - first <= most)
         if not ok.any():
             raise AssertionError("a level too large for indexed runs was spilled as one")
         before = np.concatenate(([0], np.cumsum(moves)))
-        return int(np.argmin(np.where(ok, np.abs(2 * before - before[-1]), np.iinfo(np.int64).max)))
+        far = np.where(ok, np.abs(2 * before - before[-1]), np.iinfo(np.int64).max)
+        cut = int(np.argmin(far))
+        return cut, int(before[cut])
+
+    def rebase(
+        self, runs: list[States], slot: int, cut: int, counts: States
+    ) -> tuple[States, States]:
+        """A slot's two runs of indexed moves, cut at chunk ``cut`` (:meth:`split`),
+        made runs of their own: each move's row counted on, in place, by the rows
+        of its run's chunks before its own. Returns the runs' tables, slices of
+        the frontier's ``counts``."""
+        rows = [*(c[0] for c in self.chunks), len(counts)]
+        moves = self.moves[slot]
+        for run, (a, b) in zip(runs, ((0, cut), (cut, len(moves))), strict=True):
+            at = 0
+            for chunk in range(a, b):
+                run[at : at + moves[chunk]] += np.uint64(rows[chunk] - rows[a])
+                at += moves[chunk]
+        return counts[: rows[cut]], counts[rows[cut] :]
 
 
 @njit(nogil=True, cache=True)

@@ -35,6 +35,7 @@ from pipeline.engine.core import States, unique
 from pipeline.engine.executor import LevelJob, Sink, StepStats
 from pipeline.engine.level import Chunk, InMemory
 from pipeline.engine.rows import INDEX_CHUNK, Rows
+from pipeline.errors import CorruptTable
 
 if TYPE_CHECKING:
     from pipeline.engine import indexed
@@ -181,11 +182,7 @@ def _spilled(
         for b in range(first, last):
             clock = time.perf_counter()
             slot = (folder, b - first, sizes[b - first])
-            if counts is not None:
-                assert index is not None
-                runs, taken, tables = index.runs(slot, buffers, counts)
-            else:
-                (runs, taken), tables = _read_slot(pool, slot, rows, buffers, index), None
+            runs, taken, tables = _read_slot(pool, slot, rows, buffers, index, counts)
             stats.expand += time.perf_counter() - clock
             yield edges[b], edges[b + 1], runs, taken, tables
 
@@ -267,25 +264,34 @@ def _read_slot(
     rows: Rows,
     buffers: Pool,
     index: indexed.Index | None,
-) -> tuple[tuple[States, States], list]:
+    counts: States | None = None,
+) -> tuple[tuple[States, States], list, tuple[States, States] | None]:
     """A bucket's spilled moves (``slot``: the folder, the slot, the bytes written to
-    it) as two runs (its halves) in pooled buffers; indexed keys are joined to
-    their path counts on the two threads."""
+    it) as two runs in pooled buffers (listed second, to give back). Indexed
+    moves (``counts``, the frontier's: rows.py) come with the runs' tables, cut
+    where :meth:`indexed.Index.split` says; other keys with an index are joined
+    to their path counts on the two threads; the rest are cut in halves."""
     folder, i, size = slot
     n = size // (8 if index else 8 * rows.width)
-    half = n // 2
+    cut = index.split(i) if index and counts is not None else None
+    first = n // 2 if cut is None else cut[1]
+    join = index is not None and cut is None  # keys to rows (key, count): two words each
+    word = 1 if index else rows.width  # uint64s a spilled move
     taken = []
     with open(folder / f"slot{i:05d}.bin", "rb") as f:
-        for count in (half, n - half):
+        for count in (first, n - first):
             flat = buffers.take(count * rows.width)
-            got = f.readinto(flat[count:] if index else flat)
-            assert got == 8 * count * (1 if index else rows.width), (folder, i)
+            if f.readinto(flat[count:] if join else flat) != 8 * count * word:
+                raise CorruptTable(f"{f.name}: ends before its moves (spill cut short)")
             taken.append(flat)
+    if cut is not None:
+        assert index is not None and counts is not None
+        return (taken[0], taken[1]), taken, index.rebase(taken, i, cut[0], counts)
     if index:
-        a, b = pool.map(index.attach, taken, (i, i), (0, half))
-        return (a, b), taken
+        a, b = pool.map(index.attach, taken, (i, i), (0, first))
+        return (a, b), taken, None
     a, b = (t if rows.width == 1 else t.reshape(-1, rows.width) for t in taken)
-    return (a, b), taken
+    return (a, b), taken, None
 
 
 def _chunk_rows(job: LevelJob, rows: Rows, share: float) -> int:
