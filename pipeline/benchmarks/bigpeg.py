@@ -12,9 +12,13 @@ peak disk, the child's peak memory and the load average. ``--report-only``
 prints the table of a build already there (with ``--du LOG``: the peak of a
 sampling log of lines ``time bytes ...``). Several names are built one after
 the other in the same run, into the same DIR (the peak disk of each is what
-it added to DIR), and the last line compares
+it added to DIR), and the last lines compare
 each board's positions a second over its level steps with the first's: the
 French board's goal is 80% of the English board's (``make bench-french37``).
+A name given again is built again (``--force``): the machine's speed drifts
+by a tenth and more over a quarter of an hour, so ``english33 french37
+english33`` times the baseline on both sides of the long build and compares
+with the mean of its runs.
 """
 
 from __future__ import annotations
@@ -46,8 +50,9 @@ def _stamp() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def build(name: str, data: Path, memory: str) -> tuple[int, float]:
-    """Run the build; (peak bytes it added under ``data``, its peak memory in GB)."""
+def build(name: str, data: Path, memory: str, force: bool = False) -> tuple[int, float]:
+    """Run the build (``force``: again, over the table there); (peak bytes it added
+    under ``data``, its peak memory in GB)."""
     before = _size(data) if data.exists() else 0  # tables of other boards built before
     peak = [before]
     done = threading.Event()
@@ -59,6 +64,7 @@ def build(name: str, data: Path, memory: str) -> tuple[int, float]:
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
     cmd = [sys.executable, "-m", "pipeline.cli", "build", name, "--data", str(data)]
+    cmd += ["--force"] if force else []
     print(_stamp(), "start", " ".join(cmd[2:]), "--memory", memory, "load", os.getloadavg())
     child = subprocess.Popen(
         [*cmd, "--memory", memory], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -125,22 +131,32 @@ def main() -> None:
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--du", type=Path, help="a disk sampling log (time bytes ...)")
     args = ap.parse_args()
-    rates = {}
+    rates: dict[str, list[float]] = {}
     for name in args.names:
         data = args.data
         clock = time.perf_counter()
         if not args.report_only:
-            peak, rss = build(name, data, args.memory)
+            peak, rss = build(name, data, args.memory, force=name in rates)
             print(f"wall {time.perf_counter() - clock:.0f} s, peak memory {rss:.2f} GB")
             print(f"peak disk under {data}: {peak / 1e9:.2f} GB")
         elif args.du:
             print(f"peak disk (sampled): {_peak_of_log(args.du) / 1e9:.2f} GB")
-        rates[name] = report(data, name)
-    first = args.names[0]
-    for name in args.names[1:]:
+        rates.setdefault(name, []).append(report(data, name))
+    compare(rates, args.names[0])
+
+
+def compare(rates: dict[str, list[float]], first: str) -> None:
+    """Each board's rate against the mean of the first board's runs (each run listed)."""
+    base = sum(rates[first]) / len(rates[first])
+    runs = ", ".join(f"{r / 1e6:.2f}" for r in rates[first])
+    for name, got in rates.items():
+        if name == first:
+            continue
+        rate = sum(got) / len(got)
         print(
-            f"{name}: {rates[name] / 1e6:.2f} M positions/s over its level steps, "
-            f"{rates[name] / rates[first]:.0%} of {first}'s {rates[first] / 1e6:.2f}"
+            f"{name}: {rate / 1e6:.2f} M positions/s over its level steps, "
+            f"{rate / base:.0%} of {first}'s {base / 1e6:.2f} (runs: {runs}; "
+            f"{rate / max(rates[first]):.0%} of the fastest)"
         )
 
 
