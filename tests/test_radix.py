@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -51,3 +53,36 @@ def test_partition_groups_moves_by_range_in_their_order(ranges: int) -> None:
     out_rows = np.empty_like(rows)
     assert radix.partition(rows, cuts, out_rows) == want_starts
     assert np.array_equal(out_rows, rows[order])
+
+
+@pytest.mark.parametrize(("ranges", "bits"), [(1, 39), (5, 41), (48, 44)])
+def test_narrow_ranges_go_in_five_bytes_and_widen_back(ranges: int, bits: int) -> None:
+    """Flagged ranges hold each key as its offset from the range's base in 5 bytes
+    (a spill slot's file and its .top); widening them in place gives the keys back,
+    in their order, and unflagged ranges are whole keys as before."""
+    rng = np.random.default_rng(ranges)
+    base, end = 1 << 40, (1 << 40) + (1 << bits)
+    keys = rng.integers(base, end, 200_001, dtype=np.uint64)
+    keys[:7] = end - 1  # the top of the span: offsets past 32 bits
+    cuts = np.unique(rng.choice(keys, ranges - 1, replace=False)) if ranges > 1 else keys[:0]
+    bases = np.array([base, *cuts], np.uint64)
+    spans = np.diff([base, *(int(c) for c in cuts), end])
+    flags = spans <= radix.NARROW_SPAN
+    flags[1::3] = False  # some ranges whole whatever their span
+    assert flags.any()
+    which = np.searchsorted(cuts, keys, side="right")
+    out = np.empty_like(keys)
+    starts = radix.partition(keys, cuts, out, narrow=(flags, bases))
+    assert starts == [0, *np.cumsum(np.bincount(which, minlength=ranges)).tolist()]
+    for r, (a, b) in enumerate(itertools.pairwise(starts)):
+        want = keys[which == r]
+        if not flags[r]:
+            assert np.array_equal(out[a:b], want)
+            continue
+        low, top = radix.narrowed(out, a, b)
+        n = b - a
+        flat = np.empty(n + (n + 7) // 8, np.uint64)  # as a slot is read back
+        flat[:n].view(np.uint32)[n:] = low
+        flat[n:].view(np.uint8)[:n] = top
+        high = flat[n:].view(np.uint8)[:n]
+        assert np.array_equal(radix.widen(flat[:n], high, int(bases[r])), want)

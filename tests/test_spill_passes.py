@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pipeline import puzzles
-from pipeline.engine import reference, spill
+from pipeline.engine import radix, reference, spill
 from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Level
 from pipeline.engine.executor import LevelJob, MoveRules
@@ -20,10 +20,13 @@ from pipeline.engine.local import LocalExecutor
 
 @pytest.mark.parametrize("limit", [1, 20_000, 1 << 40])  # a pass a bucket, a few, one
 @pytest.mark.parametrize("name", ["french37", "3x3"])
+@pytest.mark.parametrize("narrow", [True, False])  # keys in 5 bytes where they fit, or 8
 def test_spilling_in_passes_gives_the_same_rows(
-    name: str, limit: int, monkeypatch: pytest.MonkeyPatch
+    name: str, limit: int, narrow: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(spill, "SPILL_BYTES", limit)
+    if not narrow:
+        monkeypatch.setattr(radix, "NARROW_SPAN", 0)
     p = puzzles.get(name)
     want = list(itertools.islice(reference.search(p.roots(), p.expand, p.graph), 7))
     folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"spill-passes-{os.getpid()}-{name}"
@@ -44,5 +47,6 @@ def test_spilling_in_passes_gives_the_same_rows(
         if name == "french37":  # layered: every move is a pair, whatever the passes
             assert stats.pairs == len(p.expand(done[-1].states)[1])
         done.append(InMemory(level.depth, got.states, got.parents))
+    assert any(folder.glob("slot*.top")) == narrow  # some buckets went in 5 bytes
     executor.close()  # the spill slots are kept from level to level until then
     assert not folder.exists()

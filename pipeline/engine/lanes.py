@@ -5,8 +5,9 @@ A level is cut into child ranges (buckets), made one after the other. Up to
 keeping only the keys of its range (the kernel filters them). Past that, a
 pass expands the frontier once for a run of buckets, groups each chunk's keys
 by bucket (radix.partition, linear) and appends them to the buckets' spill
-files (8 bytes a key; with path counts 16, or 8 where the key has bits to spare
-for its parent's row: indexed.py); then the buckets are read back one
+files (8 bytes a key, or 5 where the bucket's keys span less than 2**40: their
+offset from its first; with path counts 16, or 8 where the key has bits to
+spare for its parent's row: indexed.py); then the buckets are read back one
 by one. Either way a bucket comes as two runs of keys that the two threads
 sort (a radix sort; with path counts indexed moves beside a table of counts,
 rows.py, or rows ``(key, weight)``), and each thread resolves one half of the
@@ -172,16 +173,24 @@ def _spilled(
     counts = job.frontier.path_counts() if rows.low else None
 
     word = 8 if indexed.index_bits(rows) else 8 * rows.width  # bytes a spilled move
+    narrow = None if indexed.index_bits(rows) else _narrow(rows, edges)
+    if narrow is not None:
+        word = float(np.where(narrow[0], 5, 8).mean())  # buckets: about equal in moves
     on_disk = len(job.frontier) * max(1.0, branching) * word
     passes = min(k, max(1, math.ceil(on_disk / spill.SPILL_BYTES)))
     for run in np.array_split(np.arange(k), passes):
         first, last = int(run[0]), int(run[-1]) + 1
         sizes, index = _spill_pass(
-            pool, job, rows, edges, (first, last), branching, buffers, stats, folder
+            pool, job, rows, edges, (first, last), branching, buffers, stats, folder, narrow
         )
         for b in range(first, last):
             clock = time.perf_counter()
             slot = (folder, b - first, sizes[b - first])
+            if narrow is not None and narrow[0][b]:
+                runs, taken = _read_narrow(pool, slot, int(narrow[1][b]), buffers)
+                stats.expand += time.perf_counter() - clock
+                yield edges[b], edges[b + 1], runs, taken, None
+                continue
             runs, taken, tables = _read_slot(pool, slot, rows, buffers, index, counts)
             stats.expand += time.perf_counter() - clock
             yield edges[b], edges[b + 1], runs, taken, tables
@@ -197,11 +206,14 @@ def _spill_pass(
     buffers: Pool,
     stats: StepStats,
     folder: Path,
+    narrow: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[list[int], indexed.Index | None]:
     """The moves into buckets ``run[0] <= b < run[1]``, each written to its slot file
     (bucket ``b`` to slot ``b - run[0]``): the threads expand and group chunks, this
-    one writes them in order. Returns the bytes written to each slot, and how its
-    keys find their path counts when they are indexed (indexed.py)."""
+    one writes them in order (``narrow``, :func:`_narrow`: which buckets' keys go
+    in 5 bytes, 4 to the slot file and 1 to its ``.top`` file). Returns the bytes
+    written to each slot, and how its keys find their path counts when they are
+    indexed (indexed.py)."""
     from pipeline.engine import indexed, radix  # numba: kept off the solve path's imports
 
     clock = time.perf_counter()
@@ -213,13 +225,15 @@ def _spill_pass(
     bits = indexed.index_bits(rows)
 
     pack = 0 if rows.low else bits  # rows (key, parent's row) to pack into one word
+    flags = narrow[0][first:last] if narrow is not None else np.zeros(last - first, bool)
+    narrowing = (flags, narrow[1][first:last]) if narrow is not None else None
 
     def group(part: Chunk) -> tuple[States, list[int], States | None]:
         weights = indexed.rows_of_chunk(part) if pack else None
         moves, buffer = _chunk_keys(rows, buffers, part, *span, share, weights)
         out = buffers.take(len(moves) if bits else moves.size)
         out = out if bits else out.reshape(moves.shape)
-        bounds = radix.partition(moves, cut_keys, out, pack)
+        bounds = radix.partition(moves, cut_keys, out, pack, narrowing)
         buffers.give(buffer)
         return out, bounds, part[2]
 
@@ -228,13 +242,20 @@ def _spill_pass(
     index = indexed.Index(bits, folder / "counts.bin") if bits else None
     with contextlib.ExitStack() as stack:
         files = [stack.enter_context(_slot(folder, i)) for i in range(last - first)]
+        tops = [
+            stack.enter_context(_slot(folder, i, "top")) if f else None for i, f in enumerate(flags)
+        ]
         # Indexed runs find their counts in the frontier's (rows.py): no side file.
         counts = stack.enter_context(_slot(folder, "counts")) if pack else None
         for out, bounds, weights in _bounded_map(
             pool, group, indexed.cut(parts, 1 << bits) if index else parts
         ):
-            for f, a, b in zip(files, bounds, bounds[1:], strict=False):
-                if b > a:
+            for f, top, a, b in zip(files, tops, bounds, bounds[1:], strict=False):
+                if b > a and top is not None:
+                    low, high = radix.narrowed(out, a, b)
+                    f.write(low)
+                    top.write(high)
+                elif b > a:
                     f.write(out[a:b])
             if index:
                 if counts:
@@ -246,12 +267,12 @@ def _spill_pass(
     return sizes, index
 
 
-def _slot(folder: Path, i: int | str) -> BinaryIO:
+def _slot(folder: Path, i: int | str, kind: str = "bin") -> BinaryIO:
     """Spill file ``i``, open to be written from its start. Slots are overwritten in
     place, never truncated nor removed until the build ends (``LocalExecutor.close``):
     on this machine writing pages the page cache holds ran at 11 GB/s, while new
     pages (a new or truncated file) ran at 0.7 GB/s and reading them back at 0.4."""
-    path = folder / (f"slot{i:05d}.bin" if isinstance(i, int) else f"{i}.bin")
+    path = folder / (f"slot{i:05d}.{kind}" if isinstance(i, int) else f"{i}.{kind}")
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
         path.touch()
@@ -292,6 +313,48 @@ def _read_slot(
         return (a, b), taken, None
     a, b = (t if rows.width == 1 else t.reshape(-1, rows.width) for t in taken)
     return (a, b), taken, None
+
+
+def _narrow(rows: Rows, edges: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
+    """For each bucket, whether its keys go to disk in 5 bytes (their offsets from its
+    smallest key lie below radix.NARROW_SPAN), and that key; None for rows."""
+    from pipeline.engine import radix
+
+    if rows.width != 1 or rows.kernels is None:
+        return None
+    top = 1 << rows.kernels.key_bits  # above every key
+    bases = [min(rows.key_bound(e), top) for e in edges[:-1]]
+    ends = [min(rows.key_bound(e), top) for e in edges[1:]]
+    flags = np.array([e - b <= radix.NARROW_SPAN for b, e in zip(bases, ends, strict=True)])
+    return flags, np.array([min(b, top - 1) for b in bases], np.uint64)
+
+
+def _read_narrow(
+    pool: ThreadPoolExecutor, slot: tuple[Path, int, int], base: int, buffers: Pool
+) -> tuple[tuple[States, States], list]:
+    """A bucket's 5-byte keys (slot file and ``.top``, ``base`` their smallest key) as
+    two runs of keys in pooled buffers (listed second, to give back); each buffer
+    holds its run's 4-byte parts in its second half and fifth bytes after its end
+    while they are widened in place."""
+    from pipeline.engine import radix
+
+    folder, i, size = slot
+    n = size // 4
+    parts = []
+    with (
+        open(folder / f"slot{i:05d}.bin", "rb") as low,
+        open(folder / f"slot{i:05d}.top", "rb") as top,
+    ):
+        for count in (n // 2, n - n // 2):
+            flat = buffers.take(count + (count + 7) // 8)
+            keys = flat[:count]
+            high = flat[count:].view(np.uint8)[:count]
+            got = low.readinto(keys.view(np.uint32)[count:]) + top.readinto(high)
+            if got != 5 * count:
+                raise CorruptTable(f"{low.name}: ends before its moves (spill cut short)")
+            parts.append((flat, keys, high))
+    a, b = pool.map(lambda p: radix.widen(p[1], p[2], base), parts)
+    return (a, b), [p[0] for p in parts]
 
 
 def _chunk_rows(job: LevelJob, rows: Rows, share: float) -> int:

@@ -120,16 +120,61 @@ def _sort_rows(rows, spare, most):
     return src
 
 
-def partition(moves: np.ndarray, cuts: np.ndarray, out: np.ndarray, bits: int = 0) -> list[int]:
+def partition(
+    moves: np.ndarray,
+    cuts: np.ndarray,
+    out: np.ndarray,
+    bits: int = 0,
+    narrow: tuple[np.ndarray, np.ndarray] | None = None,
+) -> list[int]:
     """``moves`` (keys, or rows led by their key) into ``out`` grouped by range: range
     ``r`` holds the keys in ``[cuts[r-1], cuts[r])`` (``cuts`` sorted; the first
     range starts at 0, the last runs to the top). Returns where each range starts
     in ``out``, and its end. The order inside a range is the order in ``moves``.
-    ``bits`` > 0: rows ``(key, i)`` go into ``out`` as one word, ``key << bits | i``."""
+    ``bits`` > 0: rows ``(key, i)`` go into ``out`` as one word, ``key << bits | i``.
+    ``narrow`` (a flag and a base key a range): the keys of a flagged range go in
+    as 5 bytes, their offset from its base (below 2**40): :func:`narrowed`."""
     w = 1 if moves.ndim == 1 else moves.shape[1]
     grouped = out[: len(moves)].reshape(-1, 1 if bits else w)
-    starts = _partition(moves.reshape(-1, w), cuts, grouped, np.uint64(bits))
+    flags, bases = narrow if narrow is not None else (_NONE, _NO_KEYS)
+    wide = grouped.reshape(-1)  # keys of a narrow range go in through its bytes
+    starts = _partition(
+        moves.reshape(-1, w), cuts, grouped, np.uint64(bits), flags, bases, wide.view(np.uint8)
+    )
     return starts.tolist()
+
+
+def narrowed(out: np.ndarray, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """The 5-byte keys :func:`partition` wrote to ``out[a:b]`` of a narrow range: their
+    low 4 bytes, then their fifth (their offsets from the range's base)."""
+    n = b - a
+    return out[a:b].view(np.uint32)[:n], out[a:b].view(np.uint8)[4 * n : 5 * n]
+
+
+def widen(flat: np.ndarray, top: np.ndarray, base: int) -> np.ndarray:
+    """Keys back from 5 bytes, in place: ``flat`` (n uint64) holds their low 4 bytes
+    in its second half, ``top`` their fifth; each key is ``base`` plus the offset."""
+    _widen(flat, top, np.uint64(base))
+    return flat
+
+
+#: Spans a narrow key's offset may take (4 bytes and 1).
+NARROW_SPAN = 1 << 40
+_NONE = np.zeros(0, np.bool_)
+_NO_KEYS = np.zeros(0, np.uint64)
+
+
+@njit(nogil=True, cache=True)
+def _widen(flat, top, base):
+    n = len(flat)
+    low = flat.view(np.uint32)
+    block = 4096
+    temp = np.empty(block, np.uint32)
+    for i in range(0, n, block):  # key i (bytes 8i..) is written only once the low
+        m = min(block, n - i)  # bytes of every key from i on (4n + 4i..) are read
+        temp[:m] = low[n + i : n + i + m]
+        for k in range(m):
+            flat[i + k] = base + ((np.uint64(top[i + k]) << np.uint64(32)) | np.uint64(temp[k]))
 
 
 #: Bits of the table that finds a key's range (a binary search per key, a chain
@@ -138,7 +183,7 @@ TABLE_BITS = 12
 
 
 @njit(nogil=True, cache=True)
-def _partition(moves, cuts, out, bits):
+def _partition(moves, cuts, out, bits, flags, bases, raw):
     n, w = moves.shape
     m = len(cuts) + 1
     starts = np.zeros(m + 1, np.int64)
@@ -158,12 +203,18 @@ def _partition(moves, cuts, out, bits):
     for r in range(m):
         starts[r + 1] += starts[r]
     at = starts[:m].copy()
+    low = raw.view(np.uint32)
     for i in range(n):  # the range found again: cheaper than a fresh array to keep it in
         r = _range_of(moves[i, 0], lo, shift, table, cuts)
         j = at[r]
         at[r] = j + 1
         if bits:
             out[j, 0] = (moves[i, 0] << bits) | moves[i, 1]
+        elif len(flags) > 0 and flags[r]:  # 4 bytes at 2a + k, 1 at 8a + 4c + k
+            a, c = starts[r], starts[r + 1] - starts[r]
+            off = moves[i, 0] - bases[r]
+            low[a + j] = np.uint32(off & np.uint64(0xFFFFFFFF))
+            raw[8 * a + 4 * c + (j - a)] = np.uint8(off >> np.uint64(32))
         else:
             for c in range(w):
                 out[j, c] = moves[i, c]
