@@ -229,7 +229,8 @@ def test_a_spill_side_file_shorter_than_its_chunks_is_refused(tmp_path: Path) ->
 
 def test_a_spill_slot_shorter_than_its_moves_is_refused(tmp_path: Path) -> None:
     """A slot file cut short (a disk that filled, a file someone truncated) is one
-    clear error when its bucket is read back, for plain keys and indexed moves."""
+    clear error when its bucket is read back, for plain keys, indexed moves and
+    5-byte keys."""
     from concurrent.futures import ThreadPoolExecutor
 
     from pipeline.engine.buffers import Pool
@@ -253,3 +254,12 @@ def test_a_spill_slot_shorter_than_its_moves_is_refused(tmp_path: Path) -> None:
         counts = np.ones(3, np.uint64)
         with pytest.raises(CorruptTable, match="ends before its moves"):
             lanes._read_slot(pool, (tmp_path, 0, 96), indexed_runs, Pool(0), index, counts)
+        # 5-byte keys: 4 in the slot, 1 in slot.top, offsets from the bucket's first key
+        base = 1 << 41
+        (keys + np.uint64(1 << 32)).astype(np.uint32).tofile(tmp_path / "slot00001.bin")
+        np.ones(10, np.uint8).tofile(tmp_path / "slot00001.top")
+        (a, b), _ = lanes._read_narrow(pool, (tmp_path, 1, 40), base, Pool(0))
+        assert np.concatenate([a, b]).tolist() == (keys + np.uint64(base + (1 << 32))).tolist()
+        np.ones(9, np.uint8).tofile(tmp_path / "slot00001.top")  # the .top cut short
+        with pytest.raises(CorruptTable, match="ends before its moves"):
+            lanes._read_narrow(pool, (tmp_path, 1, 40), base, Pool(0))
