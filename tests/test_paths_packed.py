@@ -258,8 +258,8 @@ def test_a_spill_slot_shorter_than_its_moves_is_refused(tmp_path: Path) -> None:
         base = 1 << 41
         (keys + np.uint64(1 << 32)).astype(np.uint32).tofile(tmp_path / "slot00001.bin")
         np.ones(10, np.uint8).tofile(tmp_path / "slot00001.top")
-        (a, b), _ = lanes._read_narrow(pool, (tmp_path, 1, 40), base, Pool(0))
+        (a, b), _, _ = lanes._read_slot(pool, (tmp_path, 1, 40), plain, Pool(0), None, None, base)
         assert np.concatenate([a, b]).tolist() == (keys + np.uint64(base + (1 << 32))).tolist()
         np.ones(9, np.uint8).tofile(tmp_path / "slot00001.top")  # the .top cut short
         with pytest.raises(CorruptTable, match="ends before its moves"):
-            lanes._read_narrow(pool, (tmp_path, 1, 40), base, Pool(0))
+            lanes._read_slot(pool, (tmp_path, 1, 40), plain, Pool(0), None, None, base)

@@ -186,12 +186,8 @@ def _spilled(
         for b in range(first, last):
             clock = time.perf_counter()
             slot = (folder, b - first, sizes[b - first])
-            if narrow is not None and narrow[0][b]:
-                runs, taken = _read_narrow(pool, slot, int(narrow[1][b]), buffers)
-                stats.expand += time.perf_counter() - clock
-                yield edges[b], edges[b + 1], runs, taken, None
-                continue
-            runs, taken, tables = _read_slot(pool, slot, rows, buffers, index, counts)
+            base = int(narrow[1][b]) if narrow is not None and narrow[0][b] else None
+            runs, taken, tables = _read_slot(pool, slot, rows, buffers, index, counts, base)
             stats.expand += time.perf_counter() - clock
             yield edges[b], edges[b + 1], runs, taken, tables
 
@@ -286,12 +282,17 @@ def _read_slot(
     buffers: Pool,
     index: indexed.Index | None,
     counts: States | None = None,
+    base: int | None = None,
 ) -> tuple[tuple[States, States], list, tuple[States, States] | None]:
     """A bucket's spilled moves (``slot``: the folder, the slot, the bytes written to
     it) as two runs in pooled buffers (listed second, to give back). Indexed
     moves (``counts``, the frontier's: rows.py) come with the runs' tables, cut
     where :meth:`indexed.Index.split` says; other keys with an index are joined
-    to their path counts on the two threads; the rest are cut in halves."""
+    to their path counts on the two threads; 5-byte keys (``base``, the bucket's
+    first key: :func:`_read_narrow`) are widened; the rest are cut in halves."""
+    if base is not None:
+        runs, taken = _read_narrow(pool, slot, base, buffers)
+        return runs, taken, None
     folder, i, size = slot
     n = size // (8 if index else 8 * rows.width)
     cut = index.split(i) if index and counts is not None else None
