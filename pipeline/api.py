@@ -137,11 +137,18 @@ class Database:
 
     # -- reading ----------------------------------------------------------
     def table(self, name: str) -> Table:
-        """The complete table ``name``; NotBuilt names the command that builds it."""
+        """The complete table ``name``; NotBuilt names the command that builds it.
+
+        CorruptTable when its manifest records another puzzle than the registry's
+        (or the kept spec's) of that name: every answer is the registry's puzzle's.
+        """
         if name not in self._tables:
+            from pipeline.puzzles import trusted
+
             puzzles.get(name, self.data)
             self.require_folder(name)
             table = Table(self.data / name)
+            trusted.puzzle_of(table.manifest, self.data)
             table.check_sizes()
             self._tables[name] = table
         return self._tables[name]

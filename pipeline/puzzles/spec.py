@@ -107,7 +107,11 @@ def _parse(doc: dict[str, Any], text: str, where: str) -> Spec:
 
 def _no_clash(name: str) -> None:
     from pipeline import puzzles
+    from pipeline.puzzles.reserved import reserved
 
+    why = reserved(name)
+    if why is not None:
+        raise Problem("name", f"{why}: choose another name")
     try:
         puzzles.get(name)
     except UnknownPuzzle:
