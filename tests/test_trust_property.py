@@ -145,13 +145,17 @@ EXAMPLES = int(os.environ.get("PUZZLEDB_PROPERTY_EXAMPLES", "100"))
 @given(
     chosen=st.one_of(st.sampled_from(FIELDS).map(lambda f: [f]), st.just(FIELDS)),
     attack=ATTACK,
+    kept=st.booleans(),
 )
 def test_text_of_a_folder_never_runs_nor_changes_an_answer(
-    folders: dict[str, Any], chosen: list[tuple[str, str]], attack: str
+    folders: dict[str, Any], chosen: list[tuple[str, str]], attack: str, kept: bool
 ) -> None:
+    """``kept``: ring4's spec file stays (else ring4 is read from the spec its manifest records)."""
     data, sentinel = folders["data"], folders["sentinel"]
     evil = attack.replace("{out}", str(sentinel))
     _attack(data, folders["texts"], chosen, evil)
+    if not kept:
+        (data / "specs" / "ring4.toml").unlink()
     before = _outside(sentinel.parent, data)
     got = _answers(pipeline.open(data))
     assert _outside(sentinel.parent, data) == before
