@@ -163,14 +163,17 @@ class Database:
             )
 
     def built(self) -> list[str]:
-        """The names of the complete tables in the data folder."""
+        """The names of the complete tables in the data folder whose manifest records
+        the registry's puzzle of their name (catalog.manifests: the tables the catalog has)."""
         from pipeline import catalog
 
         return [m.table for m in catalog.manifests(self.data)]
 
     def is_built(self, name: str) -> bool:
-        """Whether ``name`` is in :meth:`built`, reading its own manifest only (a solve
-        asks about a few tables; :meth:`built` parses every manifest of the folder)."""
+        """Whether ``name`` has a readable manifest, reading it only (a solve asks about
+        a few tables; :meth:`built` parses every manifest of the folder). A table whose
+        manifest records another puzzle than the registry's counts as built, so
+        :meth:`table` refuses it in one line (CorruptTable) rather than rebuild it."""
         from pipeline.errors import CorruptTable
         from pipeline.storage import manifest as manifests_
         from pipeline.storage.format import MANIFEST
