@@ -172,16 +172,20 @@ def write(data: Path) -> Path:
     target = data / CATALOG
     with _catalog_lock(data):
         for old in data.glob(CATALOG + ".*tmp*"):  # leftovers: no other writer holds the lock
-            old.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                old.unlink()
         tmp = data / f"{CATALOG}.{os.getpid()}.tmp"
         leftovers = (tmp, Path(str(tmp) + ".wal"))
         try:
             _write(data, tmp)
-        except BaseException:
+            os.replace(tmp, target)
+        except BaseException as e:
             for p in leftovers:
-                p.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):
+                    p.unlink()
+            if isinstance(e, OSError):
+                raise CannotWrite(f"{target} cannot be written: {e.strerror}") from None
             raise
-        os.replace(tmp, target)
     return target
 
 

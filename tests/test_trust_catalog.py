@@ -7,6 +7,7 @@ jumps, catalog writes at once): each repro through the real CLI.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -222,3 +223,34 @@ def test_six_catalog_runs_at_once(copy: Path) -> None:
     names = [r[0] for r in con.execute("SELECT name FROM puzzles ORDER BY name").fetchall()]
     assert names == ["2x3", "3x3", "triangle15", "triangle15-winnable"]
     assert sorted(p.name for p in copy.iterdir() if "duckdb" in p.name) == ["puzzles.duckdb"]
+
+
+@pytest.mark.parametrize(
+    ("setup", "line"),
+    [
+        ("catalog-dir", "puzzles.duckdb cannot be written: Is a directory"),
+        ("lock-link", "catalog.lock cannot be opened: Too many levels of symbolic links"),
+        ("staging-link", ".staging is not a folder"),
+        ("lock-fifo", "catalog.lock is not a regular file"),
+    ],
+)
+def test_a_hostile_catalog_place_is_one_line(
+    copy: Path, tmp_path: Path, setup: str, line: str
+) -> None:
+    """The catalog's lock, temp and target never lead outside the folder (guards: the
+    directory as target was a traceback on 34ee030; the lock is new)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    staging = copy / ".staging"
+    if setup == "catalog-dir":
+        (copy / "puzzles.duckdb").mkdir()
+    elif setup == "staging-link":
+        staging.symlink_to(outside)
+    elif setup == "lock-link":
+        staging.mkdir()
+        (staging / "catalog.lock").symlink_to(outside / "lock")
+    else:
+        staging.mkdir()
+        os.mkfifo(staging / "catalog.lock")
+    _one_line_error(run_cli("catalog", data=copy), line)
+    assert list(outside.iterdir()) == []
