@@ -187,11 +187,13 @@ def test_a_table_under_a_reserved_name_is_left_out(copy: Path) -> None:
 
 
 def test_the_keyword_list_holds_every_duckdb_keyword() -> None:
-    from pipeline.puzzles.reserved import CATALOG_NAMES, KEYWORDS
+    from pipeline import puzzles
+    from pipeline.puzzles.reserved import CATALOG_NAMES, KEYWORDS, reserved
 
     rows = duckdb.connect().execute("SELECT keyword_name FROM duckdb_keywords()").fetchall()
     assert {r[0] for r in rows} <= KEYWORDS
     assert {"puzzles", "levels", "summary", "board", "path", "canonical"} <= CATALOG_NAMES
+    assert [n for n in [*puzzles.REGISTRY, *puzzles.GROUPS] if reserved(n)] == []
 
 
 # -- item 7: catalog writes at once into one folder ----------------------------------------

@@ -3,7 +3,7 @@
 A spec names the puzzle and describes its board as data, in one table named
 after its family::
 
-    name = "plus"                 # the registry name: a-z, 0-9, _ (no clash with a built-in)
+    name = "plus"                 # a-z, 0-9, _: no built-in, catalog name or DuckDB keyword
     title = "plus-shaped sliding puzzle"
     [tiles]                       # or [pegs]: see spec_tiles.py, spec_pegs.py
     ...
