@@ -47,6 +47,8 @@ PositionArg = Annotated[
         "is taken as it is; `--` before it also works)."
     ),
 ]
+#: What an interrupted build says (its finished levels are kept in staging).
+INTERRUPTED = "interrupted (rerun the same build to resume)"
 #: Positions may start with '-' ("-1 2 3 ..." is then the project's one-line error).
 POSITIONAL = {"ignore_unknown_options": True}
 
@@ -196,19 +198,23 @@ def build(
         raise typer.BadParameter("--root goes with board names, not --default")
     for n in names:
         puzzles.get(n, data)
-    with BuildProgress(names, data) as progress:
-        manifests = db.build(
-            names,
-            force=force,
-            paths=paths,
-            on_level=progress.level,
-            memory=memory,
-            root=root,
-            yes=yes,
-            max_depth=max_depth,
-            engine=engine,
-            master=master,
-        )
+    try:
+        with BuildProgress(names, data) as progress:
+            manifests = db.build(
+                names,
+                force=force,
+                paths=paths,
+                on_level=progress.level,
+                memory=memory,
+                root=root,
+                yes=yes,
+                max_depth=max_depth,
+                engine=engine,
+                master=master,
+            )
+    except KeyboardInterrupt:  # Typer would turn it into a silent exit 130
+        typer.echo(f"puzzledb: {INTERRUPTED}", err=True)
+        raise typer.Exit(130) from None
     for m in manifests:
         typer.echo(_built_line(m), err=True)
     typer.echo(f"catalog: {data / 'puzzles.duckdb'}", err=True)
@@ -645,8 +651,8 @@ def main() -> None:
     except PuzzleDBError as e:
         print(f"puzzledb: {e}", file=sys.stderr)
         sys.exit(1)
-    except KeyboardInterrupt:
-        print("puzzledb: interrupted (rerun the same build to resume)", file=sys.stderr)
+    except KeyboardInterrupt:  # outside a command (Typer exits 130 silently inside one)
+        print("puzzledb: interrupted", file=sys.stderr)
         sys.exit(130)
     except Exception as e:  # a library error on user input (bad SQL, unreadable file)
         if type(e).__module__.split(".")[0] in ("duckdb", "_duckdb", "pyarrow", "polars"):

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -190,3 +192,26 @@ def test_a_hostile_progress_file_records_no_root(copy: Path, make) -> None:
     staging.mkdir(parents=True)
     make(staging / "progress.json")
     one_line(cli("longest", "3x3~1b2c3d4e", data=copy), "unknown puzzle '3x3~1b2c3d4e'")
+
+
+# Ctrl-C.
+
+
+def test_ctrl_c_on_build_says_how_to_resume(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    env = dict(os.environ, PUZZLEDB_CACHE=str(tmp_path / "cache"))
+    cmd = [sys.executable, "-m", "pipeline.cli", "build", "pocket", "--data", str(folder)]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    progress = folder / ".staging" / "pocket" / "progress.json"
+    start = time.monotonic()
+    while not progress.exists() and p.poll() is None and time.monotonic() - start < TIMEOUT:
+        time.sleep(0.05)
+    time.sleep(0.3)  # into its first levels (the whole build takes 5 s or more)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=TIMEOUT)
+    assert (p.returncode, out, err) == (
+        130,
+        "",
+        "puzzledb: interrupted (rerun the same build to resume)\n",
+    )
+    assert progress.is_file() and not (folder / "pocket").exists()
