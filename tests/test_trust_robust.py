@@ -3,6 +3,8 @@ FIFOs and /dev/zero as its small files, a spec nested 100,000 deep; Ctrl-C on a 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import signal
@@ -13,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import pipeline
+from pipeline.solvers import ida_c, optimal
 from pipeline.storage import files
 
 #: Long enough for a CLI run on a busy machine; a hang shows as a timeout.
@@ -215,3 +219,35 @@ def test_ctrl_c_on_build_says_how_to_resume(tmp_path: Path) -> None:
         "puzzledb: interrupted (rerun the same build to resume)\n",
     )
     assert progress.is_file() and not (folder / "pocket").exists()
+
+
+# The C kernel in the user's cache.
+
+
+def test_a_truncated_c_kernel_is_built_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Loading a library cut short killed the solve with SIGBUS (exit 135; -7 here).
+    monkeypatch.setenv("PUZZLEDB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(ida_c.ENV, raising=False)
+    folder = tmp_path / "data"
+    pipeline.open(folder).build([p.name for p in optimal.patterns("3x3")])
+    install = [sys.executable, "-m", "pipeline.solvers.ida_c"]
+    assert subprocess.run(install, capture_output=True).returncode == 0
+    (so,) = (tmp_path / "cache").glob("ida-*.so")
+    whole = so.read_bytes()
+    record = {"bytes": len(whole), "sha256": hashlib.sha256(whole).hexdigest()}
+    assert json.loads(so.with_suffix(".json").read_text()) == record
+
+    so.write_bytes(whole[: len(whole) // 2])
+    solve = ["solve", "3x3", "6 4 7 8 5 0 3 2 1", "--method", "optimal", "--json"]
+    r = cli(*solve, data=folder)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["moves"] == 31
+    assert so.read_bytes() == whole
+
+    so.write_bytes(whole[: len(whole) // 2])  # the install step sees it too
+    r = subprocess.run(install, capture_output=True, text=True)
+    assert r.stdout == f"IDA* kernel: {so}\n"
+    assert so.read_bytes() == whole
+    assert json.loads(so.with_suffix(".json").read_text()) == record
