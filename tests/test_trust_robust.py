@@ -251,3 +251,36 @@ def test_a_truncated_c_kernel_is_built_again(
     assert r.stdout == f"IDA* kernel: {so}\n"
     assert so.read_bytes() == whole
     assert json.loads(so.with_suffix(".json").read_text()) == record
+
+
+# --engine spark: a master Spark would refuse is refused before its JVM starts.
+
+
+@pytest.mark.parametrize(
+    "master, why",
+    [
+        ("garbage", "--master 'garbage' is not a Spark master"),
+        ("local[0]", "--master 'local[0]' is not a Spark master"),
+        ("yarn", "--master yarn needs HADOOP_CONF_DIR or YARN_CONF_DIR"),
+    ],
+)
+def test_a_bad_spark_master_is_one_line_before_java(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, master: str, why: str
+) -> None:
+    pytest.importorskip("pyspark")
+    # No Java here: the master is refused before Java is even looked for.
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "nojava"))
+    for name in ("HADOOP_CONF_DIR", "YARN_CONF_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    r = cli("build", "2x3", "--engine", "spark", "--master", master, data=tmp_path / "data")
+    one_line(r, why)
+    assert not (tmp_path / "data" / "2x3").exists()
+
+
+def test_a_failed_spark_start_shows_no_java_stack(tmp_path: Path) -> None:
+    # Spark refuses a worker smaller than an executor (1024 MiB) once its JVM runs:
+    # that JVM's stack trace (16 lines) is dropped, its first line kept.
+    pytest.importorskip("pyspark")
+    master = "local-cluster[1,1,512]"
+    r = cli("build", "2x3", "--engine", "spark", "--master", master, data=tmp_path / "data")
+    one_line(r, f"Spark did not start on master {master}", "512 MiB/worker")
