@@ -9,6 +9,7 @@ command body is a few lines.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import sys
@@ -51,6 +52,26 @@ PositionArg = Annotated[
 INTERRUPTED = "interrupted (rerun the same build to resume)"
 #: Positions may start with '-' ("-1 2 3 ..." is then the project's one-line error).
 POSITIONAL = {"ignore_unknown_options": True}
+
+
+def _interruptible(line: str) -> Any:
+    """Ctrl-C in the command: ``line`` on stderr and exit 130. Typer alone exits 130
+    without a word, and DuckDB turns Ctrl-C into RuntimeError("Query interrupted")."""
+
+    def wrap(command: Any) -> Any:
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return command(*args, **kwargs)
+            except (KeyboardInterrupt, RuntimeError) as e:
+                if isinstance(e, RuntimeError) and "interrupted" not in str(e):
+                    raise
+                typer.echo(f"puzzledb: {line}", err=True)
+                raise typer.Exit(130) from None
+
+        return run
+
+    return wrap
 
 
 def _db(data: Path) -> Any:
@@ -162,6 +183,7 @@ MasterOpt = Annotated[
 
 
 @app.command()
+@_interruptible(INTERRUPTED)
 def build(
     puzzle: Annotated[list[str] | None, typer.Argument(help="Puzzles to build.")] = None,
     default: DefaultOpt = False,
@@ -198,23 +220,19 @@ def build(
         raise typer.BadParameter("--root goes with board names, not --default")
     for n in names:
         puzzles.get(n, data)
-    try:
-        with BuildProgress(names, data) as progress:
-            manifests = db.build(
-                names,
-                force=force,
-                paths=paths,
-                on_level=progress.level,
-                memory=memory,
-                root=root,
-                yes=yes,
-                max_depth=max_depth,
-                engine=engine,
-                master=master,
-            )
-    except KeyboardInterrupt:  # Typer would turn it into a silent exit 130
-        typer.echo(f"puzzledb: {INTERRUPTED}", err=True)
-        raise typer.Exit(130) from None
+    with BuildProgress(names, data) as progress:
+        manifests = db.build(
+            names,
+            force=force,
+            paths=paths,
+            on_level=progress.level,
+            memory=memory,
+            root=root,
+            yes=yes,
+            max_depth=max_depth,
+            engine=engine,
+            master=master,
+        )
     for m in manifests:
         typer.echo(_built_line(m), err=True)
     typer.echo(f"catalog: {data / 'puzzles.duckdb'}", err=True)
