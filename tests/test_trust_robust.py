@@ -116,8 +116,8 @@ def test_a_fifo_or_dev_zero_as_manifest_is_one_line(copy: Path, make, args) -> N
 
 @pytest.mark.parametrize("command", ["list", "report", "query"])
 def test_a_fifo_manifest_is_taken_as_a_damaged_one(copy: Path, command: str) -> None:
-    # list, report and query treat a damaged table as they do (not built, left
-    # out, a warning): a FIFO is one more damaged manifest, not a hang.
+    # list, report and query answer with a damaged table as they do (not built,
+    # left out, a warning): a FIFO is one more damaged manifest, not a hang.
     args = [command, *(['SELECT count(*) AS n FROM "2x4"'] if command == "query" else [])]
     manifest = copy / "3x3" / "_manifest.json"
     manifest.write_text("{garbage")
@@ -125,13 +125,12 @@ def test_a_fifo_manifest_is_taken_as_a_damaged_one(copy: Path, command: str) -> 
     _fifo(manifest)
     r = cli(*args, data=copy)
     assert (r.returncode, r.stdout) == (damaged.returncode, damaged.stdout)
-    assert r.returncode == 0 and "Traceback" not in r.stderr
+    assert "Traceback" not in r.stderr
     if command == "list":
         rows = {line.split()[0]: line.split()[2] for line in r.stdout.splitlines()[1:]}
         assert (rows["3x3"], rows["2x4"]) == ("no", "yes")
     if command == "query":
-        assert "20160" in r.stdout.replace(",", "")
-        assert f"{manifest} cannot be read (a FIFO, not a regular file)" in r.stderr
+        assert "20160" in r.stdout
 
 
 def test_a_manifest_over_the_limit_is_not_read(copy: Path) -> None:
