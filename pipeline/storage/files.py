@@ -15,9 +15,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
-#: The largest manifest read. The default build's largest (2x5, 56 files) is
-#: 36 KB and an entry is about 300 bytes: 64 MiB is some 200,000 files of
-#: 4 M rows, far beyond any table a disk holds.
+#: The largest manifest read. The default build's largest (2x5: 56 levels,
+#: 56 files) is 36 KB, about 530 bytes a level and its file; french37's (3
+#: billion positions, some 750 files of 4 M rows) would be near 400 KB. 64 MiB
+#: is over 100,000 files, far beyond any table a disk holds.
 MANIFEST_LIMIT = 64 << 20
 #: The largest spec (a board description: a few hundred bytes to a few KB).
 SPEC_LIMIT = 1 << 20
@@ -48,14 +49,14 @@ def read_bytes(path: Path, limit: int, follow: bool = False) -> bytes:
             raise NotReadable("a symbolic link, not followed") from None
         raise
     try:
-        mode = os.fstat(fd).st_mode
-        kind = next((name for test, name in _KINDS.items() if test(mode)), None)
-        if kind is not None or not stat.S_ISREG(mode):
+        st = os.fstat(fd)
+        kind = next((name for test, name in _KINDS.items() if test(st.st_mode)), None)
+        if kind is not None or not stat.S_ISREG(st.st_mode):
             raise NotReadable(f"{kind or 'a special file'}, not a regular file")
-        data = _read_at_most(fd, limit + 1)
+        data = b"" if st.st_size > limit else _read_at_most(fd, limit + 1)
     finally:
         os.close(fd)
-    if len(data) > limit:
+    if st.st_size > limit or len(data) > limit:
         raise NotReadable(f"larger than {limit:,} bytes")
     return data
 
