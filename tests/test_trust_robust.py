@@ -223,14 +223,21 @@ def test_ctrl_c_on_build_says_how_to_resume(tmp_path: Path) -> None:
 # The C kernel in the user's cache.
 
 
+@pytest.fixture(scope="module")
+def pdb3(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data folder with the 3x3's pattern databases (what solve --method optimal reads)."""
+    folder = tmp_path_factory.mktemp("pdb3")
+    pipeline.open(folder).build([p.name for p in optimal.patterns("3x3")])
+    return folder
+
+
 def test_a_truncated_c_kernel_is_built_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pdb3: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Loading a library cut short killed the solve with SIGBUS (exit 135; -7 here).
     monkeypatch.setenv("PUZZLEDB_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv(ida_c.ENV, raising=False)
-    folder = tmp_path / "data"
-    pipeline.open(folder).build([p.name for p in optimal.patterns("3x3")])
+    folder = pdb3
     install = [sys.executable, "-m", "pipeline.solvers.ida_c"]
     assert subprocess.run(install, capture_output=True).returncode == 0
     (so,) = (tmp_path / "cache").glob("ida-*.so")
@@ -250,6 +257,24 @@ def test_a_truncated_c_kernel_is_built_again(
     assert r.stdout == f"IDA* kernel: {so}\n"
     assert so.read_bytes() == whole
     assert json.loads(so.with_suffix(".json").read_text()) == record
+
+
+@pytest.mark.parametrize("cache", [".cache/3x3-pdb.npy", "3x3-pdb-4a/_pdb.npy"])
+@pytest.mark.parametrize("make", [_fifo, _zero], ids=["fifo", "dev-zero"])
+def test_a_fifo_or_dev_zero_as_pattern_cache_is_derived_again(
+    pdb3: Path, tmp_path: Path, cache: str, make
+) -> None:
+    folder = tmp_path / "data"
+    shutil.copytree(pdb3, folder)
+    solve = ["solve", "3x3", "6 4 7 8 5 0 3 2 1", "--method", "optimal", "--json"]
+    assert json.loads(cli(*solve, data=folder).stdout)["moves"] == 31  # the caches made
+    make(folder / cache)
+    if cache.endswith("_pdb.npy"):  # read only when the joined arrays are made again
+        (folder / ".cache" / "3x3-pdb.npy").unlink()
+    r = cli(*solve, data=folder)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["moves"] == 31
+    assert (folder / cache).is_file() and not (folder / cache).is_symlink()
 
 
 # --engine spark: a master Spark would refuse is refused before its JVM starts.
