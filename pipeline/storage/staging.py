@@ -14,7 +14,6 @@ import contextlib
 import ctypes
 import ctypes.util
 import fcntl
-import json
 import os
 import platform
 import shutil
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import BuildLocked, DiskFull
+from pipeline.storage import files
 from pipeline.storage.format import FORMAT_VERSION
 from pipeline.storage.manifest import FileEntry, LevelEntry
 from pipeline.storage.writer import write_json_atomic
@@ -91,7 +91,7 @@ class Progress:
 
     def _resume(self, describe: dict[str, Any], paths: bool) -> dict[str, Any] | None:
         try:
-            doc = json.loads((self.staging / PROGRESS).read_text())
+            doc = files.read_json(self.staging / PROGRESS, files.MANIFEST_LIMIT)
             ok = (
                 doc.get("puzzle") == describe
                 and doc.get("format_version") == FORMAT_VERSION
