@@ -187,6 +187,19 @@ class Database:
             return False
         return True
 
+    def has_table(self, name: str) -> bool:
+        """Whether a table of that name is there, sound or not: its manifest exists, so
+        reading it answers or says in one line what is wrong (``show`` asks this, not
+        :meth:`built`, which leaves a doctored table out without a word)."""
+        from pipeline.storage.format import MANIFEST
+
+        folder = self.data / name
+        return (
+            name == Path(name).name
+            and not name.startswith(".")
+            and (os.path.lexists(folder / MANIFEST))
+        )
+
     def manifests(self) -> list[Manifest]:
         """The manifests of the complete tables in the data folder (as ``built`` names them)."""
         from pipeline import catalog

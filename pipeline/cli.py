@@ -318,7 +318,7 @@ def show(
     drawing = db.draw(puzzle, state)
     if svg is not None:
         _write_svg(svg, db.board_svg(puzzle, state))
-    depth = db.depth(puzzle, state) if puzzle in db.built() else None
+    depth = db.depth(puzzle, state) if db.has_table(puzzle) else None
     if as_json:
         _emit({"puzzle": puzzle, "position": position, "depth": depth, "drawing": drawing})
         return
