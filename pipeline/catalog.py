@@ -225,39 +225,3 @@ def connect(data: Path, sealed: bool = True) -> Any:
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
     return con
-
-
-#: Statements a read-only query may run (the database is in memory; the
-#: catalog file and the Parquet files are outside it).
-READ_ONLY = {
-    "SELECT", "EXPLAIN", "VARIABLE_SET", "RELATION", "PREPARE", "EXECUTE", "CALL",
-    "CREATE", "INSERT", "UPDATE", "DELETE", "DROP", "ALTER", "TRANSACTION", "MULTI",
-}  # fmt: skip
-
-
-def refuse_writes(sql: str) -> None:
-    """BadQuery for a statement that writes or reaches outside (COPY, EXPORT, ATTACH,
-    INSTALL, LOAD, SET, PRAGMA, ...), named, unless the caller allows writes."""
-    import duckdb
-
-    from pipeline.errors import BadQuery
-
-    try:
-        found = duckdb.extract_statements(sql)
-    except duckdb.Error as e:
-        raise BadQuery(_first_line(e)) from None
-    if not found:
-        raise BadQuery("no SQL statement given")
-    for st in found:
-        if st.type.name not in READ_ONLY:
-            words = st.query.split()
-            kind = words[0].upper() if words else st.type.name
-            raise BadQuery(
-                f"{kind} statements may write or reach outside the data folder: "
-                "refused (run the query with --write to allow it)"
-            )
-
-
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return text[0] if text else type(e).__name__
