@@ -431,25 +431,26 @@ class Database:
     def connection(self, write: bool = False) -> Any:
         """A DuckDB connection of your own with the catalog's views and macros (absolute paths).
 
-        A fresh one on every call: what a caller creates or replaces on it (a view,
-        a macro) is seen by no other caller, nor by the API's own queries, which run
-        on a private connection no caller gets. Sealed unless ``write``: it reads the
-        data folder and nothing else outside the process (catalog.connect). The
-        tables' files are checked first (remembered: storage/integrity.py).
+        Read-only and sealed unless ``write``: a cursor of a read-only database
+        that reads the data folder and nothing else outside the process
+        (pipeline/readonly.py), so what a caller does on it (TEMP views, macros,
+        variables) is seen by no other caller nor by the API's own queries.
+        ``write``: a fresh in-memory connection on every call, unsealed
+        (catalog.connect). The tables' files are checked first (remembered:
+        storage/integrity.py).
         """
         if self.data.exists() and not self.data.is_dir():
             raise NotBuilt(f"{self.data} is not a folder")
-        from pipeline import catalog
-
         self.require_folder()
-        return catalog.connect(self.data, sealed=not write)
+        if write:
+            from pipeline import catalog
 
-    def _private(self) -> Any:
-        """The sealed connection read-only queries run on (the API's own among them):
-        never handed out, and only statements that read reach it (sql_guard)."""
+            return catalog.connect(self.data, sealed=False)
         if False not in self._cons:
-            self._cons[False] = self.connection()
-        return self._cons[False]
+            from pipeline import readonly
+
+            self._cons[False] = readonly.connect(self.data)
+        return self._cons[False].cursor()
 
     def query(
         self, query: str, params: dict[str, Any] | None = None, write: bool = False
@@ -457,9 +458,10 @@ class Database:
         """Run SQL (text, or the path of a .sql file) with variables ``params``; a DataFrame.
 
         Read-only unless ``write``: only SELECT, WITH, VALUES, DESCRIBE, SHOW,
-        SUMMARIZE and EXPLAIN of those run (pipeline/sql_guard.py), so a query
-        cannot write a file nor change what later calls see. ``write=True`` runs
-        anything on a fresh unsealed connection of its own, closed after.
+        SUMMARIZE and EXPLAIN of those run (pipeline/sql_guard.py), on a cursor of
+        the read-only database (:meth:`connection`), so a query neither writes a
+        file nor changes what later calls see. ``write=True`` runs anything on a
+        fresh unsealed connection of its own, closed after.
         Ctrl-C interrupts the query (KeyboardInterrupt: pipeline/interrupt.py).
         For a connection of your own, :meth:`connection`.
         """
@@ -472,7 +474,7 @@ class Database:
             con.close()
             return frame
         sql_guard.refuse_writes(query)
-        cursor = self._private().cursor()  # its own results and variables
+        cursor = self.connection()  # its own results and variables, never handed out
         frame = _frame(cursor, query, params)
         cursor.close()
         return frame

@@ -207,8 +207,8 @@ def connect(data: Path, sealed: bool = True) -> Any:
     not check page checksums; the check is remembered: storage/integrity.py).
     ``sealed``: the connection reads the data folder and nothing else outside
     the process (no file written or read elsewhere, no extension loaded, and
-    no setting can lift that); statements that write are refused before they
-    run (:func:`refuse_writes`).
+    no setting can lift that: :func:`seal`); statements that write are refused
+    before they run (pipeline/sql_guard.py).
     """
     import duckdb
 
@@ -220,8 +220,14 @@ def connect(data: Path, sealed: bool = True) -> Any:
     for stmt in statements(data, str(data.resolve())):
         con.execute(stmt)
     if sealed:
-        folder = str(data.resolve()) + os.sep  # as the views name it, and as it is
-        con.execute("SET allowed_directories = ?", [[folder, glob_escape(folder)]])
-        con.execute("SET enable_external_access = false")
-        con.execute("SET lock_configuration = true")
+        seal(con, data)
     return con
+
+
+def seal(con: Any, data: Path) -> None:
+    """Let ``con``'s database read the data folder and nothing else outside the
+    process, for good (the configuration is locked)."""
+    folder = str(data.resolve()) + os.sep  # as the views name it, and as it is
+    con.execute("SET allowed_directories = ?", [[folder, glob_escape(folder)]])
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import duckdb
 import pytest
 
 import pipeline
@@ -160,20 +161,24 @@ def test_an_api_query_cannot_change_what_later_calls_see(copy: Path) -> None:
     db.query('CREATE OR REPLACE VIEW "3x3" AS SELECT * FROM "2x3"', write=True)
     db.query("CREATE OR REPLACE MACRO board(puzzle, state) AS 'forged'", write=True)
     assert sorted(db.longest("3x3")["position"]) == LONGEST_3X3
-    assert db.query("SELECT board('2x3', 1) AS b")["b"][0] != "forged"
+    assert db.query("SELECT board('2x3', 1) AS b")["b"][0] == "1 0 0 0 0 0"
 
 
 def test_each_caller_gets_a_connection_of_its_own(copy: Path) -> None:
     db = pipeline.open(copy)
     mine = db.connection()
-    mine.execute('CREATE OR REPLACE VIEW "3x3" AS SELECT * FROM "2x3"')
-    mine.execute("CREATE OR REPLACE MACRO board(puzzle, state) AS 'forged'")
+    with pytest.raises(duckdb.Error, match="read-only"):
+        mine.execute('CREATE OR REPLACE VIEW "3x3" AS SELECT * FROM "2x3"')
+    mine.execute('CREATE TEMP VIEW "3x3" AS SELECT * FROM "2x3"')
+    mine.execute("CREATE OR REPLACE TEMP MACRO board(puzzle, state) AS 'forged'")
+    assert mine.execute('SELECT count(*) FROM "3x3"').fetchone()[0] == 360
     assert mine.execute("SELECT board('3x3', 1)").fetchone()[0] == "forged"
     assert sorted(db.longest("3x3")["position"]) == LONGEST_3X3
     theirs = db.connection()
-    assert theirs is not mine
     assert theirs.execute('SELECT count(*) FROM "3x3"').fetchone()[0] == 181_440
-    assert theirs.execute("SELECT board('2x3', 1)").fetchone()[0] != "forged"
+    assert theirs.execute("SELECT board('2x3', 1)").fetchone()[0] == "1 0 0 0 0 0"
+    with pytest.raises(duckdb.Error, match="lock"):
+        theirs.execute("SET enable_external_access = true")
 
 
 # -- Ctrl-C ----------------------------------------------------------------
