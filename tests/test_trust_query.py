@@ -14,6 +14,7 @@ import duckdb
 import pytest
 
 import pipeline
+from pipeline import interrupt
 from pipeline.errors import BadQuery
 from tests.conftest import run_cli
 
@@ -197,3 +198,36 @@ def test_ctrl_c_cancels_a_long_query_with_one_line(copy: Path) -> None:
         pytest.fail("the query went on for 15 s after Ctrl-C")
     assert proc.returncode == 130 and err.strip() == "puzzledb: query cancelled", err
     assert time.monotonic() - sent < 5
+
+
+IGNORES_INTERRUPT = """
+import os, sys, time
+import duckdb
+from pipeline import interrupt
+con = duckdb.connect()
+print("ready", flush=True)
+start = time.monotonic()
+try:
+    interrupt.run(con, lambda: time.sleep(60))  # not DuckDB: the interrupt is not heard
+except KeyboardInterrupt:
+    print(f"interrupted after {time.monotonic() - start:.1f}", flush=True)
+    os._exit(0)
+"""
+
+
+def test_ctrl_c_gives_up_on_a_query_that_ignores_the_interrupt() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", IGNORES_INTERRUPT], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, _ = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("still waiting 15 s after Ctrl-C")
+    assert proc.returncode == 0 and out.startswith("interrupted after ")
+    waited = float(out.split()[-1]) - 0.5
+    assert interrupt.GRACE <= waited < interrupt.GRACE + 1.5, out
