@@ -5,15 +5,21 @@ REPLACE change what every later query sees, and a fresh in-memory catalog for
 each caller costs 0.1 to 0.2 s on the default data (its SQL is parsed again;
 ``db.connection().execute(...)`` in a loop pays it every time). DuckDB has no read-only
 in-memory database, so the catalog is copied once into a database file that
-is opened read-only and deleted at once (DuckDB keeps it open, nothing is left
-behind); a cursor of it is then a connection of its own for a fraction of a
-millisecond: views, macros and tables cannot be changed through it, and what
-a caller makes (TEMP views or macros, variables) stays in the caller's cursor.
+is opened read-only and deleted at once (DuckDB keeps it open); a cursor of it
+is then a connection of its own for a fraction of a millisecond: views, macros
+and tables cannot be changed through it, and what a caller makes (TEMP views
+or macros, variables) stays in the caller's cursor. The file's folder, private
+to the process, is where a large query spills (an in-memory database spills
+into ``.tmp`` in the current folder, maybe the data folder); it is removed
+with the connection, or at exit.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import tempfile
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -30,14 +36,20 @@ def connect(data: Path) -> Any:
     from pipeline import catalog
 
     source = catalog.connect(data, sealed=False)  # checks the files against the manifests
-    with tempfile.TemporaryDirectory(prefix="puzzledb-") as tmp:
-        path = str(Path(tmp) / NAME)
-        try:
-            source.execute(f"ATTACH {sql_str(path)} AS copy")
-            source.execute("COPY FROM DATABASE memory TO copy")
-            source.execute("DETACH copy")
-        finally:
-            source.close()
-        con = duckdb.connect(path, read_only=True)
+    folder = Path(tempfile.mkdtemp(prefix="puzzledb-"))
+    path = folder / NAME
+    try:
+        source.execute(f"ATTACH {sql_str(str(path))} AS copy")
+        source.execute("COPY FROM DATABASE memory TO copy")
+        source.execute("DETACH copy")
+        source.close()
+        con = duckdb.connect(str(path), read_only=True)
+    except BaseException:
+        source.close()
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    weakref.finalize(con, shutil.rmtree, folder, ignore_errors=True)
+    os.unlink(path)
+    con.execute("SET temp_directory = ?", [str(folder / "spill")])
     catalog.seal(con, data)
     return con

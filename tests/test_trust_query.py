@@ -3,6 +3,7 @@ in the data folder, no change later calls see, Ctrl-C stops them (issue #32, ite
 
 from __future__ import annotations
 
+import gc
 import shutil
 import signal
 import subprocess
@@ -180,6 +181,17 @@ def test_each_caller_gets_a_connection_of_its_own(copy: Path) -> None:
     assert theirs.execute("SELECT board('2x3', 1)").fetchone()[0] == "1 0 0 0 0 0"
     with pytest.raises(duckdb.Error, match="lock"):
         theirs.execute("SET enable_external_access = true")
+
+
+def test_a_large_query_spills_into_a_private_folder_removed_after(copy: Path) -> None:
+    """Not into ``.tmp`` in the current folder (the data folder, run from there)."""
+    db = pipeline.open(copy)
+    spill = db.connection().execute("SELECT current_setting('temp_directory')").fetchone()[0]
+    home = Path(spill).parent
+    assert home.is_dir() and list(home.iterdir()) == [] and not home.is_relative_to(copy)
+    db.write_catalog()  # as a build does: the read-only database is let go
+    gc.collect()
+    assert not home.exists()
 
 
 # -- Ctrl-C ----------------------------------------------------------------
