@@ -15,7 +15,6 @@ import duckdb
 import pytest
 
 import pipeline
-from pipeline import interrupt
 from pipeline.errors import BadQuery
 from tests.conftest import run_cli
 
@@ -228,6 +227,8 @@ except KeyboardInterrupt:
 
 
 def test_ctrl_c_gives_up_on_a_query_that_ignores_the_interrupt() -> None:
+    from pipeline import interrupt  # (new in issue #32)
+
     proc = subprocess.Popen(
         [sys.executable, "-c", IGNORES_INTERRUPT], stdout=subprocess.PIPE, text=True
     )
