@@ -527,8 +527,8 @@ def query(
 
 def _cancelled() -> NoReturn:
     """One line and exit 130 now. os._exit: a query that ignored the interrupt still
-    runs in its thread (pipeline/interrupt.py), and the interpreter's shutdown
-    would wait for it or abort in DuckDB's C++ code."""
+    runs in its thread (pipeline/interrupt.py), and the interpreter's shutdown can
+    abort under it in DuckDB's C++ code (seen: "terminate called ...", exit 134)."""
     print("puzzledb: query cancelled", file=sys.stderr, flush=True)
     sys.stdout.flush()
     os._exit(130)
