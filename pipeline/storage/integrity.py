@@ -9,8 +9,12 @@ Three guards, from cheapest to dearest:
 - where neither can help (DuckDB reads pages without checking them; tables
   written before the checksums), a file's sha256 is compared with the
   manifest's before its table is first used, remembered outside the data
-  folder by size, mtime and inode so that it is computed once
-  (:func:`check_table`).
+  folder so that it is computed once (:func:`check_table`). The memory is
+  keyed on the change time (``st_ctime_ns``) with size, mtime, inode and
+  device: every write moves the change time and nothing but the clock can
+  set it (``touch -r`` puts back an mtime, not a ctime), so an edit is hashed
+  again. Bit rot under the file system changes no metadata: only the page
+  checksums (pyarrow reads) and ``verify`` see it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +33,8 @@ from pipeline.storage.manifest import FileEntry, Manifest
 
 #: Where the checked files are remembered (never inside a data folder).
 CACHE_ENV = "PUZZLEDB_CACHE"
+#: How long before a check a file must have last changed to be remembered.
+SETTLED_NS = 2_000_000_000
 
 
 def footer_sha256(data: Any) -> str:
@@ -42,13 +50,13 @@ def _damaged(path: Path, table: str, why: str) -> CorruptTable:
 
 def check_footer(path: Path, entry: FileEntry, table: str) -> None:
     """The file has the size and (when recorded) the footer the manifest says."""
+    size = _regular(path, table).st_size
+    if size != entry.bytes:
+        raise _damaged(path, table, f"has {size} bytes, the manifest says {entry.bytes}")
+    if entry.footer_sha256 is None:
+        check_file(path, entry, table)  # written before footers were hashed
+        return
     try:
-        size = path.stat().st_size
-        if size != entry.bytes:
-            raise _damaged(path, table, f"has {size} bytes, the manifest says {entry.bytes}")
-        if entry.footer_sha256 is None:
-            check_file(path, entry, table)  # written before footers were hashed
-            return
         with open(path, "rb") as f:
             f.seek(max(0, size - 8))
             length = int.from_bytes(f.read(4), "little")
@@ -60,6 +68,17 @@ def check_footer(path: Path, entry: FileEntry, table: str) -> None:
         raise _damaged(path, table, "is missing") from None
     if hashlib.sha256(tail).hexdigest() != entry.footer_sha256:
         raise _damaged(path, table, "has a damaged footer (its hash differs from the manifest's)")
+
+
+def _regular(path: Path, table: str) -> os.stat_result:
+    """The file's status; a FIFO or a device is refused (reading one may never end)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise _damaged(path, table, "is missing") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _damaged(path, table, "is not a regular file")
+    return st
 
 
 def check_table(directory: Path, manifest: Manifest) -> None:
@@ -82,17 +101,16 @@ def check_file(path: Path, entry: FileEntry, table: str) -> None:
 
 def _check(path: Path, entry: FileEntry, table: str, cache: dict[str, list[Any]]) -> bool:
     """Compare one file with the manifest unless ``cache`` knows it; True if newly checked."""
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        raise _damaged(path, table, "is missing") from None
+    now = time.time_ns()
+    st = _regular(path, table)
     key = str(path.resolve())
-    stamp = [st.st_size, st.st_mtime_ns, st.st_ino, entry.sha256]
+    stamp = _stamp(st, entry)
     if cache.get(key) == stamp:
         return False
     if st.st_size != entry.bytes or sha256(path) != entry.sha256:
         raise _damaged(path, table, "does not match its checksum in the manifest")
-    cache[key] = stamp
+    if _settled(st, now):
+        cache[key] = stamp
     return True
 
 
@@ -103,8 +121,24 @@ def remember(directory: Path, manifest: Manifest) -> None:
         path = directory / entry.name
         with contextlib.suppress(OSError):
             st = path.stat()
-            cache[str(path.resolve())] = [st.st_size, st.st_mtime_ns, st.st_ino, entry.sha256]
+            if stat.S_ISREG(st.st_mode) and _settled(st, time.time_ns()):
+                cache[str(path.resolve())] = _stamp(st, entry)
     _save(cache)
+
+
+def _stamp(st: os.stat_result, entry: FileEntry) -> list[Any]:
+    """What a checked file is remembered by: the change time first, which an edit
+    always moves and cannot put back (an entry of an older cache, without it,
+    simply does not match and the file is hashed again)."""
+    return [st.st_ctime_ns, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, entry.sha256]
+
+
+def _settled(st: os.stat_result, now: int) -> bool:
+    """Whether the file last changed well before ``now`` (when it was looked at): a
+    change time is kept at the file system's granularity (ticks of milliseconds,
+    up to seconds), so an edit in the same tick as the check would not move it;
+    such a file is hashed again next time rather than remembered."""
+    return st.st_ctime_ns < now - SETTLED_NS
 
 
 def sha256(path: Path) -> str:
