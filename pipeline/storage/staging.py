@@ -2,8 +2,9 @@
 
 A build works in the staging folder under an OS lock (flock, released by the
 kernel when the process dies, so kill -9 leaves no stale lock). After each
-level it records the finished levels in ``progress.json``; a rerun of an
-interrupted build resumes after the last finished level. When the search ends
+level it records the finished levels in ``progress.json`` with each file's
+size and sha256; a rerun of an interrupted build checks the staged files
+against them and resumes after the last finished level whose files are intact. When the search ends
 the manifest is written last and the folder swapped into ``<data>/<name>`` in
 one rename, so readers see the old complete table or the new one.
 """
@@ -18,6 +19,7 @@ import json
 import os
 import platform
 import shutil
+import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +27,7 @@ from typing import Any
 
 from pipeline.errors import BuildLocked, DiskFull
 from pipeline.storage.format import FORMAT_VERSION
+from pipeline.storage.integrity import sha256
 from pipeline.storage.manifest import FileEntry, LevelEntry
 from pipeline.storage.writer import write_json_atomic
 
@@ -68,6 +71,8 @@ class Progress:
     def __init__(self, staging: Path, describe: dict[str, Any], table: str, paths: bool) -> None:
         self.staging = staging
         doc = self._resume(describe, paths)
+        if doc is not None:
+            doc = self._intact(doc)
         if doc is None:
             shutil.rmtree(staging, ignore_errors=True)
             staging.mkdir(parents=True)
@@ -87,7 +92,7 @@ class Progress:
         kept = {f.name for f in self.files} | {PROGRESS}
         for p in staging.iterdir():
             if p.name not in kept:
-                shutil.rmtree(p) if p.is_dir() else p.unlink()
+                shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
 
     def _resume(self, describe: dict[str, Any], paths: bool) -> dict[str, Any] | None:
         try:
@@ -97,13 +102,26 @@ class Progress:
                 and doc.get("format_version") == FORMAT_VERSION
                 and doc.get("paths", False) == paths
             )
-            if ok:
-                [LevelEntry.parse(lv, "") for lv in doc["levels"]]
-                [FileEntry.parse(f, "") for f in doc["files"]]
+            if ok and _consistent(
+                [LevelEntry.parse(lv, "") for lv in doc["levels"]],
+                [FileEntry.parse(f, "") for f in doc["files"]],
+            ):
                 return doc
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
         return None
+
+    def _intact(self, doc: dict[str, Any]) -> dict[str, Any] | None:
+        """The progress without the first level whose files are not the ones recorded
+        (size, then sha256) and every level after it: those are built again. The
+        staging folder is input like the rest of the data folder; hashing what is
+        kept costs a resume about a second a GB from the page cache (measured: 0.7 to
+        1.2 GB/s; 2x5 stopped at depth 50, 51 files, 10 MB: 15 ms instead of 2)."""
+        for lv in doc["levels"]:
+            files = [FileEntry.parse(f, "") for f in doc["files"] if f["depth"] == lv["depth"]]
+            if not all(_as_written(self.staging / f.name, f) for f in files):
+                return _cut(doc, lv["depth"], self.staging)
+        return doc
 
     @property
     def total(self) -> int:
@@ -123,6 +141,38 @@ class Progress:
 
     def finish(self) -> None:
         (self.staging / PROGRESS).unlink()
+
+
+def _consistent(levels: list[LevelEntry], files: list[FileEntry]) -> bool:
+    """Levels 0, 1, 2, ... in order, each with the rows its files hold."""
+    if [lv.depth for lv in levels] != list(range(len(levels))):
+        return False
+    rows = {lv.depth: 0 for lv in levels}
+    for f in files:
+        if f.depth not in rows:
+            return False
+        rows[f.depth] += f.rows
+    return all(rows[lv.depth] == lv.positions for lv in levels)
+
+
+def _as_written(path: Path, entry: FileEntry) -> bool:
+    """Whether a staged file is a regular file with the size and sha256 recorded."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    ok = stat.S_ISREG(st.st_mode) and st.st_size == entry.bytes
+    return ok and sha256(path) == entry.sha256
+
+
+def _cut(doc: dict[str, Any], depth: int, staging: Path) -> dict[str, Any] | None:
+    """The progress up to ``depth`` (excluded), written back; None when nothing is left."""
+    if depth == 0:
+        return None
+    doc["levels"] = [lv for lv in doc["levels"] if lv["depth"] < depth]
+    doc["files"] = [f for f in doc["files"] if f["depth"] < depth]
+    write_json_atomic(staging / PROGRESS, doc, indent=None)
+    return doc
 
 
 def check_disk(where: Path, last_bytes: int, growth: float) -> None:
