@@ -127,3 +127,89 @@ def test_a_resume_rebuilds_a_damaged_staged_level(
     assert _sums(tmp_path / "2x5") == _sums(data / "2x5")
     r = run_cli("verify", "2x5", data=tmp_path)
     assert r.returncode == 0 and "2x5: ok" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_resume_rebuilds_a_level_whose_recorded_range_is_not_its_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PUZZLEDB_CACHE", str(tmp_path / "cache"))
+
+    class Killed(Exception):
+        pass
+
+    def kill_after_6(done: build.LevelDone) -> None:
+        if done.depth == 6:
+            raise Killed
+
+    with pytest.raises(Killed):
+        build.build(puzzles.get("2x4"), tmp_path, on_level=kill_after_6)
+    progress = tmp_path / ".staging" / "2x4" / "progress.json"
+    doc = json.loads(progress.read_text())
+    doc["files"][5]["min_state"] = doc["files"][5]["max_state"] = 0  # depth 5, hashes intact
+    progress.write_text(json.dumps(doc))
+    seen: list[int] = []
+    build.build(puzzles.get("2x4"), tmp_path, on_level=lambda d: seen.append(d.depth))
+    assert seen[0] == 5
+    r = run_cli("verify", "2x4", data=tmp_path)
+    assert r.returncode == 0 and "2x4: ok" in r.stdout, r.stdout + r.stderr
+
+
+# -- item 5a: verify recomputes the manifest's figures; a look-up checks its ranges --
+def _edit(folder: Path, change) -> None:
+    path = folder / "_manifest.json"
+    m = json.loads(path.read_text())
+    change(m)
+    path.write_text(json.dumps(m, indent=1))
+
+
+def _d031_range(m: dict) -> None:
+    entry = next(f for f in m["files"] if f["name"] == "d031-000.parquet")
+    entry["min_state"], entry["max_state"] = 0, 1
+
+
+def test_verify_fails_on_a_state_range_the_file_does_not_hold(copy: Path) -> None:
+    _edit(copy / "3x3", _d031_range)
+    r = run_cli("verify", "3x3", data=copy)  # was: "3x3: ok", exit 0
+    assert r.returncode == 1
+    problems = [line for line in r.stdout.splitlines() if line.startswith("  ! ")]
+    assert problems == [
+        "  ! d031-000.parquet: min_state is 0 in the manifest, the file's is 4349831016",
+        "  ! d031-000.parquet: max_state is 1 in the manifest, the file's is 4882532166",
+    ]
+
+
+def test_solve_refuses_a_state_range_the_footer_does_not_hold(copy: Path) -> None:
+    _edit(copy / "3x3", _d031_range)
+    r = run_cli("solve", "3x3", LONGEST_3X3[1], data=copy)  # was: "is not in the table"
+    _one_line_error(r, "d031-000.parquet", "min_state", "holds states 4349831016 to 4882532166")
+    r = run_cli(
+        "solve", "3x3", "5 6 2 1 3 7 4 8 0", "--json", data=copy
+    )  # found: read, not skipped
+    assert r.returncode == 0 and json.loads(r.stdout)["moves"] == 20
+
+
+def test_verify_fails_on_a_file_whose_rows_are_not_the_manifests(copy: Path) -> None:
+    def one_more(m: dict) -> None:
+        m["files"][-1]["rows"] += 1
+        m["levels"][-1]["positions"] += 1
+        m["total"] += 1
+        m["max_depth_positions"] += 1
+
+    _edit(copy / "3x3", one_more)
+    r = run_cli("verify", "3x3", data=copy)
+    assert r.returncode == 1
+    assert "  ! d031-000.parquet: 2 rows, the manifest's rows say 3" in r.stdout.splitlines()
+
+
+def test_verify_fails_on_an_empty_level_past_the_last(copy: Path) -> None:
+    def deeper(m: dict) -> None:
+        m["levels"].append({"depth": 32, "positions": 0, "seconds": 0.0, "files": []})
+        m["max_depth"], m["max_depth_positions"] = 32, 0
+
+    _edit(copy / "3x3", deeper)
+    r = run_cli("verify", "3x3", data=copy)  # was: "3x3: ok (181,440 positions, 33 levels)"
+    assert r.returncode == 1
+    assert r.stdout.splitlines()[1] == (
+        "  ! depth 32: a level of no rows in the manifest (max_depth 32, "
+        "max_depth_positions 0); a search has none"
+    )

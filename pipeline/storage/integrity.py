@@ -70,6 +70,22 @@ def check_footer(path: Path, entry: FileEntry, table: str) -> None:
         raise _damaged(path, table, "has a damaged footer (its hash differs from the manifest's)")
 
 
+def check_range(
+    path: Path, entry: FileEntry, table: str, rows: int, bounds: list[tuple[int, int]]
+) -> None:
+    """The manifest's rows and state range of a file are its footer's (``rows`` and
+    each row group's (min, max) state): a point look-up skips files by that range,
+    and the footer hash, which the manifest holds too, cannot vouch for it."""
+    if rows != entry.rows:
+        raise _damaged(path, table, f"has {rows} rows, the manifest says {entry.rows}")
+    lo, hi = (bounds[0][0], bounds[-1][1]) if bounds else (None, None)
+    if (lo, hi) != (entry.min_state, entry.max_state):
+        raise _damaged(
+            path, table, f"holds states {lo} to {hi}, the manifest says "
+            f"{entry.min_state} to {entry.max_state} (min_state, max_state)",
+        )  # fmt: skip
+
+
 def _regular(path: Path, table: str) -> os.stat_result:
     """The file's status; a FIFO or a device is refused (reading one may never end)."""
     try:

@@ -25,10 +25,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import BuildLocked, DiskFull
+from pipeline.errors import BuildLocked, CorruptTable, DiskFull
 from pipeline.storage.format import FORMAT_VERSION
-from pipeline.storage.integrity import sha256
+from pipeline.storage.integrity import check_range, sha256
 from pipeline.storage.manifest import FileEntry, LevelEntry
+from pipeline.storage.reader import open_file, row_group_bounds
 from pipeline.storage.writer import write_json_atomic
 
 PROGRESS = "progress.json"
@@ -113,10 +114,11 @@ class Progress:
 
     def _intact(self, doc: dict[str, Any]) -> dict[str, Any] | None:
         """The progress without the first level whose files are not the ones recorded
-        (size, then sha256) and every level after it: those are built again. The
-        staging folder is input like the rest of the data folder; hashing what is
-        kept costs a resume about a second a GB from the page cache (measured: 0.7 to
-        1.2 GB/s; 2x5 stopped at depth 50, 51 files, 10 MB: 15 ms instead of 2)."""
+        (size, sha256, then the footer's rows and state range) and every level after
+        it: those are built again. The staging folder is input like the rest of the
+        data folder. Hashing costs a resume about a second a GB from the page cache
+        (0.7 to 1.2 GB/s measured), opening the footers half a millisecond a file:
+        2x5 stopped at depth 50 (51 files, 10 MB) resumes in 25 to 55 ms, not 2 to 9."""
         for lv in doc["levels"]:
             files = [FileEntry.parse(f, "") for f in doc["files"] if f["depth"] == lv["depth"]]
             if not all(_as_written(self.staging / f.name, f) for f in files):
@@ -156,13 +158,19 @@ def _consistent(levels: list[LevelEntry], files: list[FileEntry]) -> bool:
 
 
 def _as_written(path: Path, entry: FileEntry) -> bool:
-    """Whether a staged file is a regular file with the size and sha256 recorded."""
+    """Whether a staged file is a regular file with the size and sha256 recorded, and
+    the rows and state range (the build reads levels back by range) of its footer."""
     try:
         st = path.lstat()
-    except OSError:
+        if not stat.S_ISREG(st.st_mode) or st.st_size != entry.bytes:
+            return False
+        if sha256(path) != entry.sha256:
+            return False
+        pf = open_file(path, entry)
+        check_range(path, entry, path.parent.name, pf.metadata.num_rows, row_group_bounds(pf))
+    except (OSError, ValueError, CorruptTable, AttributeError, TypeError):
         return False
-    ok = stat.S_ISREG(st.st_mode) and st.st_size == entry.bytes
-    return ok and sha256(path) == entry.sha256
+    return True
 
 
 def _cut(doc: dict[str, Any], depth: int, staging: Path) -> dict[str, Any] | None:
