@@ -213,3 +213,28 @@ def test_verify_fails_on_an_empty_level_past_the_last(copy: Path) -> None:
         "  ! depth 32: a level of no rows in the manifest (max_depth 32, "
         "max_depth_positions 0); a search has none"
     )
+
+
+# -- the staging folder is input too: a build writes nowhere its links point ------
+def test_a_lock_file_that_is_a_link_is_replaced_not_truncated(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    data = tmp_path / "data"
+    (data / ".staging").mkdir(parents=True)
+    (data / ".staging" / "2x3.lock").symlink_to(victim)
+    r = run_cli("build", "2x3", data=data)
+    assert r.returncode == 0, r.stderr
+    assert victim.read_text() == "precious\n"  # was: truncated to the build's pid
+    assert json.loads((data / "2x3" / "_manifest.json").read_text())["total"] == 360
+
+
+def test_a_staging_folder_that_is_a_link_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / ".staging").symlink_to(elsewhere)
+    r = run_cli("build", "2x3", data=data)
+    _one_line_error(r, ".staging is a symbolic link")
+    assert sorted(p.name for p in elsewhere.iterdir()) == []  # was: 2x3.lock written there
+    assert not (data / "2x3").exists()

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import BuildLocked, CorruptTable, DiskFull
+from pipeline.errors import BuildLocked, CannotWrite, CorruptTable, DiskFull
 from pipeline.storage.format import FORMAT_VERSION
 from pipeline.storage.integrity import check_range, sha256
 from pipeline.storage.manifest import FileEntry, LevelEntry
@@ -43,8 +43,15 @@ DISK_MARGIN = 1 << 20
 def build_lock(data: Path, name: str) -> Iterator[None]:
     """Hold the build lock of one table; refuse at once if another build holds it."""
     lock_dir = data / ".staging"
+    if lock_dir.is_symlink():
+        raise CannotWrite(
+            f"{lock_dir} is a symbolic link: remove it (a build writes only inside its data folder)"
+        )
     lock_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_dir / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    lock = lock_dir / f"{name}.lock"
+    if lock.is_symlink():
+        lock.unlink()  # not followed: truncating it would write wherever it points
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -71,6 +78,8 @@ class Progress:
 
     def __init__(self, staging: Path, describe: dict[str, Any], table: str, paths: bool) -> None:
         self.staging = staging
+        if staging.is_symlink():
+            staging.unlink()  # the build's folder is its own, never where a link points
         doc = self._resume(describe, paths)
         if doc is not None:
             doc = self._intact(doc)
