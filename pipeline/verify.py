@@ -21,6 +21,7 @@ not checked (they lead to level N+1, not built) nor the puzzle's total.
 from __future__ import annotations
 
 import itertools
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -229,8 +230,15 @@ def _files(table: Table, report: Report) -> None:
     """Every file the manifest lists, as it lists it, and no other file."""
     for entry in table.files:
         p = table.path(entry)
-        if not p.exists():
+        st = p.stat() if p.exists() else None
+        if st is None:
             report.problems.append(f"{entry.name} is missing")
+        elif not stat.S_ISREG(st.st_mode):  # a FIFO would be read forever
+            report.problems.append(f"{entry.name} is not a regular file")
+        elif st.st_size != entry.bytes:
+            report.problems.append(
+                f"{entry.name} has {st.st_size} bytes, the manifest says {entry.bytes}"
+            )
         elif sha256(p) != entry.sha256:
             report.problems.append(f"{entry.name} does not match its checksum in the manifest")
     listed = {e.name for e in table.files} | OWN_FILES

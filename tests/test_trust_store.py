@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -238,3 +240,21 @@ def test_a_staging_folder_that_is_a_link_is_refused(tmp_path: Path) -> None:
     _one_line_error(r, ".staging is a symbolic link")
     assert sorted(p.name for p in elsewhere.iterdir()) == []  # was: 2x3.lock written there
     assert not (data / "2x3").exists()
+
+
+def test_verify_and_reads_refuse_a_fifo_in_place_of_a_part(copy: Path) -> None:
+    f = copy / "3x3" / "d031-000.parquet"
+    f.unlink()
+    os.mkfifo(f)
+
+    def no_bytes(m: dict) -> None:  # the FIFO's size: the size check lets it through
+        next(e for e in m["files"] if e["name"] == f.name)["bytes"] = 0
+
+    _edit(copy / "3x3", no_bytes)
+    cmd = [sys.executable, "-m", "pipeline.cli", "verify", "3x3", "--data", str(copy)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)  # was: read forever
+    assert r.returncode == 1
+    assert "  ! d031-000.parquet is not a regular file" in r.stdout.splitlines()
+    cmd[3] = "longest"
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)  # was: read forever
+    _one_line_error(r, str(f), "is not a regular file")
