@@ -15,6 +15,10 @@ Three guards, from cheapest to dearest:
   set it (``touch -r`` puts back an mtime, not a ctime), so an edit is hashed
   again. Bit rot under the file system changes no metadata: only the page
   checksums (pyarrow reads) and ``verify`` see it.
+
+The manifest's rows and state range of a file, which no hash covers (a point
+look-up skips files by that range, SQL counts levels by those rows), are held
+against its footer whenever it is opened or hashed (:func:`check_range`).
 """
 
 from __future__ import annotations
@@ -86,6 +90,19 @@ def check_range(
         )  # fmt: skip
 
 
+def _footer_figures(path: Path, entry: FileEntry, table: str) -> None:
+    """:func:`check_range` of a file just hashed: the SQL paths count rows and levels
+    by the manifest's figures, which the hash does not cover."""
+    from pipeline.storage.reader import open_file, row_group_bounds  # it imports this module
+
+    pf = open_file(path)
+    try:
+        bounds = row_group_bounds(pf)
+    except (OSError, ValueError, AttributeError, TypeError):
+        raise _damaged(path, table, "has row groups without statistics") from None
+    check_range(path, entry, table, pf.metadata.num_rows, bounds)
+
+
 def _regular(path: Path, table: str) -> os.stat_result:
     """The file's status; a FIFO or a device is refused (reading one may never end)."""
     try:
@@ -125,6 +142,7 @@ def _check(path: Path, entry: FileEntry, table: str, cache: dict[str, list[Any]]
         return False
     if st.st_size != entry.bytes or sha256(path) != entry.sha256:
         raise _damaged(path, table, "does not match its checksum in the manifest")
+    _footer_figures(path, entry, table)
     if _settled(st, now):
         cache[key] = stamp
     return True
@@ -145,8 +163,10 @@ def remember(directory: Path, manifest: Manifest) -> None:
 def _stamp(st: os.stat_result, entry: FileEntry) -> list[Any]:
     """What a checked file is remembered by: the change time first, which an edit
     always moves and cannot put back (an entry of an older cache, without it,
-    simply does not match and the file is hashed again)."""
-    return [st.st_ctime_ns, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, entry.sha256]
+    simply does not match and the file is hashed again), and the manifest's
+    figures checked with it (an edit of the manifest alone is checked again)."""
+    figures = [entry.sha256, entry.rows, entry.min_state, entry.max_state]
+    return [st.st_ctime_ns, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, *figures]
 
 
 def _settled(st: os.stat_result, now: int) -> bool:

@@ -153,8 +153,7 @@ class Table:
         # each is held against its footer first (a found state was read, not skipped).
         for depth in depths:
             for entry in self.manifest.files_at(depth):
-                if entry.rows:
-                    self._footer(entry)
+                self._footer(entry)  # a file said to have no rows too
         return None
 
     def walk(self, state: int, parity: int | None = None) -> list[Hit]:
