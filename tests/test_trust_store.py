@@ -278,3 +278,19 @@ def test_a_file_said_to_have_no_rows_is_refused_even_once_checked(copy: Path) ->
     r = run_cli("verify", "3x3", data=copy)
     assert r.returncode == 1
     assert "  ! d031-000.parquet: 2 rows, the manifest's rows say 0" in r.stdout.splitlines()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "nested"])
+def test_a_progress_file_that_cannot_be_read_starts_the_build_afresh(
+    tmp_path: Path, kind: str
+) -> None:
+    staged = tmp_path / ".staging" / "2x3"
+    staged.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(staged / "progress.json")  # was: read forever
+    else:
+        (staged / "progress.json").write_text("[" * 100_000)  # was: a RecursionError traceback
+    cmd = [sys.executable, "-m", "pipeline.cli", "build", "2x3", "--data", str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert json.loads((tmp_path / "2x3" / "_manifest.json").read_text())["total"] == 360

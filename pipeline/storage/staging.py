@@ -33,6 +33,8 @@ from pipeline.storage.reader import open_file, row_group_bounds
 from pipeline.storage.writer import write_json_atomic
 
 PROGRESS = "progress.json"
+#: The largest progress file read (a level's files take a few hundred bytes each).
+MAX_PROGRESS = 1 << 28
 #: Kept free on the disk beyond the estimate of the next level (the progress
 #: file, the manifest and the catalog written beside it: a small table's whole
 #: build fits a few MiB).
@@ -105,8 +107,12 @@ class Progress:
                 shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
 
     def _resume(self, describe: dict[str, Any], paths: bool) -> dict[str, Any] | None:
+        path = self.staging / PROGRESS
         try:
-            doc = json.loads((self.staging / PROGRESS).read_text())
+            st = path.lstat()  # not a link, a FIFO or a device; not a flood either
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROGRESS:
+                return None
+            doc = json.loads(path.read_text())
             ok = (
                 doc.get("puzzle") == describe
                 and doc.get("format_version") == FORMAT_VERSION
@@ -117,7 +123,7 @@ class Progress:
                 [FileEntry.parse(f, "") for f in doc["files"]],
             ):
                 return doc
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             pass
         return None
 
@@ -131,7 +137,7 @@ class Progress:
         for lv in doc["levels"]:
             files = [FileEntry.parse(f, "") for f in doc["files"] if f["depth"] == lv["depth"]]
             if not all(_as_written(self.staging / f.name, f) for f in files):
-                return _cut(doc, lv["depth"], self.staging)
+                return _cut(doc, lv["depth"])
         return doc
 
     @property
@@ -182,13 +188,14 @@ def _as_written(path: Path, entry: FileEntry) -> bool:
     return True
 
 
-def _cut(doc: dict[str, Any], depth: int, staging: Path) -> dict[str, Any] | None:
-    """The progress up to ``depth`` (excluded), written back; None when nothing is left."""
+def _cut(doc: dict[str, Any], depth: int) -> dict[str, Any] | None:
+    """The progress up to ``depth`` (excluded); None when nothing is left. Written
+    with the next level (until then a rerun finds the dropped files gone, and cuts
+    again)."""
     if depth == 0:
         return None
     doc["levels"] = [lv for lv in doc["levels"] if lv["depth"] < depth]
     doc["files"] = [f for f in doc["files"] if f["depth"] < depth]
-    write_json_atomic(staging / PROGRESS, doc, indent=None)
     return doc
 
 
