@@ -4,9 +4,10 @@ A build works in the staging folder under an OS lock (flock, released by the
 kernel when the process dies, so kill -9 leaves no stale lock). After each
 level it records the finished levels in ``progress.json`` with each file's
 size and sha256; a rerun of an interrupted build checks the staged files
-against them and resumes after the last finished level whose files are intact. When the search ends
-the manifest is written last and the folder swapped into ``<data>/<name>`` in
-one rename, so readers see the old complete table or the new one.
+against them and resumes after the last finished level whose files are
+intact. When the search ends the manifest is written last and the folder
+swapped into ``<data>/<name>`` in one rename, so readers see the old complete
+table or the new one.
 """
 
 from __future__ import annotations
@@ -181,7 +182,7 @@ def _as_written(path: Path, entry: FileEntry) -> bool:
             return False
         if sha256(path) != entry.sha256:
             return False
-        pf = open_file(path, entry)
+        pf = open_file(path)  # its footer is hashed with the rest of it
         check_range(path, entry, path.parent.name, pf.metadata.num_rows, row_group_bounds(pf))
     except (OSError, ValueError, CorruptTable, AttributeError, TypeError):
         return False
