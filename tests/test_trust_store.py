@@ -7,6 +7,7 @@ line and exit 1 (or a rebuild of what is damaged), never a wrong answer.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline import build, puzzles
+from pipeline.storage.integrity import footer_sha256
 from tests.conftest import run_cli
 
 LONGEST_3X3 = ["6 4 7 8 5 0 3 2 1", "8 6 7 2 5 4 3 0 1"]
@@ -294,3 +296,37 @@ def test_a_progress_file_that_cannot_be_read_starts_the_build_afresh(
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     assert json.loads((tmp_path / "2x3" / "_manifest.json").read_text())["total"] == 360
+
+
+def test_verify_fails_on_row_group_statistics_that_are_not_the_states(copy: Path) -> None:
+    # d020 rewritten by another tool in row groups of 4000 rows, row group 1's
+    # minimum raised in the footer (point look-ups bisect on it) and the manifest
+    # re-signed: every hash agrees, only verify can see it.
+    f = copy / "3x3" / "d020-000.parquet"
+    rows = pq.read_table(f)
+    pq.write_table(rows, f, row_group_size=4000, compression="zstd", write_page_index=False)
+    first, tenth = (int(rows.column("state")[i].as_py()) for i in (4000, 4009))
+    raw = bytearray(f.read_bytes())
+    length = int.from_bytes(raw[-8:-4], "little")
+    start = len(raw) - 8 - length
+    footer = bytes(raw[start:]).replace(first.to_bytes(8, "little"), tenth.to_bytes(8, "little"))
+    assert len(footer) == length + 8 and footer != bytes(raw[start:])
+    raw[start:] = footer
+    f.write_bytes(bytes(raw))
+
+    def re_sign(m: dict) -> None:
+        entry = next(e for e in m["files"] if e["name"] == f.name)
+        entry.update(
+            bytes=len(raw),
+            sha256=hashlib.sha256(raw).hexdigest(),
+            footer_sha256=footer_sha256(raw),
+        )
+
+    _edit(copy / "3x3", re_sign)
+    top = int(rows.column("state")[7999].as_py())
+    r = run_cli("verify", "3x3", data=copy)  # was: "3x3: ok"
+    assert r.returncode == 1
+    assert [line for line in r.stdout.splitlines() if line.startswith("  ! ")] == [
+        f"  ! d020-000.parquet: row group 1's statistics say states ({tenth}, {top}), "
+        f"it holds ({first}, {top})"
+    ]
