@@ -137,11 +137,18 @@ class Database:
 
     # -- reading ----------------------------------------------------------
     def table(self, name: str) -> Table:
-        """The complete table ``name``; NotBuilt names the command that builds it."""
+        """The complete table ``name``; NotBuilt names the command that builds it.
+
+        CorruptTable when its manifest records another puzzle than the registry's
+        (or the kept spec's) of that name: every answer is the registry's puzzle's.
+        """
         if name not in self._tables:
+            from pipeline.puzzles import trusted
+
             puzzles.get(name, self.data)
             self.require_folder(name)
             table = Table(self.data / name)
+            trusted.puzzle_of(table.manifest, self.data)
             table.check_sizes()
             self._tables[name] = table
         return self._tables[name]
@@ -156,14 +163,17 @@ class Database:
             )
 
     def built(self) -> list[str]:
-        """The names of the complete tables in the data folder."""
+        """The names of the complete tables in the data folder whose manifest records
+        the registry's puzzle of their name (catalog.manifests: the tables the catalog has)."""
         from pipeline import catalog
 
         return [m.table for m in catalog.manifests(self.data)]
 
     def is_built(self, name: str) -> bool:
-        """Whether ``name`` is in :meth:`built`, reading its own manifest only (a solve
-        asks about a few tables; :meth:`built` parses every manifest of the folder)."""
+        """Whether ``name`` has a readable manifest, reading it only (a solve asks about
+        a few tables; :meth:`built` parses every manifest of the folder). A table whose
+        manifest records another puzzle than the registry's counts as built, so
+        :meth:`table` refuses it in one line (CorruptTable) rather than rebuild it."""
         from pipeline.errors import CorruptTable
         from pipeline.storage import manifest as manifests_
         from pipeline.storage.format import MANIFEST
@@ -176,6 +186,19 @@ class Database:
         except CorruptTable:
             return False
         return True
+
+    def has_table(self, name: str) -> bool:
+        """Whether a table of that name is there, sound or not: its manifest exists, so
+        reading it answers or says in one line what is wrong (``show`` asks this, not
+        :meth:`built`, which leaves a doctored table out without a word)."""
+        from pipeline.storage.format import MANIFEST
+
+        folder = self.data / name
+        return (
+            name == Path(name).name
+            and not name.startswith(".")
+            and (os.path.lexists(folder / MANIFEST))
+        )
 
     def manifests(self) -> list[Manifest]:
         """The manifests of the complete tables in the data folder (as ``built`` names them)."""

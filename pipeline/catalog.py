@@ -1,7 +1,10 @@
 """The DuckDB catalog: views over the Parquet tables and macros to read them.
 
-Generated from the manifests alone (each records its puzzle's cell codec), so
-the catalog describes exactly the tables on disk. The same SQL serves the
+Generated from the tables on disk, each paired with its puzzle from the
+registry (or the spec kept in the folder): a manifest must record exactly that
+puzzle (puzzles/trusted.py), and the SQL is made from the registry's puzzle
+and from checked numbers and file names only, never from text of the folder;
+the rows of ``puzzles`` and ``levels`` go in as bound parameters. The same SQL serves the
 catalog file ``<data>/puzzles.duckdb`` (paths as given, for the DuckDB CLI run
 from the repository root) and the API's in-memory connection (absolute paths,
 from any folder).
@@ -22,15 +25,18 @@ built ``<puzzle>-winnable`` table beside its ``<puzzle>`` table, the view
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pipeline import walk_sql
-from pipeline.errors import CorruptTable
-from pipeline.puzzles import family_sql
+from pipeline.errors import CannotWrite, CorruptTable
+from pipeline.puzzles import family_sql, trusted
 from pipeline.puzzles.base import Cells, glob_escape, ident, sql_str
 from pipeline.storage import manifest as manifests_
 from pipeline.storage.format import MANIFEST
@@ -43,17 +49,19 @@ STORAGE_VERSION = "v1.2.0"
 
 
 def manifests(data: Path, warn: Callable[[str], None] | None = None) -> list[Manifest]:
-    """The manifests of every complete table under ``data``, by name.
+    """The manifests of every complete table under ``data``, by name, each with
+    its puzzle as the registry describes it (:func:`trusted.checked`).
 
-    A damaged or invalid manifest (or one that names another table) leaves its
-    table out, with one line to ``warn``; the other tables stay queryable.
+    A damaged or invalid manifest (or one that names another table, names no
+    puzzle, a reserved name, or records its puzzle otherwise) leaves its table
+    out, with one line to ``warn``; the other tables stay queryable.
     """
     found = []
     if data.is_dir():
         for p in sorted(data.iterdir()):
             if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists():
                 try:
-                    found.append(manifests_.read(p))
+                    found.append(trusted.checked(manifests_.read(p), data))
                 except CorruptTable as e:
                     if warn is not None:
                         warn(f"warning: {p.name} left out of the catalog: {e}")
@@ -78,7 +86,11 @@ def _dispatch(found: list[Manifest], sql_of: Any, fallback: str) -> str:
     return f"CASE puzzle {arms} ELSE {fallback} END"
 
 
-def statements(data: Path, prefix: str) -> list[str]:
+#: A statement of the catalog: SQL, or SQL and the rows it is run for (bound parameters).
+Statement = str | tuple[str, list[list[Any]]]
+
+
+def statements(data: Path, prefix: str) -> list[Statement]:
     """The SQL that creates the catalog for the tables under ``data``.
 
     ``prefix`` is how the views name the data folder (relative or absolute).
@@ -107,42 +119,32 @@ def _views(found: list[Manifest], prefix: str) -> list[str]:
     return out
 
 
-def _tables(found: list[Manifest]) -> list[str]:
-    """The tables ``puzzles`` and ``levels`` (from the manifests) and the view ``summary``."""
+def _tables(found: list[Manifest]) -> list[Statement]:
+    """The tables ``puzzles`` and ``levels`` (their rows as bound parameters) and the
+    view ``summary``."""
     rows = [
-        "("
-        + ", ".join(
-            [
-                *(sql_str(str(v)) for v in (m.table, *_described(m))),
-                *(str(int(v)) for v in (m.puzzle["cells"], m.total, m.max_depth)),
-                *(str(int(v)) for v in (m.max_depth_positions, m.format_version)),
-                sql_str(str(m.build.get("finished", ""))),
-                "NULL" if m.partial_depth is None else str(int(m.partial_depth)),
-            ]
-        )
-        + ")"
+        [
+            m.table,
+            *(str(m.puzzle[k]) for k in ("title", "graph", "origin", "encoding")),
+            *(int(v) for v in (m.puzzle["cells"], m.total, m.max_depth)),
+            *(int(v) for v in (m.max_depth_positions, m.format_version)),
+            str(m.build.get("finished", "")),
+            None if m.partial_depth is None else int(m.partial_depth),
+        ]
         for m in found
     ]
-    level_rows = [
-        f"({sql_str(m.table)}, {int(lv.depth)}, {int(lv.positions)})"
-        for m in found
-        for lv in m.levels
-    ]
+    levels = [[m.table, int(lv.depth), int(lv.positions)] for m in found for lv in m.levels]
     return [
         "CREATE OR REPLACE TABLE puzzles (name VARCHAR, title VARCHAR, graph VARCHAR, "
         "origin VARCHAR, encoding VARCHAR, cells INTEGER, positions UBIGINT, "
         "max_depth INTEGER, max_depth_positions UBIGINT, format_version INTEGER, "
         "built VARCHAR, partial_depth INTEGER)",
-        *(["INSERT INTO puzzles VALUES " + ", ".join(rows)] if rows else []),
+        *([(f"INSERT INTO puzzles VALUES ({', '.join('?' * 12)})", rows)] if rows else []),
         "CREATE OR REPLACE TABLE levels (puzzle VARCHAR, depth INTEGER, positions UBIGINT)",
-        *(["INSERT INTO levels VALUES " + ", ".join(level_rows)] if level_rows else []),
+        *([("INSERT INTO levels VALUES (?, ?, ?)", levels)] if levels else []),
         "CREATE OR REPLACE VIEW summary AS SELECT name AS puzzle, positions, max_depth, "
         "max_depth_positions, partial_depth FROM puzzles ORDER BY name",
     ]
-
-
-def _described(m: Manifest) -> tuple[str, ...]:
-    return tuple(m.puzzle[k] for k in ("title", "graph", "origin", "encoding"))
 
 
 def _codec_macros(found: list[Manifest]) -> list[str]:
@@ -162,20 +164,51 @@ def _codec_macros(found: list[Manifest]) -> list[str]:
 
 
 def write(data: Path) -> Path:
-    """(Re)write ``<data>/puzzles.duckdb`` atomically (nothing left behind on failure)."""
+    """(Re)write ``<data>/puzzles.duckdb`` atomically (nothing left behind on failure).
+
+    Under a lock of its own and into a temporary file named by the process, so
+    builds and ``catalog`` runs at once into one folder wait for each other.
+    """
     target = data / CATALOG
-    tmp = data / (CATALOG + ".tmp")
-    leftovers = (tmp, Path(str(tmp) + ".wal"))
-    for p in leftovers:
-        p.unlink(missing_ok=True)
-    try:
-        _write(data, tmp)
-    except BaseException:
-        for p in leftovers:
-            p.unlink(missing_ok=True)
-        raise
-    os.replace(tmp, target)
+    with _catalog_lock(data):
+        for old in data.glob(CATALOG + ".*tmp*"):  # leftovers: no other writer holds the lock
+            with contextlib.suppress(OSError):
+                old.unlink()
+        tmp = data / f"{CATALOG}.{os.getpid()}.tmp"
+        leftovers = (tmp, Path(str(tmp) + ".wal"))
+        try:
+            _write(data, tmp)
+            os.replace(tmp, target)
+        except BaseException as e:
+            for p in leftovers:
+                with contextlib.suppress(OSError):
+                    p.unlink()
+            if isinstance(e, OSError):
+                raise CannotWrite(f"{target} cannot be written: {e.strerror}") from None
+            raise
     return target
+
+
+@contextlib.contextmanager
+def _catalog_lock(data: Path) -> Iterator[None]:
+    """Hold ``<data>/.staging/catalog.lock`` (waiting for another writer), never
+    following a link: a hostile folder cannot make the lock a file elsewhere."""
+    lock_dir = data / ".staging"
+    with contextlib.suppress(FileExistsError):
+        lock_dir.mkdir(parents=True)
+    if lock_dir.is_symlink() or not lock_dir.is_dir():
+        raise CannotWrite(f"{lock_dir} is not a folder: the catalog cannot be written")
+    try:
+        fd = os.open(lock_dir / "catalog.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as e:
+        raise CannotWrite(f"{lock_dir / 'catalog.lock'} cannot be opened: {e.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise CannotWrite(f"{lock_dir / 'catalog.lock'} is not a regular file")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _write(data: Path, tmp: Path) -> None:
@@ -192,12 +225,30 @@ def _write(data: Path, tmp: Path) -> None:
     try:
         con.execute(f"ATTACH {sql_str(str(tmp))} AS catalog (STORAGE_VERSION '{STORAGE_VERSION}')")
         con.execute("USE catalog")
-        for stmt in statements(data, prefix):
-            con.execute(stmt)
+        _seal(con, data, prefix)
+        _run(con, statements(data, prefix))
         con.execute("USE memory")
         con.execute("DETACH catalog")
     finally:
         con.close()
+
+
+def _run(con: Any, found: list[Statement]) -> None:
+    for stmt in found:
+        if isinstance(stmt, tuple):
+            con.executemany(*stmt)
+        else:
+            con.execute(stmt)
+
+
+def _seal(con: Any, data: Path, *prefixes: str) -> None:
+    """The connection reads and writes under ``data`` only (as ``prefixes`` and its
+    absolute path name it), loads no extension, and no setting can lift that:
+    done before any statement made from the folder runs."""
+    folders = [p.rstrip(os.sep) + os.sep for p in (str(data.resolve()), *prefixes)]
+    con.execute("SET allowed_directories = ?", [[*folders, *map(glob_escape, folders)]])
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
 
 
 def connect(data: Path, sealed: bool = True) -> Any:
@@ -207,8 +258,8 @@ def connect(data: Path, sealed: bool = True) -> Any:
     not check page checksums; the check is remembered: storage/integrity.py).
     ``sealed``: the connection reads the data folder and nothing else outside
     the process (no file written or read elsewhere, no extension loaded, and
-    no setting can lift that); statements that write are refused before they
-    run (:func:`refuse_writes`).
+    no setting can lift that), sealed before the catalog is made in it;
+    statements that write are refused before they run (:func:`refuse_writes`).
     """
     import duckdb
 
@@ -217,13 +268,9 @@ def connect(data: Path, sealed: bool = True) -> Any:
     for m in manifests(data):
         integrity.check_table(data / m.table, m)
     con = duckdb.connect()
-    for stmt in statements(data, str(data.resolve())):
-        con.execute(stmt)
     if sealed:
-        folder = str(data.resolve()) + os.sep  # as the views name it, and as it is
-        con.execute("SET allowed_directories = ?", [[folder, glob_escape(folder)]])
-        con.execute("SET enable_external_access = false")
-        con.execute("SET lock_configuration = true")
+        _seal(con, data)
+    _run(con, statements(data, str(data.resolve())))
     return con
 
 

@@ -9,6 +9,7 @@ command body is a few lines.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import sys
@@ -47,8 +48,30 @@ PositionArg = Annotated[
         "is taken as it is; `--` before it also works)."
     ),
 ]
+#: What an interrupted build says (its finished levels are kept in staging).
+INTERRUPTED = "interrupted (rerun the same build to resume)"
 #: Positions may start with '-' ("-1 2 3 ..." is then the project's one-line error).
 POSITIONAL = {"ignore_unknown_options": True}
+
+
+def _interruptible(line: str) -> Any:
+    """Ctrl-C in the command: ``line`` on stderr and exit 130. Typer alone exits 130
+    without a word, and DuckDB turns Ctrl-C into RuntimeError("Query interrupted")."""
+
+    def wrap(command: Any) -> Any:
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return command(*args, **kwargs)
+            except (KeyboardInterrupt, RuntimeError) as e:
+                if isinstance(e, RuntimeError) and "interrupted" not in str(e):
+                    raise
+                typer.echo(f"puzzledb: {line}", err=True)
+                raise typer.Exit(130) from None
+
+        return run
+
+    return wrap
 
 
 def _db(data: Path) -> Any:
@@ -160,6 +183,7 @@ MasterOpt = Annotated[
 
 
 @app.command()
+@_interruptible(INTERRUPTED)
 def build(
     puzzle: Annotated[list[str] | None, typer.Argument(help="Puzzles to build.")] = None,
     default: DefaultOpt = False,
@@ -294,7 +318,7 @@ def show(
     drawing = db.draw(puzzle, state)
     if svg is not None:
         _write_svg(svg, db.board_svg(puzzle, state))
-    depth = db.depth(puzzle, state) if puzzle in db.built() else None
+    depth = db.depth(puzzle, state) if db.has_table(puzzle) else None
     if as_json:
         _emit({"puzzle": puzzle, "position": position, "depth": depth, "drawing": drawing})
         return
@@ -645,8 +669,8 @@ def main() -> None:
     except PuzzleDBError as e:
         print(f"puzzledb: {e}", file=sys.stderr)
         sys.exit(1)
-    except KeyboardInterrupt:
-        print("puzzledb: interrupted (rerun the same build to resume)", file=sys.stderr)
+    except KeyboardInterrupt:  # outside a command (Typer exits 130 silently inside one)
+        print("puzzledb: interrupted", file=sys.stderr)
         sys.exit(130)
     except Exception as e:  # a library error on user input (bad SQL, unreadable file)
         if type(e).__module__.split(".")[0] in ("duckdb", "_duckdb", "pyarrow", "polars"):

@@ -50,7 +50,8 @@ START = "$start"
 
 
 def statements(found: list[Manifest], prefix: str) -> list[str]:
-    """The ``path`` macro over the tables in ``found`` (manifests).
+    """The ``path`` macro over the tables in ``found`` (manifests whose puzzle is the
+    registry's description: catalog.manifests).
 
     ``prefix`` is how the SQL names the data folder, as in the views.
     """

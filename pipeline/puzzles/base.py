@@ -35,6 +35,10 @@ def glob_escape(path: str) -> str:
     return "".join(f"[{c}]" if c in "[*?" else c for c in path)
 
 
+#: A layout field: ``{i}`` or ``{i[k]}`` (Cells.drawing).
+_FIELD = re.compile(r"(0|[1-9][0-9]{0,2})(?:\[(0|[1-9][0-9]{0,2})\])?")
+
+
 def ident(name: str) -> str:
     """A SQL identifier (a table or view name)."""
     return '"' + name.replace('"', '""') + '"'
@@ -113,18 +117,37 @@ class Cells:
 
     def sql_draw(self, state: str) -> str:
         parts: list[str] = []
-        for literal, field, _, _ in string.Formatter().parse(self.layout):
+        for literal, cell, char in self.drawing():
             if literal:
                 parts.append(sql_str(literal))
-            if field is not None:
-                parts.append(self._sql_field(state, field))
+            if cell is not None:
+                parts.append(self._sql_field(state, cell, char))
         return "concat(" + ", ".join(parts) + ")"
 
-    def _sql_field(self, state: str, field: str) -> str:
+    def drawing(self) -> list[tuple[str, int | None, int | None]]:
+        """The layout as (plain text, cell, character of its symbol or None) parts;
+        ValueError for anything but ``{i}`` and ``{i[k]}`` with i a cell, k < width.
+
+        The shape the SQL is made from: a field never reaches SQL as text.
+        """
+        out: list[tuple[str, int | None, int | None]] = []
+        for literal, field, spec, conv in string.Formatter().parse(self.layout):
+            if field is None:
+                out.append((literal, None, None))
+                continue
+            m = _FIELD.fullmatch(field)
+            if m is None or spec or conv or int(m[1]) >= self.count:
+                raise ValueError(f"layout field {field[:20]!r} is not a cell 0..{self.count - 1}")
+            char = None if m[2] is None else int(m[2])
+            if char is not None and char >= self.width:
+                raise ValueError(f"layout field {field!r}: symbols have {self.width} characters")
+            out.append((literal, int(m[1]), char))
+        return out
+
+    def _sql_field(self, state: str, cell: int, char: int | None) -> str:
         """A layout field: ``{i}`` (cell i, padded) or ``{i[k]}`` (character k of its symbol)."""
-        cell, _, char = field.partition("[")
-        padded = f"lpad({self.sql_cell(state, cell)}, {self.width}, ' ')"
-        return f"substr({padded}, {int(char.rstrip(']')) + 1}, 1)" if char else padded
+        padded = f"lpad({self.sql_cell(state, str(int(cell)))}, {int(self.width)}, ' ')"
+        return padded if char is None else f"substr({padded}, {int(char) + 1}, 1)"
 
     def sql_parse(self, text: str) -> str:
         if self.width == 1:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import re
 from pathlib import Path
 
@@ -162,14 +161,15 @@ def _check_permutation(values: list[int]) -> None:
 
 def recorded_root(data: Path, name: str) -> str | None:
     """The root a built (or building) table records: its manifest, else its staging."""
-    from pipeline.storage import manifest
+    from pipeline.storage import files, manifest
 
     with contextlib.suppress(PuzzleDBError):
         roots = manifest.read(data / name).puzzle["roots"]
         if roots:
             return str(roots[0])
     try:  # a build in progress (progress.json holds the same description)
-        roots = json.loads((data / ".staging" / name / "progress.json").read_text())
+        progress = data / ".staging" / name / "progress.json"
+        roots = files.read_json(progress, files.MANIFEST_LIMIT)
         roots = roots["puzzle"]["roots"]
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -1,7 +1,9 @@
 """The peg family's part of the DuckDB catalog: jump tests and winnable positions.
 
-Generated from what each peg table's manifest records (its jump lines, and a
-winnable table's source), like the rest of the catalog.
+Generated from each peg table's puzzle as the registry describes it (its jump
+lines, symmetries, and a winnable table's source: catalog.manifests puts that
+description in each manifest it returns), numbers cast to int before they
+become SQL, like the rest of the catalog.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def _canonical(found: list[Any]) -> str:
         if not perms:
             continue
         images = [
-            " | ".join(f"(((state >> {i}) & 1::UBIGINT) << {t})" for i, t in enumerate(perm))
+            " | ".join(f"(((state >> {i}) & 1::UBIGINT) << {int(t)})" for i, t in enumerate(perm))
             for perm in perms
         ]
         arms.append(f"WHEN {sql_str(m.table)} THEN least({', '.join(images)})::UBIGINT")
@@ -47,7 +49,7 @@ def _can_jump(found: list[Any]) -> str:
         if not jumps:
             continue
         tests = []
-        for a, b, c in jumps:
+        for a, b, c in ((int(a), int(b), int(c)) for a, b, c in jumps):
             flip, need = (1 << a) | (1 << b) | (1 << c), (1 << a) | (1 << b)
             tests.append(f"(state & {flip}::UBIGINT) = {need}::UBIGINT")
         arms.append(f"WHEN {sql_str(m.table)} THEN ({' OR '.join(tests)})")

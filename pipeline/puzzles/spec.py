@@ -3,7 +3,7 @@
 A spec names the puzzle and describes its board as data, in one table named
 after its family::
 
-    name = "plus"                 # the registry name: a-z, 0-9, _ (no clash with a built-in)
+    name = "plus"                 # a-z, 0-9, _: no built-in, catalog name or DuckDB keyword
     title = "plus-shaped sliding puzzle"
     [tiles]                       # or [pegs]: see spec_tiles.py, spec_pegs.py
     ...
@@ -31,6 +31,7 @@ from typing import Any
 
 from pipeline.errors import BadSpec, PuzzleDBError, UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
+from pipeline.storage import files
 
 SPECS = "specs"
 NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -72,6 +73,8 @@ def parse(text: str, where: str) -> Spec:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise BadSpec(f"{where}: not valid TOML: {e}") from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise BadSpec(f"{where}: not valid TOML: nested too deeply") from None
     try:
         return _parse(doc, text, where)
     except Problem as e:
@@ -107,7 +110,11 @@ def _parse(doc: dict[str, Any], text: str, where: str) -> Spec:
 
 def _no_clash(name: str) -> None:
     from pipeline import puzzles
+    from pipeline.puzzles.reserved import reserved
 
+    why = reserved(name)
+    if why is not None:
+        raise Problem("name", f"{why}: choose another name")
     try:
         puzzles.get(name)
     except UnknownPuzzle:
@@ -150,12 +157,17 @@ def puzzle(spec: Spec) -> Puzzle:
     return p
 
 
-def read(path: Path) -> Spec:
+def read(path: Path, follow: bool = False) -> Spec:
+    """The spec in ``path``: a regular file of at most SPEC_LIMIT bytes, never waited
+    on; a symlink only with ``follow`` (the command line's, not a data folder's)."""
+    return parse(_text(path, follow), str(path))
+
+
+def _text(path: Path, follow: bool = False) -> str:
     try:
-        text = path.read_text()
+        return files.read_text(path, files.SPEC_LIMIT, follow)
     except (OSError, UnicodeDecodeError) as e:
         raise BadSpec(f"{path}: cannot read the spec: {e}") from None
-    return parse(text, str(path))
 
 
 def add(path: Path, data: Path) -> list[str]:
@@ -165,11 +177,12 @@ def add(path: Path, data: Path) -> list[str]:
     A different spec already kept under the same name is replaced only while no
     table built from it remains (each table records the spec it was built from).
     """
-    spec = read(path)
+    spec = read(path, follow=True)
     puzzle(spec)  # the board itself is checked before anything is written
     target = data / SPECS / f"{spec.name}.toml"
-    if target.exists() and target.read_text() != spec.text:
-        used = [n for n, text in _recorded(data) if text == target.read_text()]
+    old = _text(target) if target.exists() else spec.text
+    if old != spec.text:
+        used = [n for n, text in _recorded(data) if text == old]
         if used:
             raise BadSpec(
                 f"{path}: {target} holds another spec named {spec.name}, which tables "

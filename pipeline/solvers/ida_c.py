@@ -8,6 +8,9 @@ counts, same moves: tests/test_ida_c.py); it is compiled once with ``$CC``
 ``~/.cache/puzzledb/``), under a name hashing the source, the compiler and
 its flags, so an edited kernel is rebuilt and old builds are never loaded
 (``$PUZZLEDB_CACHE``, when set, is that folder, as for the integrity cache).
+Beside it ``ida-<hash>.json`` records its size and sha256, checked before
+each load: a library cut short (a full disk, a crash) would kill the process
+with SIGBUS when loaded, so one that does not match is built again.
 When it cannot be built or loaded the numba kernel (ida.py) is used: a
 slower start, the same answers. ``PUZZLEDB_IDA=numba`` (or ``c``) forces one.
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import hashlib
+import json
 import os
 import platform
 import shlex
@@ -32,6 +36,7 @@ import numpy as np
 
 from pipeline.errors import BadMethod
 from pipeline.solvers.ida_tables import Tables
+from pipeline.storage import files
 from pipeline.storage.integrity import CACHE_ENV
 
 SOURCE = Path(__file__).with_name("ida_kernel.c")
@@ -71,14 +76,16 @@ def library_path(cc: list[str]) -> Path:
 
 
 def build() -> Path:
-    """Compile the kernel when it is not built yet; its path. Raises OSError or
+    """Compile the kernel unless it is built and whole; its path. Raises OSError or
     subprocess.SubprocessError (compiler missing or failing, cache not writable)."""
     cc = compiler()
     path = library_path(cc)
-    if path.exists():
+    if intact(path):
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    record = _record_path(path)
+    record_tmp = record.with_name(f"{record.name}.{os.getpid()}.tmp")
     try:
         subprocess.run(
             [*cc, *FLAGS, "-o", str(tmp), str(SOURCE)],
@@ -86,10 +93,32 @@ def build() -> Path:
             capture_output=True,
             timeout=120,
         )
+        record_tmp.write_text(json.dumps(_describe(tmp.read_bytes())))
         os.replace(tmp, path)  # whole or not at all, also when two solves build at once
+        os.replace(record_tmp, record)
     finally:
         tmp.unlink(missing_ok=True)
+        record_tmp.unlink(missing_ok=True)
     return path
+
+
+def intact(path: Path) -> bool:
+    """Whether ``path`` has the size and sha256 recorded when it was built. A library
+    cut short (a full disk, a crash, a copy) kills the process that loads it (SIGBUS):
+    one that fails this check is built again. Hashing its ~15 KB costs microseconds."""
+    try:
+        record = files.read_json(_record_path(path), 4096)
+        return record == _describe(files.read_bytes(path, 1 << 26))
+    except (OSError, ValueError):
+        return False
+
+
+def _record_path(path: Path) -> Path:
+    return path.with_suffix(".json")
+
+
+def _describe(raw: bytes) -> dict[str, Any]:
+    return {"bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}
 
 
 @functools.cache

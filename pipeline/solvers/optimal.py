@@ -68,7 +68,7 @@ def load_compact(table: Any, p: PatternPuzzle) -> np.ndarray:
     """The compact array of a built table, derived and saved when missing or stale."""
     path = Path(table.directory) / COMPACT
     manifest = Path(table.directory) / "_manifest.json"
-    if path.exists() and path.stat().st_mtime >= manifest.stat().st_mtime:
+    if path.is_file() and path.stat().st_mtime >= manifest.stat().st_mtime:
         arr = np.load(path)
         if arr.shape == (p.array_size,) and arr.dtype == np.uint8:
             return arr
@@ -91,7 +91,7 @@ def load_joined(board: str, tables: Sequence[Any], data: Path) -> np.ndarray:
     path = data / ".cache" / f"{board}-pdb.npy"
     size = sum(p.array_size for p in pats)
     newest = max((Path(t.directory) / "_manifest.json").stat().st_mtime for t in tables)
-    if path.exists() and path.stat().st_mtime >= newest:
+    if path.is_file() and path.stat().st_mtime >= newest:
         arr = np.load(path, mmap_mode="r")
         if arr.shape == (size,) and arr.dtype == np.uint8:
             return arr

@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
 import secrets
 import socket
 import sys
@@ -19,10 +20,14 @@ from urllib.parse import urlparse
 
 from pipeline.errors import PuzzleDBError
 from pipeline.kernel_cache import kernel_digest
+from pipeline.spark import jvm_stderr
 from pipeline.spark.java import java_home
 
 #: Seconds to wait for a spark:// or k8s:// master to accept a connection.
 CONNECT_SECONDS = 5.0
+#: Spark's local masters (SparkMasterRegex), thread and worker counts from 1.
+_LOCAL = re.compile(r"local(\[(\*|[1-9][0-9]*)(\s*,\s*[1-9][0-9]*)?\])?")
+_LOCAL_CLUSTER = re.compile(r"local-cluster\[\s*[1-9][0-9]*(\s*,\s*[1-9][0-9]*){2}\s*\]")
 #: Where each node of a cluster keeps its compiled kernels (a path every node can
 #: write, named for the kernels' sources: kernel_cache.py).
 NUMBA_CACHE = os.path.join(tempfile.gettempdir(), f"puzzledb-numba-{kernel_digest()}")
@@ -46,11 +51,11 @@ def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any
         return active
     if "PYSPARK_GATEWAY_PORT" in os.environ:  # under spark-submit: its master and settings
         return _started(SparkSession.builder.appName("puzzledb"), conf or {}, "spark-submit's")
+    check_master(master)
     os.environ["JAVA_HOME"] = java_home()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     # local-cluster's workers would otherwise keep their logs inside pyspark's package.
     os.environ.setdefault("SPARK_WORKER_DIR", os.path.join(tempfile.gettempdir(), "puzzledb-spark"))
-    check_master(master)
     quiet = f"-Dlog4j2.configurationFile={_log_config()}"
     settings = {
         "spark.ui.showConsoleProgress": "false",
@@ -72,7 +77,8 @@ def _started(builder: Any, settings: dict[str, str], master: str) -> Any:
     for k, v in {"spark.executorEnv.NUMBA_CACHE_DIR": cache, **settings}.items():
         builder = builder.config(k, v)
     try:
-        spark = builder.getOrCreate()
+        with jvm_stderr.held():
+            spark = builder.getOrCreate()
     except Exception as e:  # py4j and JVM errors have no common base
         raise SparkUnavailable(f"Spark did not start on master {master}: {_first(e)}") from None
     spark.sparkContext.setLogLevel("ERROR")
@@ -113,9 +119,11 @@ def _log_config() -> Path:
 
 
 def check_master(master: str) -> None:
-    """A standalone or Kubernetes master must accept a connection within seconds
-    (Spark itself would retry for minutes)."""
+    """A master URL Spark takes, checked before its JVM starts (Spark's own refusal
+    is a page of Java stack); a standalone or Kubernetes master must accept a
+    connection within seconds (Spark itself would retry for minutes)."""
     if not master.startswith(("spark://", "k8s://")):
+        _check_form(master)
         return
     url = urlparse(master.removeprefix("k8s://"))
     hosts = url.netloc.split(",") if master.startswith("spark://") else [url.netloc]
@@ -130,6 +138,22 @@ def check_master(master: str) -> None:
         f"the Spark master {master} does not answer (waited {CONNECT_SECONDS:g} s): "
         "start it, or give --master a running one (default local[*])"
     )
+
+
+def _check_form(master: str) -> None:
+    if master == "yarn":
+        dirs = [os.environ.get(k, "") for k in ("HADOOP_CONF_DIR", "YARN_CONF_DIR")]
+        if not any(d and os.path.isdir(d) for d in dirs):
+            raise SparkUnavailable(
+                "--master yarn needs HADOOP_CONF_DIR or YARN_CONF_DIR set to a folder: "
+                "the cluster's Hadoop configuration, which says where YARN is"
+            )
+    elif not (_LOCAL.fullmatch(master) or _LOCAL_CLUSTER.fullmatch(master)):
+        raise SparkUnavailable(
+            f"--master {master!r} is not a Spark master: give local, local[N], local[*], "
+            "local[N,F], local-cluster[N,C,MB], spark://HOST:PORT, k8s://URL or yarn "
+            "(N, C, F, MB from 1)"
+        )
 
 
 def check_shared(spark: Any, folder: Path) -> None:
@@ -158,5 +182,7 @@ def check_shared(spark: Any, folder: Path) -> None:
 
 
 def _first(e: BaseException) -> str:
-    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    """The first line of an error; of a JVM one, its Java exception's (py4j's own
+    says only which call failed)."""
+    lines = [ln.strip() for ln in str(getattr(e, "java_exception", e)).splitlines() if ln.strip()]
     return lines[0][:300] if lines else type(e).__name__

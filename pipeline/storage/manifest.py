@@ -9,7 +9,6 @@ to levels); unknown extra fields are kept as they are.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from pipeline import hints
 from pipeline.engine.core import Graph
 from pipeline.errors import CorruptTable
+from pipeline.storage import files
 from pipeline.storage.format import COLUMNS, FILE_NAME, FORMAT_VERSION, MANIFEST, NAME
 
 _HEX = set("0123456789abcdef")
@@ -259,7 +259,7 @@ def read(directory: Path) -> Manifest:
     path = directory / MANIFEST
     rebuild = f"rebuild with {hints.build(directory.name, directory.parent, force=True)}"
     try:
-        doc = json.loads(path.read_text())
+        doc = files.read_json(path, files.MANIFEST_LIMIT)
     except (OSError, ValueError, RecursionError) as e:
         raise CorruptTable(f"{path} cannot be read ({_first_line(e)}): {rebuild}") from None
     try:

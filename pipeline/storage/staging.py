@@ -16,7 +16,6 @@ import contextlib
 import ctypes
 import ctypes.util
 import fcntl
-import json
 import os
 import platform
 import shutil
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import BuildLocked, CannotWrite, CorruptTable, DiskFull
+from pipeline.storage import files
 from pipeline.storage.format import FORMAT_VERSION
 from pipeline.storage.integrity import check_range, sha256
 from pipeline.storage.manifest import FileEntry, LevelEntry
@@ -34,8 +34,6 @@ from pipeline.storage.reader import open_file, row_group_bounds
 from pipeline.storage.writer import write_json_atomic
 
 PROGRESS = "progress.json"
-#: The largest progress file read (a level's files take a few hundred bytes each).
-MAX_PROGRESS = 1 << 28
 #: Kept free on the disk beyond the estimate of the next level (the progress
 #: file, the manifest and the catalog written beside it: a small table's whole
 #: build fits a few MiB).
@@ -108,12 +106,8 @@ class Progress:
                 shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
 
     def _resume(self, describe: dict[str, Any], paths: bool) -> dict[str, Any] | None:
-        path = self.staging / PROGRESS
         try:
-            st = path.lstat()  # not a link, a FIFO or a device; not a flood either
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROGRESS:
-                return None
-            doc = json.loads(path.read_text())
+            doc = files.read_json(self.staging / PROGRESS, files.MANIFEST_LIMIT)
             ok = (
                 doc.get("puzzle") == describe
                 and doc.get("format_version") == FORMAT_VERSION
@@ -124,7 +118,7 @@ class Progress:
                 [FileEntry.parse(f, "") for f in doc["files"]],
             ):
                 return doc
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
         return None
 
