@@ -2,10 +2,12 @@
 
 A build works in the staging folder under an OS lock (flock, released by the
 kernel when the process dies, so kill -9 leaves no stale lock). After each
-level it records the finished levels in ``progress.json``; a rerun of an
-interrupted build resumes after the last finished level. When the search ends
-the manifest is written last and the folder swapped into ``<data>/<name>`` in
-one rename, so readers see the old complete table or the new one.
+level it records the finished levels in ``progress.json`` with each file's
+size and sha256; a rerun of an interrupted build checks the staged files
+against them and resumes after the last finished level whose files are
+intact. When the search ends the manifest is written last and the folder
+swapped into ``<data>/<name>`` in one rename, so readers see the old complete
+table or the new one.
 """
 
 from __future__ import annotations
@@ -17,15 +19,18 @@ import fcntl
 import os
 import platform
 import shutil
+import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import BuildLocked, DiskFull
+from pipeline.errors import BuildLocked, CannotWrite, CorruptTable, DiskFull
 from pipeline.storage import files
 from pipeline.storage.format import FORMAT_VERSION
+from pipeline.storage.integrity import check_range, sha256
 from pipeline.storage.manifest import FileEntry, LevelEntry
+from pipeline.storage.reader import open_file, row_group_bounds
 from pipeline.storage.writer import write_json_atomic
 
 PROGRESS = "progress.json"
@@ -39,8 +44,15 @@ DISK_MARGIN = 1 << 20
 def build_lock(data: Path, name: str) -> Iterator[None]:
     """Hold the build lock of one table; refuse at once if another build holds it."""
     lock_dir = data / ".staging"
+    if lock_dir.is_symlink():
+        raise CannotWrite(
+            f"{lock_dir} is a symbolic link: remove it (a build writes only inside its data folder)"
+        )
     lock_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_dir / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    lock = lock_dir / f"{name}.lock"
+    if lock.is_symlink():
+        lock.unlink()  # not followed: truncating it would write wherever it points
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -67,7 +79,11 @@ class Progress:
 
     def __init__(self, staging: Path, describe: dict[str, Any], table: str, paths: bool) -> None:
         self.staging = staging
+        if staging.is_symlink():
+            staging.unlink()  # the build's folder is its own, never where a link points
         doc = self._resume(describe, paths)
+        if doc is not None:
+            doc = self._intact(doc)
         if doc is None:
             shutil.rmtree(staging, ignore_errors=True)
             staging.mkdir(parents=True)
@@ -87,7 +103,7 @@ class Progress:
         kept = {f.name for f in self.files} | {PROGRESS}
         for p in staging.iterdir():
             if p.name not in kept:
-                shutil.rmtree(p) if p.is_dir() else p.unlink()
+                shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
 
     def _resume(self, describe: dict[str, Any], paths: bool) -> dict[str, Any] | None:
         try:
@@ -97,13 +113,27 @@ class Progress:
                 and doc.get("format_version") == FORMAT_VERSION
                 and doc.get("paths", False) == paths
             )
-            if ok:
-                [LevelEntry.parse(lv, "") for lv in doc["levels"]]
-                [FileEntry.parse(f, "") for f in doc["files"]]
+            if ok and _consistent(
+                [LevelEntry.parse(lv, "") for lv in doc["levels"]],
+                [FileEntry.parse(f, "") for f in doc["files"]],
+            ):
                 return doc
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
         return None
+
+    def _intact(self, doc: dict[str, Any]) -> dict[str, Any] | None:
+        """The progress without the first level whose files are not the ones recorded
+        (size, sha256, then the footer's rows and state range) and every level after
+        it: those are built again. The staging folder is input like the rest of the
+        data folder. Hashing costs a resume about a second a GB from the page cache
+        (0.7 to 1.2 GB/s measured), opening the footers half a millisecond a file:
+        2x5 stopped at depth 50 (51 files, 10 MB) resumes in 25 to 55 ms, not 2 to 9."""
+        for lv in doc["levels"]:
+            files = [FileEntry.parse(f, "") for f in doc["files"] if f["depth"] == lv["depth"]]
+            if not all(_as_written(self.staging / f.name, f) for f in files):
+                return _cut(doc, lv["depth"])
+        return doc
 
     @property
     def total(self) -> int:
@@ -123,6 +153,45 @@ class Progress:
 
     def finish(self) -> None:
         (self.staging / PROGRESS).unlink()
+
+
+def _consistent(levels: list[LevelEntry], files: list[FileEntry]) -> bool:
+    """Levels 0, 1, 2, ... in order, each with the rows its files hold."""
+    if [lv.depth for lv in levels] != list(range(len(levels))):
+        return False
+    rows = {lv.depth: 0 for lv in levels}
+    for f in files:
+        if f.depth not in rows:
+            return False
+        rows[f.depth] += f.rows
+    return all(rows[lv.depth] == lv.positions for lv in levels)
+
+
+def _as_written(path: Path, entry: FileEntry) -> bool:
+    """Whether a staged file is a regular file with the size and sha256 recorded, and
+    the rows and state range (the build reads levels back by range) of its footer."""
+    try:
+        st = path.lstat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size != entry.bytes:
+            return False
+        if sha256(path) != entry.sha256:
+            return False
+        pf = open_file(path)  # its footer is hashed with the rest of it
+        check_range(path, entry, path.parent.name, pf.metadata.num_rows, row_group_bounds(pf))
+    except (OSError, ValueError, CorruptTable, AttributeError, TypeError):
+        return False
+    return True
+
+
+def _cut(doc: dict[str, Any], depth: int) -> dict[str, Any] | None:
+    """The progress up to ``depth`` (excluded); None when nothing is left. Written
+    with the next level (until then a rerun finds the dropped files gone, and cuts
+    again)."""
+    if depth == 0:
+        return None
+    doc["levels"] = [lv for lv in doc["levels"] if lv["depth"] < depth]
+    doc["files"] = [f for f in doc["files"] if f["depth"] < depth]
+    return doc
 
 
 def check_disk(where: Path, last_bytes: int, growth: float) -> None:
