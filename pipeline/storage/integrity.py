@@ -9,8 +9,14 @@ Three guards, from cheapest to dearest:
 - where neither can help (DuckDB reads pages without checking them; tables
   written before the checksums), a file's sha256 is compared with the
   manifest's before its table is first used, remembered outside the data
-  folder by size, mtime and inode so that it is computed once
-  (:func:`check_table`).
+  folder by its stamp (size, mtime, ctime, inode, device) so that it is
+  computed once (:func:`check_table`).
+
+Arrays derived from tables and kept in a data folder (pattern databases'
+``_pdb.npy``) are covered by no manifest: one is trusted only when this
+machine wrote it, remembered here by its stamp and a key of its sources
+(:func:`remember_derived`, :func:`is_derived`). ctime cannot be set back by
+a user, so a file changed or replaced since no longer matches its stamp.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,12 +94,12 @@ def _check(path: Path, entry: FileEntry, table: str, cache: dict[str, list[Any]]
     except FileNotFoundError:
         raise _damaged(path, table, "is missing") from None
     key = str(path.resolve())
-    stamp = [st.st_size, st.st_mtime_ns, st.st_ino, entry.sha256]
-    if cache.get(key) == stamp:
+    known = [*stamp(st), entry.sha256]
+    if cache.get(key) == known:
         return False
     if st.st_size != entry.bytes or sha256(path) != entry.sha256:
         raise _damaged(path, table, "does not match its checksum in the manifest")
-    cache[key] = stamp
+    cache[key] = known
     return True
 
 
@@ -102,8 +109,32 @@ def remember(directory: Path, manifest: Manifest) -> None:
     for entry in manifest.files:
         path = directory / entry.name
         with contextlib.suppress(OSError):
-            st = path.stat()
-            cache[str(path.resolve())] = [st.st_size, st.st_mtime_ns, st.st_ino, entry.sha256]
+            cache[str(path.resolve())] = [*stamp(path.stat()), entry.sha256]
+    _save(cache)
+
+
+def stamp(st: os.stat_result) -> list[int]:
+    """One version of one file, known without reading it: a change of its bytes or
+    a file put in its place changes the ctime (which no user can set) or inode."""
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+
+
+def source_key(kind: str, manifests: Sequence[Manifest]) -> str:
+    """What a derived array was made from: ``kind`` (what and how) and the sha256 of
+    each source file as its table's manifest lists it."""
+    doc = [kind, [[m.table, [[e.name, e.bytes, e.sha256] for e in m.files]] for m in manifests]]
+    return "derived:" + hashlib.sha256(json.dumps(doc).encode()).hexdigest()
+
+
+def is_derived(path: str, st: os.stat_result, sources: str) -> bool:
+    """Whether this machine wrote the file ``st`` describes, at ``path``, from ``sources``."""
+    return _load().get(path) == [*stamp(st), sources]
+
+
+def remember_derived(path: str, st: os.stat_result, sources: str) -> None:
+    """A derived file just written here (``st`` taken after its rename into place)."""
+    cache = _load()
+    cache[path] = [*stamp(st), sources]
     _save(cache)
 
 
