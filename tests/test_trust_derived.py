@@ -192,3 +192,10 @@ def test_a_level_file_rewritten_with_its_mtime_kept_is_caught(folder: Path) -> N
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     with pytest.raises(CorruptTable, match="does not match its checksum"):
         integrity.check_table(table, m)
+
+
+def test_a_file_as_the_cache_folder_keeps_nothing_and_answers_right(folder: Path) -> None:
+    shutil.rmtree(folder / ".cache")
+    (folder / ".cache").write_bytes(b"not a folder")
+    assert _moves(run_cli(*SOLVE, data=folder)) == 31
+    assert (folder / ".cache").read_bytes() == b"not a folder"
