@@ -19,6 +19,12 @@ Three guards, from cheapest to dearest:
 The manifest's rows and state range of a file, which no hash covers (a point
 look-up skips files by that range, SQL counts levels by those rows), are held
 against its footer whenever it is opened or hashed (:func:`check_range`).
+
+Arrays derived from tables and kept in a data folder (pattern databases'
+``_pdb.npy``) are covered by no manifest: one is trusted only when this
+machine wrote it, remembered here by its stamp and a key of its sources
+(:func:`remember_derived`, :func:`is_derived`). ctime cannot be set back by
+a user, so a file changed or replaced since no longer matches its stamp.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import json
 import os
 import stat
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -137,14 +144,14 @@ def _check(path: Path, entry: FileEntry, table: str, cache: dict[str, list[Any]]
     now = time.time_ns()
     st = _regular(path, table)
     key = str(path.resolve())
-    stamp = _stamp(st, entry)
-    if cache.get(key) == stamp:
+    known = _stamp(st, entry)
+    if cache.get(key) == known:
         return False
     if st.st_size != entry.bytes or sha256(path) != entry.sha256:
         raise _damaged(path, table, "does not match its checksum in the manifest")
     _footer_figures(path, entry, table)
     if _settled(st, now):
-        cache[key] = stamp
+        cache[key] = known
     return True
 
 
@@ -160,13 +167,38 @@ def remember(directory: Path, manifest: Manifest) -> None:
     _save(cache)
 
 
+def stamp(st: os.stat_result) -> list[int]:
+    """One version of one file, known without reading it: a change of its bytes or
+    a file put in its place changes the ctime (which no user can set) or inode."""
+    return [st.st_ctime_ns, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev]
+
+
+def source_key(kind: str, manifests: Sequence[Manifest]) -> str:
+    """What a derived array was made from: ``kind`` (what and how) and the sha256 of
+    each source file as its table's manifest lists it."""
+    doc = [kind, [[m.table, [[e.name, e.bytes, e.sha256] for e in m.files]] for m in manifests]]
+    return "derived:" + hashlib.sha256(json.dumps(doc).encode()).hexdigest()
+
+
+def is_derived(path: str, st: os.stat_result, sources: str) -> bool:
+    """Whether this machine wrote the file ``st`` describes, at ``path``, from ``sources``."""
+    return _load().get(path) == [*stamp(st), sources]
+
+
+def remember_derived(path: str, st: os.stat_result, sources: str) -> None:
+    """A derived file just written here (``st`` taken after its rename into place)."""
+    cache = _load()
+    cache[path] = [*stamp(st), sources]
+    _save(cache)
+
+
 def _stamp(st: os.stat_result, entry: FileEntry) -> list[Any]:
     """What a checked file is remembered by: the change time first, which an edit
     always moves and cannot put back (an entry of an older cache, without it,
     simply does not match and the file is hashed again), and the manifest's
     figures checked with it (an edit of the manifest alone is checked again)."""
     figures = [entry.sha256, entry.rows, entry.min_state, entry.max_state]
-    return [st.st_ctime_ns, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, *figures]
+    return [*stamp(st), *figures]
 
 
 def _settled(st: os.stat_result, now: int) -> bool:
