@@ -205,18 +205,17 @@ def test_verify_fails_on_a_file_whose_rows_are_not_the_manifests(copy: Path) -> 
     assert "  ! d031-000.parquet: 2 rows, the manifest's rows say 3" in r.stdout.splitlines()
 
 
-def test_verify_fails_on_an_empty_level_past_the_last(copy: Path) -> None:
+def test_an_empty_level_past_the_last_is_refused(copy: Path) -> None:
     def deeper(m: dict) -> None:
         m["levels"].append({"depth": 32, "positions": 0, "seconds": 0.0, "files": []})
         m["max_depth"], m["max_depth_positions"] = 32, 0
 
     _edit(copy / "3x3", deeper)
-    r = run_cli("verify", "3x3", data=copy)  # was: "3x3: ok (181,440 positions, 33 levels)"
-    assert r.returncode == 1
-    assert r.stdout.splitlines()[1] == (
-        "  ! depth 32: a level of no rows in the manifest (max_depth 32, "
-        "max_depth_positions 0); a search has none"
-    )
+    for command in (["verify", "3x3"], ["longest", "3x3"]):
+        # verify was "3x3: ok (181,440 positions, 33 levels)"; longest "0 positions at depth 32"
+        r = run_cli(*command, data=copy)
+        assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "depth 32 holds no positions" in r.stderr, r.stderr
 
 
 # -- the staging folder is input too: a build writes nowhere its links point ------
