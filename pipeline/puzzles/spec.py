@@ -188,10 +188,7 @@ def add(path: Path, data: Path) -> list[str]:
                 f"{path}: {target} holds another spec named {spec.name}, which tables "
                 f"{', '.join(used)} were built from: rename yours or remove those tables"
             )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(spec.text)
-    tmp.replace(target)
+    files.replace(files.folder(data, SPECS) / target.name, spec.text)  # never through a link
     return [spec.name + suffix for suffix in families()[spec.family].TABLES]
 
 

@@ -6,6 +6,10 @@ level it records the finished levels in ``progress.json``; a rerun of an
 interrupted build resumes after the last finished level. When the search ends
 the manifest is written last and the folder swapped into ``<data>/<name>`` in
 one rename, so readers see the old complete table or the new one.
+
+The data folder may be hostile: ``.staging`` must be a real folder, a link
+as ``.staging/<name>`` or as a file in it is removed (unlinked), never
+followed, and so is one as ``<data>/<name>`` when the table is published.
 """
 
 from __future__ import annotations
@@ -38,9 +42,7 @@ DISK_MARGIN = 1 << 20
 @contextlib.contextmanager
 def build_lock(data: Path, name: str) -> Iterator[None]:
     """Hold the build lock of one table; refuse at once if another build holds it."""
-    lock_dir = data / ".staging"
-    lock_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_dir / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = files.lock(files.folder(data, ".staging") / f"{name}.lock")
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -67,10 +69,10 @@ class Progress:
 
     def __init__(self, staging: Path, describe: dict[str, Any], table: str, paths: bool) -> None:
         self.staging = staging
-        doc = self._resume(describe, paths)
+        doc = self._resume(describe, paths) if files.is_folder(staging) else None
         if doc is None:
-            shutil.rmtree(staging, ignore_errors=True)
-            staging.mkdir(parents=True)
+            files.remove(staging)  # a link is unlinked: the build starts in a new folder
+            staging.mkdir()
             doc = {
                 "format_version": FORMAT_VERSION,
                 "table": table,
@@ -87,7 +89,7 @@ class Progress:
         kept = {f.name for f in self.files} | {PROGRESS}
         for p in staging.iterdir():
             if p.name not in kept:
-                shutil.rmtree(p) if p.is_dir() else p.unlink()
+                files.remove(p)
 
     def _resume(self, describe: dict[str, Any], paths: bool) -> dict[str, Any] | None:
         try:
@@ -99,8 +101,9 @@ class Progress:
             )
             if ok:
                 [LevelEntry.parse(lv, "") for lv in doc["levels"]]
-                [FileEntry.parse(f, "") for f in doc["files"]]
-                return doc
+                kept = [FileEntry.parse(f, "") for f in doc["files"]]
+                # Each file kept is one this build wrote: a link there starts afresh.
+                return doc if all(files.is_file(self.staging / f.name) for f in kept) else None
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
         return None
@@ -137,18 +140,19 @@ def check_disk(where: Path, last_bytes: int, growth: float) -> None:
 
 
 def publish(staging: Path, target: Path) -> None:
-    """Put the finished table in place: a rename, or an atomic swap with the old table."""
-    if not target.exists():
+    """Put the finished table in place: a rename, or an atomic swap with the old table
+    (a link as ``target`` is replaced: removed, never followed)."""
+    if not os.path.lexists(target):
         os.rename(staging, target)
         return
     if _exchange(staging, target):
-        shutil.rmtree(staging)  # now holds the old table
+        files.remove(staging)  # now holds the old table
         return
     old = staging.with_name(staging.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
+    files.remove(old)
     os.rename(target, old)
     os.rename(staging, target)
-    shutil.rmtree(old)
+    files.remove(old)
 
 
 def _exchange(a: Path, b: Path) -> bool:
