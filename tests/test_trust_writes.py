@@ -173,9 +173,10 @@ def test_a_linked_staging_folder_is_never_resumed(folder: Path) -> None:
 def test_a_resumed_build_follows_no_link_in_its_staging(
     folder: Path, place: str, to: str, resumed: bool
 ) -> None:
-    """A stopped build's staging folder with a link in it: a stray one is removed (34ee030:
-    ``spill`` a link to a folder was exit 1); a kept part that is a link (to a copy of itself, outside)
-    makes the build start afresh (34ee030 resumed, and published the link as the part)."""
+    """A stopped build's staging folder with a link in it: a stray one is removed
+    (34ee030: ``spill`` a link to a folder was exit 1; ``progress.json.tmp`` is a guard);
+    a kept part that is a link (to a copy of itself, outside) makes the build start
+    afresh (34ee030 resumed, and published the link as the part)."""
     staging = folder / ".staging" / "2x3"
     _resumable(folder, staging, 5)
     if to:
