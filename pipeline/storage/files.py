@@ -102,21 +102,19 @@ def _read_at_most(fd: int, n: int) -> bytes:
 def folder(data: Path, *names: str) -> Path:
     """``data/names...``, each folder below ``data`` made when missing and refused
     (CannotWrite) when a link or not a folder: never followed. ``data`` itself is
-    the user's choice (it may be a link) and is made when missing."""
+    the user's choice (it may be a link) and is made when missing. An OSError when
+    a folder cannot be made (the caller says in one line what it was writing)."""
+    data.mkdir(parents=True, exist_ok=True)
     path = data
-    try:
-        data.mkdir(parents=True, exist_ok=True)
-        for name in names:
-            path = path / name
-            with contextlib.suppress(FileExistsError):
-                path.mkdir()
-            if not is_folder(path):
-                break
-        else:
-            return path
-    except OSError as e:
-        raise CannotWrite(f"cannot write in {path}: {e.strerror or e}") from None
-    raise CannotWrite(f"{path} is not a folder (a link is not followed): remove it, run again")
+    for name in names:
+        path = path / name
+        with contextlib.suppress(FileExistsError):
+            path.mkdir()
+        if not is_folder(path):
+            raise CannotWrite(
+                f"{path} is not a folder (a link is not followed): remove it, run again"
+            )
+    return path
 
 
 def is_folder(path: Path) -> bool:
