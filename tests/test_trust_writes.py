@@ -123,6 +123,15 @@ def test_a_spec_is_kept_without_following_a_link(
     _untouched(folder)
 
 
+def test_a_spec_into_a_data_folder_that_is_a_file_is_one_line(folder: Path) -> None:
+    """34ee030: a traceback (NotADirectoryError) from making ``specs``."""
+    plain = folder / "plain"
+    plain.write_bytes(SECRET)
+    r = run_cli("build", "--spec", str(EXAMPLES / "plus.toml"), data=plain)
+    _one_line_error(r, f"cannot keep the spec in {plain / 'specs'}")
+    assert plain.read_bytes() == SECRET
+
+
 def _resumable(folder: Path, where: Path, depth: int) -> None:
     """At ``where``, the staging folder of a 2x3 build stopped after level ``depth``
     (its files and progress.json, as a killed build leaves them)."""
