@@ -9,6 +9,7 @@ table (exit 0) or one line (exit 1). Real builds, real CLI subprocesses.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -100,6 +101,16 @@ def test_a_build_never_writes_through_a_planted_link(
         assert r.returncode == 0, r.stderr
         _built(folder, "2x3")
     _untouched(folder)
+
+
+def test_a_build_lock_that_is_a_hard_link_is_one_line(folder: Path) -> None:
+    """34ee030 truncated the file a hard link as ``.staging/2x3.lock`` names and wrote
+    the build's pid into it (no link followed: the same file under a second name)."""
+    (folder / ".staging").mkdir()
+    os.link(folder.parent / "outside" / "bashrc", folder / ".staging" / "2x3.lock")
+    _one_line_error(run_cli("build", "2x3", data=folder), "2x3.lock is a hard link")
+    _untouched(folder)
+    assert not (folder / "2x3").exists()
 
 
 @pytest.mark.parametrize(

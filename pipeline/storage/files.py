@@ -173,13 +173,16 @@ def remove(path: Path) -> None:
 
 def lock(path: Path) -> int:
     """An open descriptor of the lock file ``path`` (made when missing), to flock: a
-    link there is not followed and anything but a regular file is refused (CannotWrite)."""
+    link there is not followed, and anything but a regular file of one name is refused
+    (CannotWrite): a build writes its pid into its lock (a hard link to ~/.bashrc)."""
     flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
         fd = os.open(path, flags, 0o644)
     except OSError as e:
         raise CannotWrite(f"{path} cannot be opened: {e.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
         os.close(fd)
-        raise CannotWrite(f"{path} is not a regular file")
+        what = "not a regular file" if not stat.S_ISREG(st.st_mode) else "a hard link"
+        raise CannotWrite(f"{path} is {what}: remove it, run again")
     return fd
