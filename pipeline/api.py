@@ -187,6 +187,19 @@ class Database:
             return False
         return True
 
+    def has_table(self, name: str) -> bool:
+        """Whether a table of that name is there, sound or not: its manifest exists, so
+        reading it answers or says in one line what is wrong (``show`` asks this, not
+        :meth:`built`, which leaves a doctored table out without a word)."""
+        from pipeline.storage.format import MANIFEST
+
+        folder = self.data / name
+        return (
+            name == Path(name).name
+            and not name.startswith(".")
+            and (os.path.lexists(folder / MANIFEST))
+        )
+
     def manifests(self) -> list[Manifest]:
         """The manifests of the complete tables in the data folder (as ``built`` names them)."""
         from pipeline import catalog
@@ -439,47 +452,83 @@ class Database:
 
     # -- SQL --------------------------------------------------------------
     def connection(self, write: bool = False) -> Any:
-        """A DuckDB connection with the catalog's views and macros (absolute paths).
+        """A DuckDB connection of your own with the catalog's views and macros (absolute paths).
 
-        Sealed unless ``write``: it reads the data folder and nothing else outside
-        the process (catalog.connect). The tables' files are checked first.
+        Read-only and sealed unless ``write``: a cursor of a read-only database
+        that reads the data folder and nothing else outside the process
+        (pipeline/readonly.py), so what a caller does on it (TEMP views, macros,
+        variables) is seen by no other caller nor by the API's own queries.
+        ``write``: a fresh in-memory connection on every call, unsealed
+        (catalog.connect). The tables' files are checked first (remembered:
+        storage/integrity.py).
         """
         if self.data.exists() and not self.data.is_dir():
             raise NotBuilt(f"{self.data} is not a folder")
-        if write not in self._cons:
+        self.require_folder()
+        if write:
             from pipeline import catalog
 
-            self.require_folder()
-            self._cons[write] = catalog.connect(self.data, sealed=not write)
-        return self._cons[write]
+            return catalog.connect(self.data, sealed=False)
+        if False not in self._cons:
+            from pipeline import readonly
+
+            self._cons[False] = readonly.connect(self.data)
+        return self._cons[False].cursor()
 
     def query(
         self, query: str, params: dict[str, Any] | None = None, write: bool = False
     ) -> pl.DataFrame:
         """Run SQL (text, or the path of a .sql file) with variables ``params``; a DataFrame.
 
-        Statements that write or reach outside (COPY, ATTACH, INSTALL, ...) are
-        refused unless ``write``. For a cursor of your own, :meth:`connection`.
+        Read-only unless ``write``: only SELECT, WITH, VALUES, DESCRIBE, SHOW,
+        SUMMARIZE and EXPLAIN of those run (pipeline/sql_guard.py), on a cursor of
+        the read-only database (:meth:`connection`), so a query neither writes a
+        file nor changes what later calls see. ``write=True`` runs anything on a
+        fresh unsealed connection of its own, closed after.
+        Ctrl-C interrupts the query (KeyboardInterrupt: pipeline/interrupt.py).
+        For a connection of your own, :meth:`connection`.
         """
-        from pipeline import catalog
-        from pipeline.errors import BadQuery
+        from pipeline import sql_guard
 
-        if query.strip().endswith(".sql") and "\n" not in query.strip():
-            path = Path(query.strip())
-            if not path.is_file():
-                raise BadQuery(f"no such file: {path}")
-            query = path.read_text()
-        if not write:
-            catalog.refuse_writes(query)
-        cursor = self.connection(write).cursor()  # its own results, the catalog's views
-        for key, value in (params or {}).items():
-            cursor.execute(f"SET VARIABLE {ident(key)} = ?", [value])
-        relation = cursor.sql(query)
-        if relation is None:  # a statement with no result (CREATE, SET, ...)
-            import polars as pl
+        query = _sql_text(query)
+        if write:
+            con = self.connection(write=True)
+            frame = _frame(con, query, params)
+            con.close()
+            return frame
+        sql_guard.refuse_writes(query)
+        cursor = self.connection()  # its own results and variables, never handed out
+        frame = _frame(cursor, query, params)
+        cursor.close()
+        return frame
 
-            return pl.DataFrame()
-        return relation.pl()
+
+def _sql_text(query: str) -> str:
+    """The SQL itself: ``query``, or the text of the .sql file it names."""
+    from pipeline.errors import BadQuery
+
+    if query.strip().endswith(".sql") and "\n" not in query.strip():
+        path = Path(query.strip())
+        if not path.is_file():
+            raise BadQuery(f"no such file: {path}")
+        return path.read_text()
+    return query
+
+
+def _frame(con: Any, sql: str, params: dict[str, Any] | None) -> pl.DataFrame:
+    """Run ``sql`` on ``con`` (a connection or cursor) with variables ``params``."""
+    from pipeline import interrupt
+
+    for key, value in (params or {}).items():
+        con.execute(f"SET VARIABLE {ident(key)} = ?", [value])
+
+    def work() -> pl.DataFrame:
+        import polars as pl
+
+        relation = con.sql(sql)
+        return pl.DataFrame() if relation is None else relation.pl()  # None: no result (SET)
+
+    return interrupt.run(con, work)
 
 
 def _with_requirements(chosen: list[Puzzle], data: Path | None = None) -> list[Puzzle]:

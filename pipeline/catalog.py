@@ -217,7 +217,7 @@ def _write(data: Path, tmp: Path) -> None:
     try:
         con.execute(f"ATTACH {sql_str(str(tmp))} AS catalog (STORAGE_VERSION '{STORAGE_VERSION}')")
         con.execute("USE catalog")
-        _seal(con, data, prefix)
+        seal(con, data, prefix)
         _run(con, statements(data, prefix))
         con.execute("USE memory")
         con.execute("DETACH catalog")
@@ -233,7 +233,7 @@ def _run(con: Any, found: list[Statement]) -> None:
             con.execute(stmt)
 
 
-def _seal(con: Any, data: Path, *prefixes: str) -> None:
+def seal(con: Any, data: Path, *prefixes: str) -> None:
     """The connection reads and writes under ``data`` only (as ``prefixes`` and its
     absolute path name it), loads no extension, and no setting can lift that:
     done before any statement made from the folder runs."""
@@ -243,15 +243,16 @@ def _seal(con: Any, data: Path, *prefixes: str) -> None:
     con.execute("SET lock_configuration = true")
 
 
-def connect(data: Path, sealed: bool = True) -> Any:
+def connect(data: Path, sealed: bool = True, also: tuple[Path, ...] = ()) -> Any:
     """An in-memory DuckDB connection with the catalog over absolute paths.
 
     Every table's files are checked against their manifest first (DuckDB does
     not check page checksums; the check is remembered: storage/integrity.py).
     ``sealed``: the connection reads the data folder and nothing else outside
     the process (no file written or read elsewhere, no extension loaded, and
-    no setting can lift that), sealed before the catalog is made in it;
-    statements that write are refused before they run (:func:`refuse_writes`).
+    no setting can lift that: :func:`seal`), sealed before the catalog is made
+    in it (``also``: other folders it may write, as pipeline/readonly.py's copy);
+    statements that write are refused before they run (pipeline/sql_guard.py).
     """
     import duckdb
 
@@ -261,42 +262,6 @@ def connect(data: Path, sealed: bool = True) -> Any:
         integrity.check_table(data / m.table, m)
     con = duckdb.connect()
     if sealed:
-        _seal(con, data)
+        seal(con, data, *map(str, also))
     _run(con, statements(data, str(data.resolve())))
     return con
-
-
-#: Statements a read-only query may run (the database is in memory; the
-#: catalog file and the Parquet files are outside it).
-READ_ONLY = {
-    "SELECT", "EXPLAIN", "VARIABLE_SET", "RELATION", "PREPARE", "EXECUTE", "CALL",
-    "CREATE", "INSERT", "UPDATE", "DELETE", "DROP", "ALTER", "TRANSACTION", "MULTI",
-}  # fmt: skip
-
-
-def refuse_writes(sql: str) -> None:
-    """BadQuery for a statement that writes or reaches outside (COPY, EXPORT, ATTACH,
-    INSTALL, LOAD, SET, PRAGMA, ...), named, unless the caller allows writes."""
-    import duckdb
-
-    from pipeline.errors import BadQuery
-
-    try:
-        found = duckdb.extract_statements(sql)
-    except duckdb.Error as e:
-        raise BadQuery(_first_line(e)) from None
-    if not found:
-        raise BadQuery("no SQL statement given")
-    for st in found:
-        if st.type.name not in READ_ONLY:
-            words = st.query.split()
-            kind = words[0].upper() if words else st.type.name
-            raise BadQuery(
-                f"{kind} statements may write or reach outside the data folder: "
-                "refused (run the query with --write to allow it)"
-            )
-
-
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return text[0] if text else type(e).__name__

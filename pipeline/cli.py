@@ -10,11 +10,13 @@ command body is a few lines.
 from __future__ import annotations
 
 import functools
+import io
 import itertools
 import json
+import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -318,7 +320,7 @@ def show(
     drawing = db.draw(puzzle, state)
     if svg is not None:
         _write_svg(svg, db.board_svg(puzzle, state))
-    depth = db.depth(puzzle, state) if puzzle in db.built() else None
+    depth = db.depth(puzzle, state) if db.has_table(puzzle) else None
     if as_json:
         _emit({"puzzle": puzzle, "position": position, "depth": depth, "drawing": drawing})
         return
@@ -515,13 +517,17 @@ def query(
         typer.Option("--set", help="A variable for getvariable(), e.g. --set puzzle=2x5."),
     ] = None,
     write: Annotated[
-        bool, typer.Option("--write", help="Allow statements that write (COPY, ATTACH, ...).")
+        bool,
+        typer.Option(
+            "--write", help="Allow any statement (COPY, CREATE, ...) and --out in the data folder."
+        ),
     ] = False,
 ) -> None:
     """Run SQL against the catalog (views, macros) and print the result.
 
-    Read-only unless --write: statements that write or reach outside the data
-    folder are refused. Ctrl-C cancels a long query.
+    Read-only unless --write: only SELECT, WITH, VALUES, DESCRIBE, SHOW,
+    SUMMARIZE and EXPLAIN of those run, and --out is not written inside the
+    data folder. Ctrl-C cancels a long query.
     """
     from pipeline.errors import BadQuery
 
@@ -531,23 +537,71 @@ def query(
         if not eq or not key.strip():
             raise BadQuery(f"--set takes NAME=VALUE, not {item!r}")
         params[key.strip()] = value
+    if limit < 0:
+        raise BadQuery(f"--limit is a number of rows, 0 or more, not {limit}")
+    fmt = "json" if as_json else fmt
+    _check_output(fmt, out, data, write)
     db = _db(data)
     try:
         df = db.query(sql, params, write=write)
+        _print_frame(df, fmt, out, None if show_all else limit)
     except KeyboardInterrupt:
-        typer.echo("puzzledb: query cancelled", err=True)
-        raise typer.Exit(130) from None
-    _print_frame(df, "json" if as_json else fmt, out, None if show_all else limit)
+        _cancelled()
+
+
+def _cancelled() -> NoReturn:
+    """One line and exit 130 now. os._exit: a query that ignored the interrupt still
+    runs in its thread (pipeline/interrupt.py), and the interpreter's shutdown can
+    abort under it in DuckDB's C++ code (seen: "terminate called ...", exit 134)."""
+    print("puzzledb: query cancelled", file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    os._exit(130)
+
+
+def _check_output(fmt: str, out: Path | None, data: Path, write: bool) -> None:
+    """BadQuery or BadOutput before the query runs: a format, or an --out we would
+    not write (a folder, a missing folder, a file in the data folder without --write)."""
+    from pipeline.errors import BadOutput, BadQuery
+
+    if fmt not in ("table", "csv", "json", "parquet"):
+        raise BadQuery(f"--format is table, csv, json or parquet, not {fmt!r}")
+    if out is None:
+        if fmt == "parquet":
+            raise BadQuery("--format parquet writes a file: give --out FILE.parquet")
+        return
+    if not write and _inside(out, data):
+        raise BadOutput(
+            f"--out {out} is inside the data folder {data}: refused "
+            "(run the query with --write to allow it)"
+        )
+    if out.is_dir():
+        raise BadOutput(f"--out {out} is a folder: give a file name")
+    if not out.parent.is_dir():
+        raise BadOutput(f"--out {out}: there is no folder {out.parent}")
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` lies in ``folder`` once symlinks are followed; folders are
+    compared by device and inode, so another spelling of ``folder`` is caught too."""
+    try:
+        home = folder.stat()
+    except OSError:
+        return False  # no data folder: nothing in it to overwrite
+    target = path.resolve()
+    for p in (target, *target.parents):
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) == (home.st_dev, home.st_ino):
+            return True
+    return False
 
 
 def _print_frame(df: Any, fmt: str, out: Path | None, limit: int | None) -> None:
     """A query's result as a table (cut at ``limit`` rows, said so), CSV, JSON or Parquet."""
-    from pipeline.errors import BadQuery
+    from pipeline.pictures import output
 
-    if fmt not in ("table", "csv", "json", "parquet"):
-        raise BadQuery(f"--format is table, csv, json or parquet, not {fmt!r}")
-    if fmt == "parquet" and out is None:
-        raise BadQuery("--format parquet writes a file: give --out FILE.parquet")
     if fmt == "table":
         import polars as pl
 
@@ -556,14 +610,16 @@ def _print_frame(df: Any, fmt: str, out: Path | None, limit: int | None) -> None
             text = str(shown)
         if len(shown) < len(df):
             text += f"\n({len(df):,} rows, {len(shown):,} shown: --all or --limit N for more)"
+    elif fmt == "parquet":
+        buffer = io.BytesIO()
+        df.write_parquet(buffer)
+        text = buffer.getvalue()
     else:
-        text = {"csv": df.write_csv, "json": df.write_json}.get(fmt, lambda: "")()
+        text = {"csv": df.write_csv, "json": df.write_json}[fmt]()
     if out is None:
         typer.echo(text.rstrip("\n"))
-    elif fmt == "parquet":
-        df.write_parquet(out)
     else:
-        out.write_text(text)
+        output.write(out, text)
 
 
 @app.command()

@@ -21,11 +21,13 @@ not checked (they lead to level N+1, not built) nor the puzzle's total.
 from __future__ import annotations
 
 import itertools
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from pipeline.engine.core import (
     NO_PARENT,
@@ -42,7 +44,7 @@ from pipeline.puzzles.base import Puzzle
 from pipeline.storage.format import wrong_columns
 from pipeline.storage.integrity import sha256
 from pipeline.storage.manifest import FileEntry
-from pipeline.storage.reader import open_file, read_column, row_group_mins
+from pipeline.storage.reader import open_file, read_column, row_group_mins, u64
 from pipeline.storage.table import Table
 
 
@@ -179,6 +181,7 @@ def verify(
             if on_level:
                 on_level(level.depth)
     total, partial = table.manifest.total, table.manifest.partial_depth
+    _no_empty_level(table, report)
     if report.positions != total:
         report.problems.append(f"{report.positions} rows in all, the manifest says {total}")
     if partial is None and puzzle.expected_total is not None and total != puzzle.expected_total:
@@ -206,6 +209,18 @@ def verify(
     return report
 
 
+def _no_empty_level(table: Table, report: Report) -> None:
+    """A search ends at its first empty level: a level of no rows (its count checked
+    against the files) would make max_depth deeper than any position."""
+    m = table.manifest
+    for lv in m.levels:
+        if lv.positions == 0:
+            report.problems.append(
+                f"depth {lv.depth}: a level of no rows in the manifest (max_depth "
+                f"{m.max_depth}, max_depth_positions {m.max_depth_positions}); a search has none"
+            )
+
+
 #: Files a table folder may hold besides its level files: the manifest, and the
 #: pattern-database array the solver derives (pipeline/solvers/optimal.py).
 OWN_FILES = {"_manifest.json", "_pdb.npy"}
@@ -215,8 +230,15 @@ def _files(table: Table, report: Report) -> None:
     """Every file the manifest lists, as it lists it, and no other file."""
     for entry in table.files:
         p = table.path(entry)
-        if not p.exists():
+        st = p.stat() if p.exists() else None
+        if st is None:
             report.problems.append(f"{entry.name} is missing")
+        elif not stat.S_ISREG(st.st_mode):  # a FIFO would be read forever
+            report.problems.append(f"{entry.name} is not a regular file")
+        elif st.st_size != entry.bytes:
+            report.problems.append(
+                f"{entry.name} has {st.st_size} bytes, the manifest says {entry.bytes}"
+            )
         elif sha256(p) != entry.sha256:
             report.problems.append(f"{entry.name} does not match its checksum in the manifest")
     listed = {e.name for e in table.files} | OWN_FILES
@@ -227,8 +249,9 @@ def _files(table: Table, report: Report) -> None:
 
 def _columns(table: Table, report: Report) -> bool:
     """Each file has the format's columns (False when one has not: the other checks
-    cannot read it), and its depth column says its level: SQL over the files reads
-    that column, not the manifest (a file of 4M rows reads in a few ms)."""
+    cannot read it), the rows and states its manifest entry says, and its depth
+    column says its level: SQL over the files reads that column, not the manifest
+    (a file of 4M rows reads in a few ms)."""
     readable = True
     for entry in table.files:
         path = table.path(entry)
@@ -237,9 +260,42 @@ def _columns(table: Table, report: Report) -> bool:
         if wrong:
             report.problems.append(f"{entry.name}: column {'; '.join(wrong)}")
             readable = False
-        elif entry.rows:
+            continue
+        rows = pf.metadata.num_rows
+        if rows != entry.rows:
+            report.problems.append(
+                f"{entry.name}: {rows} rows, the manifest's rows say {entry.rows}"
+            )
+        if rows:
             _depth_column(entry, read_column(path, pf, "depth"), report)
+            _state_range(entry, pf, u64(read_column(path, pf, "state")), report)
     return readable
+
+
+def _state_range(entry: FileEntry, pf: pq.ParquetFile, states: np.ndarray, report: Report) -> None:
+    """The file's smallest and largest state as the manifest says them, and each row
+    group's as its statistics say them: a point look-up skips files and row groups
+    by those figures, so a wrong one hides a position."""
+    said = {"min_state": entry.min_state, "max_state": entry.max_state}
+    found = {"min_state": int(states.min()), "max_state": int(states.max())}
+    for key, value in said.items():
+        if value != found[key]:
+            report.problems.append(
+                f"{entry.name}: {key} is {value} in the manifest, the file's is {found[key]}"
+            )
+    at = 0
+    for i in range(pf.metadata.num_row_groups):
+        group = pf.metadata.row_group(i)
+        stats = group.column(pf.metadata.schema.names.index("state")).statistics
+        part = states[at : at + group.num_rows]
+        at += group.num_rows
+        real = (int(part.min()), int(part.max())) if len(part) else None
+        told = (int(stats.min), int(stats.max)) if stats is not None and stats.has_min_max else None
+        if told != real:
+            report.problems.append(
+                f"{entry.name}: row group {i}'s statistics say states {told}, it holds {real}"
+            )
+            return
 
 
 def _depth_column(entry: FileEntry, column: pa.ChunkedArray, report: Report) -> None:

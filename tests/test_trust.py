@@ -224,3 +224,15 @@ def test_a_file_without_the_format_s_columns_fails_verify_and_look_ups(
     # a look-up through the file refuses it (a missing parent was a traceback)
     r = run_cli("solve", "3x3", SOLVE_20, data=copy)
     _one_line_error(r, "d020-000.parquet lacks the format's columns", line.split(": column ")[1])
+
+
+def test_show_on_a_doctored_table_is_one_line_not_a_silent_drawing(copy: Path) -> None:
+    """`show` drew the board and left the depth out, exit 0, when the manifest was bad."""
+    manifest = copy / "3x3" / "_manifest.json"
+    doc = json.loads(manifest.read_text())
+    doc["files"][0]["sha256"] = "x"
+    manifest.write_text(json.dumps(doc))
+    r = run_cli("show", "3x3", SOLVE_20, data=copy)
+    _one_line_error(r, "3x3", "sha256", "puzzledb build 3x3 --force")
+    r = run_cli("show", "2x4", "1 2 3 4 5 6 7 0", data=copy)
+    assert r.returncode == 0 and r.stdout.strip().endswith("depth 0"), r.stdout + r.stderr

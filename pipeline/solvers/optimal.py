@@ -5,14 +5,14 @@ the engine, see pipeline/puzzles/pdb.py). For the search each is also kept as
 a compact array, ``<data>/<table>/_pdb.npy``: uint8, indexed by
 ``sum(cell of pattern tile i * cells**i)``, holding the minimum depth over the
 blank's cells (255 where no position has those cells). It is derived from the
-Parquet files on first use (a few seconds) and rewritten whenever it is older
-than the table's manifest; its name starts with ``_`` so that readers of the
-folder as a dataset skip it, as they skip the manifest.
+Parquet files on first use (a few seconds) and used again only while this
+machine's record says it wrote it from the files the manifest lists now
+(storage/derived.py: a data folder is untrusted); its name starts with ``_``
+so that readers of the folder as a dataset skip it, as they skip the manifest.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +26,7 @@ from pipeline.puzzles.patterns import PARTITIONS, PatternPuzzle
 from pipeline.puzzles.tiles import grid_adjacency
 from pipeline.solvers import ida_c
 from pipeline.solvers.ida_tables import Tables
+from pipeline.storage import derived, integrity
 
 COMPACT = "_pdb.npy"
 #: No sliding puzzle here needs more moves (4x4: 80; 2x6: 80).
@@ -65,43 +66,40 @@ def compact_from_levels(p: PatternPuzzle, levels: Any) -> np.ndarray:
 
 
 def load_compact(table: Any, p: PatternPuzzle) -> np.ndarray:
-    """The compact array of a built table, derived and saved when missing or stale."""
-    path = Path(table.directory) / COMPACT
-    manifest = Path(table.directory) / "_manifest.json"
-    if path.is_file() and path.stat().st_mtime >= manifest.stat().st_mtime:
-        arr = np.load(path)
-        if arr.shape == (p.array_size,) and arr.dtype == np.uint8:
-            return arr
-    arr = compact_from_levels(p, table.levels())
-    tmp = path.with_name(f"{COMPACT}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        np.save(f, arr)
-    os.replace(tmp, path)
+    """The compact array of a built table: the one kept beside it when this machine
+    derived it from the files its manifest lists now, else derived again and kept."""
+    directory = Path(table.directory)
+    sources = integrity.source_key(f"pdb-compact-1 {p.name} {p.tiles}", [table.manifest])
+    arr = derived.load(directory, COMPACT, sources, p.array_size, mmap=False)
+    if arr is None:
+        integrity.check_table(directory, table.manifest)  # derived only from checked files
+        arr = compact_from_levels(p, table.levels())
+        derived.keep(directory, COMPACT, arr, sources)
     return arr
 
 
 def load_joined(board: str, tables: Sequence[Any], data: Path) -> np.ndarray:
     """The compact arrays of a board's partition one after another, memory-mapped.
 
-    Kept as ``<data>/.cache/<board>-pdb.npy`` (rewritten when older than a
-    table's manifest): mapped, a solve reads only the pages its search
-    touches instead of loading and joining 115 MB of arrays (4x4).
+    Kept as ``<data>/.cache/<board>-pdb.npy`` on the same terms as the compact
+    arrays (storage/derived.py): mapped, a solve reads only the pages its search
+    touches instead of loading and joining 115 MB of arrays (4x4), and the
+    second load costs a stat, not a hash.
     """
     pats = patterns(board)
-    path = data / ".cache" / f"{board}-pdb.npy"
+    folder = data / ".cache"
+    name = f"{board}-pdb.npy"
+    kind = f"pdb-joined-1 {board} {[p.tiles for p in pats]}"
+    sources = integrity.source_key(kind, [t.manifest for t in tables])
     size = sum(p.array_size for p in pats)
-    newest = max((Path(t.directory) / "_manifest.json").stat().st_mtime for t in tables)
-    if path.is_file() and path.stat().st_mtime >= newest:
-        arr = np.load(path, mmap_mode="r")
-        if arr.shape == (size,) and arr.dtype == np.uint8:
-            return arr
+    arr = derived.load(folder, name, sources, size, mmap=True)
+    if arr is not None:
+        return arr
     joined = np.concatenate([load_compact(t, p) for t, p in zip(tables, pats, strict=True)])
-    path.parent.mkdir(exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        np.save(f, joined)
-    os.replace(tmp, path)
-    return np.load(path, mmap_mode="r")
+    derived.make_folder(folder)
+    derived.keep(folder, name, joined, sources)
+    kept = derived.load(folder, name, sources, size, mmap=True)
+    return joined if kept is None else kept
 
 
 def split(joined: np.ndarray, board: str) -> list[np.ndarray]:

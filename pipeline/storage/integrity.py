@@ -9,8 +9,22 @@ Three guards, from cheapest to dearest:
 - where neither can help (DuckDB reads pages without checking them; tables
   written before the checksums), a file's sha256 is compared with the
   manifest's before its table is first used, remembered outside the data
-  folder by size, mtime and inode so that it is computed once
-  (:func:`check_table`).
+  folder so that it is computed once (:func:`check_table`). The memory is
+  keyed on the change time (``st_ctime_ns``) with size, mtime, inode and
+  device: every write moves the change time and nothing but the clock can
+  set it (``touch -r`` puts back an mtime, not a ctime), so an edit is hashed
+  again. Bit rot under the file system changes no metadata: only the page
+  checksums (pyarrow reads) and ``verify`` see it.
+
+The manifest's rows and state range of a file, which no hash covers (a point
+look-up skips files by that range, SQL counts levels by those rows), are held
+against its footer whenever it is opened or hashed (:func:`check_range`).
+
+Arrays derived from tables and kept in a data folder (pattern databases'
+``_pdb.npy``) are covered by no manifest: one is trusted only when this
+machine wrote it, remembered here by its stamp and a key of its sources
+(:func:`remember_derived`, :func:`is_derived`). ctime cannot be set back by
+a user, so a file changed or replaced since no longer matches its stamp.
 """
 
 from __future__ import annotations
@@ -19,6 +33,9 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +44,8 @@ from pipeline.storage.manifest import FileEntry, Manifest
 
 #: Where the checked files are remembered (never inside a data folder).
 CACHE_ENV = "PUZZLEDB_CACHE"
+#: How long before a check a file must have last changed to be remembered.
+SETTLED_NS = 2_000_000_000
 
 
 def footer_sha256(data: Any) -> str:
@@ -42,13 +61,13 @@ def _damaged(path: Path, table: str, why: str) -> CorruptTable:
 
 def check_footer(path: Path, entry: FileEntry, table: str) -> None:
     """The file has the size and (when recorded) the footer the manifest says."""
+    size = _regular(path, table).st_size
+    if size != entry.bytes:
+        raise _damaged(path, table, f"has {size} bytes, the manifest says {entry.bytes}")
+    if entry.footer_sha256 is None:
+        check_file(path, entry, table)  # written before footers were hashed
+        return
     try:
-        size = path.stat().st_size
-        if size != entry.bytes:
-            raise _damaged(path, table, f"has {size} bytes, the manifest says {entry.bytes}")
-        if entry.footer_sha256 is None:
-            check_file(path, entry, table)  # written before footers were hashed
-            return
         with open(path, "rb") as f:
             f.seek(max(0, size - 8))
             length = int.from_bytes(f.read(4), "little")
@@ -60,6 +79,46 @@ def check_footer(path: Path, entry: FileEntry, table: str) -> None:
         raise _damaged(path, table, "is missing") from None
     if hashlib.sha256(tail).hexdigest() != entry.footer_sha256:
         raise _damaged(path, table, "has a damaged footer (its hash differs from the manifest's)")
+
+
+def check_range(
+    path: Path, entry: FileEntry, table: str, rows: int, bounds: list[tuple[int, int]]
+) -> None:
+    """The manifest's rows and state range of a file are its footer's (``rows`` and
+    each row group's (min, max) state): a point look-up skips files by that range,
+    and the footer hash, which the manifest holds too, cannot vouch for it."""
+    if rows != entry.rows:
+        raise _damaged(path, table, f"has {rows} rows, the manifest says {entry.rows}")
+    lo, hi = (bounds[0][0], bounds[-1][1]) if bounds else (None, None)
+    if (lo, hi) != (entry.min_state, entry.max_state):
+        raise _damaged(
+            path, table, f"holds states {lo} to {hi}, the manifest says "
+            f"{entry.min_state} to {entry.max_state} (min_state, max_state)",
+        )  # fmt: skip
+
+
+def _footer_figures(path: Path, entry: FileEntry, table: str) -> None:
+    """:func:`check_range` of a file just hashed: the SQL paths count rows and levels
+    by the manifest's figures, which the hash does not cover."""
+    from pipeline.storage.reader import open_file, row_group_bounds  # it imports this module
+
+    pf = open_file(path)
+    try:
+        bounds = row_group_bounds(pf)
+    except (OSError, ValueError, AttributeError, TypeError):
+        raise _damaged(path, table, "has row groups without statistics") from None
+    check_range(path, entry, table, pf.metadata.num_rows, bounds)
+
+
+def _regular(path: Path, table: str) -> os.stat_result:
+    """The file's status; a FIFO or a device is refused (reading one may never end)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise _damaged(path, table, "is missing") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _damaged(path, table, "is not a regular file")
+    return st
 
 
 def check_table(directory: Path, manifest: Manifest) -> None:
@@ -82,17 +141,17 @@ def check_file(path: Path, entry: FileEntry, table: str) -> None:
 
 def _check(path: Path, entry: FileEntry, table: str, cache: dict[str, list[Any]]) -> bool:
     """Compare one file with the manifest unless ``cache`` knows it; True if newly checked."""
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        raise _damaged(path, table, "is missing") from None
+    now = time.time_ns()
+    st = _regular(path, table)
     key = str(path.resolve())
-    stamp = [st.st_size, st.st_mtime_ns, st.st_ino, entry.sha256]
-    if cache.get(key) == stamp:
+    known = _stamp(st, entry)
+    if cache.get(key) == known:
         return False
     if st.st_size != entry.bytes or sha256(path) != entry.sha256:
         raise _damaged(path, table, "does not match its checksum in the manifest")
-    cache[key] = stamp
+    _footer_figures(path, entry, table)
+    if _settled(st, now):
+        cache[key] = known
     return True
 
 
@@ -103,8 +162,51 @@ def remember(directory: Path, manifest: Manifest) -> None:
         path = directory / entry.name
         with contextlib.suppress(OSError):
             st = path.stat()
-            cache[str(path.resolve())] = [st.st_size, st.st_mtime_ns, st.st_ino, entry.sha256]
+            if stat.S_ISREG(st.st_mode) and _settled(st, time.time_ns()):
+                cache[str(path.resolve())] = _stamp(st, entry)
     _save(cache)
+
+
+def stamp(st: os.stat_result) -> list[int]:
+    """One version of one file, known without reading it: a change of its bytes or
+    a file put in its place changes the ctime (which no user can set) or inode."""
+    return [st.st_ctime_ns, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev]
+
+
+def source_key(kind: str, manifests: Sequence[Manifest]) -> str:
+    """What a derived array was made from: ``kind`` (what and how) and the sha256 of
+    each source file as its table's manifest lists it."""
+    doc = [kind, [[m.table, [[e.name, e.bytes, e.sha256] for e in m.files]] for m in manifests]]
+    return "derived:" + hashlib.sha256(json.dumps(doc).encode()).hexdigest()
+
+
+def is_derived(path: str, st: os.stat_result, sources: str) -> bool:
+    """Whether this machine wrote the file ``st`` describes, at ``path``, from ``sources``."""
+    return _load().get(path) == [*stamp(st), sources]
+
+
+def remember_derived(path: str, st: os.stat_result, sources: str) -> None:
+    """A derived file just written here (``st`` taken after its rename into place)."""
+    cache = _load()
+    cache[path] = [*stamp(st), sources]
+    _save(cache)
+
+
+def _stamp(st: os.stat_result, entry: FileEntry) -> list[Any]:
+    """What a checked file is remembered by: the change time first, which an edit
+    always moves and cannot put back (an entry of an older cache, without it,
+    simply does not match and the file is hashed again), and the manifest's
+    figures checked with it (an edit of the manifest alone is checked again)."""
+    figures = [entry.sha256, entry.rows, entry.min_state, entry.max_state]
+    return [*stamp(st), *figures]
+
+
+def _settled(st: os.stat_result, now: int) -> bool:
+    """Whether the file last changed well before ``now`` (when it was looked at): a
+    change time is kept at the file system's granularity (ticks of milliseconds,
+    up to seconds), so an edit in the same tick as the check would not move it;
+    such a file is hashed again next time rather than remembered."""
+    return st.st_ctime_ns < now - SETTLED_NS
 
 
 def sha256(path: Path) -> str:

@@ -245,6 +245,9 @@ def _agree(m: Manifest) -> None:
     depths = [lv.depth for lv in m.levels]
     if depths != list(range(len(depths))):
         raise _Invalid("levels must run 0, 1, 2, ... in order")
+    empty = [lv.depth for lv in m.levels if lv.positions == 0]
+    if empty:  # a search ends at its first empty level: it is never recorded
+        raise _Invalid(f"depth {empty[0]} holds no positions")
     names = [f.name for f in m.files]
     if len(set(names)) != len(names):
         raise _Invalid("a file is listed twice")

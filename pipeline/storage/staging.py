@@ -2,14 +2,16 @@
 
 A build works in the staging folder under an OS lock (flock, released by the
 kernel when the process dies, so kill -9 leaves no stale lock). After each
-level it records the finished levels in ``progress.json``; a rerun of an
-interrupted build resumes after the last finished level. When the search ends
-the manifest is written last and the folder swapped into ``<data>/<name>`` in
-one rename, so readers see the old complete table or the new one.
+level it records the finished levels in ``progress.json`` with each file's
+size and sha256; a rerun of an interrupted build checks the staged files
+against them and resumes after the last finished level whose files are
+intact. When the search ends the manifest is written last and the folder
+swapped into ``<data>/<name>`` in one rename, so readers see the old complete
+table or the new one.
 
-The data folder may be hostile: ``.staging`` must be a real folder, a link
-as ``.staging/<name>`` or as a file in it is removed (unlinked), never
-followed, and so is one as ``<data>/<name>`` when the table is published.
+The data folder may be hostile: ``.staging`` must be a real folder, and a link
+as ``.staging/<name>``, as a file in it or as ``<data>/<name>`` when the table
+is published is removed (unlinked), never followed (storage/files.py).
 """
 
 from __future__ import annotations
@@ -21,15 +23,18 @@ import fcntl
 import os
 import platform
 import shutil
+import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import BuildLocked, DiskFull
+from pipeline.errors import BuildLocked, CorruptTable, DiskFull
 from pipeline.storage import files
 from pipeline.storage.format import FORMAT_VERSION
+from pipeline.storage.integrity import check_range, sha256
 from pipeline.storage.manifest import FileEntry, LevelEntry
+from pipeline.storage.reader import open_file, row_group_bounds
 from pipeline.storage.writer import write_json_atomic
 
 PROGRESS = "progress.json"
@@ -70,6 +75,8 @@ class Progress:
     def __init__(self, staging: Path, describe: dict[str, Any], table: str, paths: bool) -> None:
         self.staging = staging
         doc = self._resume(describe, paths) if files.is_folder(staging) else None
+        if doc is not None:
+            doc = self._intact(doc)
         if doc is None:
             files.remove(staging)  # a link is unlinked: the build starts in a new folder
             staging.mkdir()
@@ -99,14 +106,27 @@ class Progress:
                 and doc.get("format_version") == FORMAT_VERSION
                 and doc.get("paths", False) == paths
             )
-            if ok:
-                [LevelEntry.parse(lv, "") for lv in doc["levels"]]
-                kept = [FileEntry.parse(f, "") for f in doc["files"]]
-                # Each file kept is one this build wrote: a link there starts afresh.
-                return doc if all(files.is_file(self.staging / f.name) for f in kept) else None
+            if ok and _consistent(
+                [LevelEntry.parse(lv, "") for lv in doc["levels"]],
+                [FileEntry.parse(f, "") for f in doc["files"]],
+            ):
+                return doc
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
         return None
+
+    def _intact(self, doc: dict[str, Any]) -> dict[str, Any] | None:
+        """The progress without the first level whose files are not the ones recorded
+        (size, sha256, then the footer's rows and state range) and every level after
+        it: those are built again. The staging folder is input like the rest of the
+        data folder. Hashing costs a resume about a second a GB from the page cache
+        (0.7 to 1.2 GB/s measured), opening the footers half a millisecond a file:
+        2x5 stopped at depth 50 (51 files, 10 MB) resumes in 25 to 55 ms, not 2 to 9."""
+        for lv in doc["levels"]:
+            files = [FileEntry.parse(f, "") for f in doc["files"] if f["depth"] == lv["depth"]]
+            if not all(_as_written(self.staging / f.name, f) for f in files):
+                return _cut(doc, lv["depth"])
+        return doc
 
     @property
     def total(self) -> int:
@@ -126,6 +146,45 @@ class Progress:
 
     def finish(self) -> None:
         (self.staging / PROGRESS).unlink()
+
+
+def _consistent(levels: list[LevelEntry], files: list[FileEntry]) -> bool:
+    """Levels 0, 1, 2, ... in order, each with the rows its files hold."""
+    if [lv.depth for lv in levels] != list(range(len(levels))):
+        return False
+    rows = {lv.depth: 0 for lv in levels}
+    for f in files:
+        if f.depth not in rows:
+            return False
+        rows[f.depth] += f.rows
+    return all(rows[lv.depth] == lv.positions for lv in levels)
+
+
+def _as_written(path: Path, entry: FileEntry) -> bool:
+    """Whether a staged file is a regular file with the size and sha256 recorded, and
+    the rows and state range (the build reads levels back by range) of its footer."""
+    try:
+        st = path.lstat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size != entry.bytes:
+            return False
+        if sha256(path) != entry.sha256:
+            return False
+        pf = open_file(path)  # its footer is hashed with the rest of it
+        check_range(path, entry, path.parent.name, pf.metadata.num_rows, row_group_bounds(pf))
+    except (OSError, ValueError, CorruptTable, AttributeError, TypeError):
+        return False
+    return True
+
+
+def _cut(doc: dict[str, Any], depth: int) -> dict[str, Any] | None:
+    """The progress up to ``depth`` (excluded); None when nothing is left. Written
+    with the next level (until then a rerun finds the dropped files gone, and cuts
+    again)."""
+    if depth == 0:
+        return None
+    doc["levels"] = [lv for lv in doc["levels"] if lv["depth"] < depth]
+    doc["files"] = [f for f in doc["files"] if f["depth"] < depth]
+    return doc
 
 
 def check_disk(where: Path, last_bytes: int, growth: float) -> None:

@@ -17,8 +17,9 @@ from pipeline.engine.core import NO_PARENT, Level
 from pipeline.errors import CorruptTable, NotBuilt
 from pipeline.storage import manifest as manifests
 from pipeline.storage.format import FILE_ROWS, MANIFEST, wrong_columns
+from pipeline.storage.integrity import check_range
 from pipeline.storage.manifest import FileEntry, Manifest
-from pipeline.storage.reader import LevelFiles, first_line, open_file, row_group_mins, u64
+from pipeline.storage.reader import LevelFiles, first_line, open_file, row_group_bounds, u64
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,8 @@ class Table:
     """A complete table on disk, opened from its manifest, for point look-ups.
 
     Opening reads only the manifest; a file's footer is read the first time a
-    look-up needs it, and the row groups last read are kept (a walk to the root
+    look-up needs it (and its rows and state range held against the manifest's),
+    and the row groups last read are kept (a walk to the root
     touches one row group a depth, often the same ones again).
     """
 
@@ -94,10 +96,11 @@ class Table:
             if wrong:
                 raise self._damaged(entry, f"lacks the format's columns ({'; '.join(wrong)})")
             try:
-                mins = row_group_mins(pf)
+                bounds = row_group_bounds(pf)
             except (OSError, pa.ArrowException, AttributeError, TypeError) as e:
                 raise self._damaged(entry, f"cannot be read ({first_line(e)})") from None
-            self._footers[entry.name] = (pf, mins)
+            check_range(self.path(entry), entry, self.name, pf.metadata.num_rows, bounds)
+            self._footers[entry.name] = (pf, [lo for lo, _ in bounds])
         return self._footers[entry.name]
 
     def _column(self, entry: FileEntry, i: int, column: str) -> np.ndarray:
@@ -146,6 +149,11 @@ class Table:
             hit = self.find_at(state, depth)
             if hit is not None:
                 return hit
+        # "Not in the table" trusts the manifest's state range of every file probed:
+        # each is held against its footer first (a found state was read, not skipped).
+        for depth in depths:
+            for entry in self.manifest.files_at(depth):
+                self._footer(entry)  # a file said to have no rows too
         return None
 
     def walk(self, state: int, parity: int | None = None) -> list[Hit]:
