@@ -80,8 +80,8 @@ def test_report_replaces_a_planted_link(folder: Path, to: str) -> None:
 @pytest.mark.parametrize(
     ("place", "to", "line"),
     [
-        (".staging", "folder", ".staging is not a folder"),
-        (".staging/2x3.lock", "file", "2x3.lock cannot be opened"),
+        (".staging", "folder", ".staging is a symbolic link"),
+        (".staging/2x3.lock", "file", None),
         (".staging/2x3", "folder", None),
         ("2x3", "folder", None),
         ("2x3", "file", None),
@@ -103,19 +103,23 @@ def test_a_build_never_writes_through_a_planted_link(
     _untouched(folder)
 
 
-def test_a_build_lock_that_is_a_hard_link_is_one_line(folder: Path) -> None:
-    """34ee030 truncated the file a hard link as ``.staging/2x3.lock`` names and wrote
-    the build's pid into it (no link followed: the same file under a second name)."""
+@pytest.mark.parametrize("lock", ["2x3.lock", "catalog.lock"])
+def test_a_lock_that_is_a_hard_link_is_replaced(folder: Path, lock: str) -> None:
+    """34ee030 (and d1f4889's O_NOFOLLOW) truncated the file a hard link as
+    ``.staging/2x3.lock`` names and wrote the build's pid into it: no link followed,
+    the same file under a second name."""
     (folder / ".staging").mkdir()
-    os.link(folder.parent / "outside" / "bashrc", folder / ".staging" / "2x3.lock")
-    _one_line_error(run_cli("build", "2x3", data=folder), "2x3.lock is a hard link")
+    os.link(folder.parent / "outside" / "bashrc", folder / ".staging" / lock)
+    assert run_cli("build", "2x3", data=folder).returncode == 0
+    _built(folder, "2x3")
     _untouched(folder)
-    assert not (folder / "2x3").exists()
+    assert (folder.parent / "outside" / "bashrc").stat().st_nlink == 1
+    assert (folder / ".staging" / lock).stat().st_nlink == 1
 
 
 @pytest.mark.parametrize(
     ("place", "to", "line"),
-    [("specs", "folder", "specs is not a folder"), ("specs/plus.tmp", "file", None)],
+    [("specs", "folder", "specs is a symbolic link"), ("specs/plus.tmp", "file", None)],
 )
 def test_a_spec_is_kept_without_following_a_link(
     folder: Path, place: str, to: str, line: str | None
@@ -215,13 +219,16 @@ def test_a_resumed_build_follows_no_link_in_its_staging(
 
 
 def test_the_catalog_replaces_planted_links(folder: Path) -> None:
-    """The catalog file and leftover temp names as links (a guard: 34ee030 already
-    unlinked leftovers and renamed over the target)."""
+    """The catalog file, leftover temp names and the lock as links: replaced (34ee030
+    already unlinked leftovers and renamed over the target, but opened the lock
+    through the link)."""
     assert run_cli("build", "2x3", data=folder).returncode == 0
     (folder / "puzzles.duckdb").unlink()
     _plant(folder, "puzzles.duckdb", "file")
     _plant(folder, "puzzles.duckdb.1.tmp", "file")
     _plant(folder, "puzzles.duckdb.1.tmp.wal", "folder")
+    (folder / ".staging" / "catalog.lock").unlink()
+    _plant(folder, ".staging/catalog.lock", "file")  # d1f4889: refused in one line
     r = run_cli("catalog", data=folder)
     assert r.returncode == 0, r.stderr
     _built(folder, "2x3")

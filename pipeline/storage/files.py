@@ -111,8 +111,9 @@ def folder(data: Path, *names: str) -> Path:
         with contextlib.suppress(FileExistsError):
             path.mkdir()
         if not is_folder(path):
+            what = "a symbolic link" if path.is_symlink() else "not a folder"
             raise CannotWrite(
-                f"{path} is not a folder (a link is not followed): remove it, run again"
+                f"{path} is {what}: remove it (puzzledb writes only inside its data folder)"
             )
     return path
 
@@ -172,17 +173,35 @@ def remove(path: Path) -> None:
 
 
 def lock(path: Path) -> int:
-    """An open descriptor of the lock file ``path`` (made when missing), to flock: a
-    link there is not followed, and anything but a regular file of one name is refused
-    (CannotWrite): a build writes its pid into its lock (a hard link to ~/.bashrc)."""
+    """An open descriptor of the lock file ``path`` (made when missing), to flock. A
+    build writes its pid into it: a link there, symbolic or hard (a second name of
+    ~/.bashrc), is replaced by a new file, never followed nor truncated; anything
+    else but a regular file is refused (CannotWrite)."""
+    try:
+        fd = _open_lock(path)
+        if fd is None:
+            os.unlink(path)  # the link only: what it names stays as it was
+            fd = _open_lock(path)
+    except OSError as e:
+        raise CannotWrite(f"{path} cannot be opened: {e.strerror}") from None
+    if fd is None:
+        raise CannotWrite(f"{path} cannot be opened: a link again, made by another process")
+    return fd
+
+
+def _open_lock(path: Path) -> int | None:
+    """The lock file's descriptor; None when ``path`` is a link (symbolic or hard)."""
     flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
         fd = os.open(path, flags, 0o644)
     except OSError as e:
-        raise CannotWrite(f"{path} cannot be opened: {e.strerror}") from None
+        if e.errno == errno.ELOOP:
+            return None
+        raise
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
-        os.close(fd)
-        what = "not a regular file" if not stat.S_ISREG(st.st_mode) else "a hard link"
-        raise CannotWrite(f"{path} is {what}: remove it, run again")
-    return fd
+    if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+        return fd
+    os.close(fd)
+    if stat.S_ISREG(st.st_mode):
+        return None
+    raise CannotWrite(f"{path} is not a regular file: remove it, run again")
