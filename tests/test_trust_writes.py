@@ -187,20 +187,13 @@ def test_a_linked_staging_folder_is_never_resumed(folder: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("place", "to", "resumed"),
-    [
-        ("spill", "folder", True),
-        ("progress.json.tmp", "file", True),
-        ("d003-000.parquet", "", False),
-    ],
+    ("place", "to"), [("spill", "folder"), ("progress.json.tmp", "file"), ("d003-000.parquet", "")]
 )
-def test_a_resumed_build_follows_no_link_in_its_staging(
-    folder: Path, place: str, to: str, resumed: bool
-) -> None:
+def test_a_resumed_build_follows_no_link_in_its_staging(folder: Path, place: str, to: str) -> None:
     """A stopped build's staging folder with a link in it: a stray one is removed
     (34ee030: ``spill`` a link to a folder was exit 1; ``progress.json.tmp`` is a guard);
-    a kept part that is a link (to a copy of itself, outside) makes the build start
-    afresh (34ee030 resumed, and published the link as the part)."""
+    a kept part that is a link (to a copy of itself, outside) is made again (34ee030
+    resumed, and published the link as the part)."""
     staging = folder / ".staging" / "2x3"
     _resumable(folder, staging, 5)
     if to:
@@ -210,8 +203,7 @@ def test_a_resumed_build_follows_no_link_in_its_staging(
         (staging / place).symlink_to(folder.parent / "outside" / place)
     r = run_cli("build", "2x3", data=folder)
     assert r.returncode == 0, r.stderr
-    m = _built(folder, "2x3")
-    assert (m["build"]["started"] == STARTED) is resumed
+    assert _built(folder, "2x3")["build"]["started"] == STARTED  # resumed
     assert all(not p.is_symlink() for p in (folder / "2x3").iterdir())
     assert not staging.exists()
     (folder.parent / "outside" / place).unlink(missing_ok=True)
