@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -226,3 +227,31 @@ def test_the_catalog_replaces_planted_links(folder: Path) -> None:
     _built(folder, "2x3")
     assert sorted(p.name for p in folder.iterdir() if "duckdb" in p.name) == ["puzzles.duckdb"]
     _untouched(folder)
+
+
+SPARK_PROBE = """
+import os, sys
+from pathlib import Path
+from pipeline.spark.session import check_shared, session
+data = Path(sys.argv[1])
+(data / f".spark-probe-{os.getpid()}").symlink_to(sys.argv[2])
+spark = session("local[1]", {"spark.default.parallelism": "2", "spark.ui.enabled": "false"})
+check_shared(spark, data)
+spark.stop()
+"""
+
+
+def test_the_spark_probe_is_not_written_through_a_link(folder: Path) -> None:
+    """The probe ``<data>/.spark-probe-<pid>`` a link to ~/.bashrc: 34ee030 wrote the
+    probe's token into it (a process run here, whose pid the link names)."""
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("no Java")
+    sentinel = folder.parent / "outside" / "bashrc"
+    r = subprocess.run(
+        [sys.executable, "-c", SPARK_PROBE, str(folder), str(sentinel)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    _untouched(folder)
+    assert list(folder.iterdir()) == []
