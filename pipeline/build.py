@@ -38,7 +38,7 @@ from pipeline.engine.rows import MoveRules
 from pipeline.errors import CannotWrite, DiskFull, PuzzleDBError, TooBig
 from pipeline.levels import Held, Pending
 from pipeline.puzzles.base import Puzzle
-from pipeline.storage import integrity
+from pipeline.storage import files, integrity
 from pipeline.storage import manifest as manifests
 from pipeline.storage.format import COLUMNS, FILE_ROWS, MANIFEST, PATHS_COLUMN, metadata
 from pipeline.storage.manifest import LevelEntry, Manifest
@@ -201,7 +201,7 @@ class Builder:
         self.progress = Progress(self.staging, puzzle.describe(), puzzle.name, counts)
         if max_depth is not None and len(self.progress.levels) > max_depth + 1:
             # A stopped build went past the depth asked: start again.
-            shutil.rmtree(self.staging)
+            files.remove(self.staging)
             self.progress = Progress(self.staging, puzzle.describe(), puzzle.name, counts)
         # Parents of a kept level serve to skip the move back with compiled moves.
         skip_back = puzzle.has_kernels and puzzle.graph is not Graph.LAYERED

@@ -28,8 +28,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import stat
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from pipeline import walk_sql
 from pipeline.errors import CannotWrite, CorruptTable
 from pipeline.puzzles import family_sql, trusted
 from pipeline.puzzles.base import Cells, glob_escape, ident, sql_str
+from pipeline.storage import files
 from pipeline.storage import manifest as manifests_
 from pipeline.storage.format import MANIFEST
 from pipeline.storage.manifest import Manifest
@@ -166,26 +167,27 @@ def _codec_macros(found: list[Manifest]) -> list[str]:
 def write(data: Path) -> Path:
     """(Re)write ``<data>/puzzles.duckdb`` atomically (nothing left behind on failure).
 
-    Under a lock of its own and into a temporary file named by the process, so
-    builds and ``catalog`` runs at once into one folder wait for each other.
+    Under a lock of its own, so builds and ``catalog`` runs at once into one
+    folder wait for each other; made in a new folder of a unique name (DuckDB
+    opens its file following links: none can be planted in a folder made just
+    now), then renamed into place (a link as the target is replaced, not followed).
     """
     target = data / CATALOG
     with _catalog_lock(data):
         for old in data.glob(CATALOG + ".*tmp*"):  # leftovers: no other writer holds the lock
             with contextlib.suppress(OSError):
-                old.unlink()
-        tmp = data / f"{CATALOG}.{os.getpid()}.tmp"
-        leftovers = (tmp, Path(str(tmp) + ".wal"))
+                files.remove(old)
+        work = None
         try:
-            _write(data, tmp)
-            os.replace(tmp, target)
-        except BaseException as e:
-            for p in leftovers:
+            work = Path(tempfile.mkdtemp(prefix=CATALOG + ".", suffix=".tmp", dir=data))
+            _write(data, work / CATALOG)
+            os.replace(work / CATALOG, target)
+        except OSError as e:
+            raise CannotWrite(f"{target} cannot be written: {e.strerror}") from None
+        finally:
+            if work is not None:
                 with contextlib.suppress(OSError):
-                    p.unlink()
-            if isinstance(e, OSError):
-                raise CannotWrite(f"{target} cannot be written: {e.strerror}") from None
-            raise
+                    files.remove(work)
     return target
 
 
@@ -193,18 +195,8 @@ def write(data: Path) -> Path:
 def _catalog_lock(data: Path) -> Iterator[None]:
     """Hold ``<data>/.staging/catalog.lock`` (waiting for another writer), never
     following a link: a hostile folder cannot make the lock a file elsewhere."""
-    lock_dir = data / ".staging"
-    with contextlib.suppress(FileExistsError):
-        lock_dir.mkdir(parents=True)
-    if lock_dir.is_symlink() or not lock_dir.is_dir():
-        raise CannotWrite(f"{lock_dir} is not a folder: the catalog cannot be written")
+    fd = files.lock(files.folder(data, ".staging") / "catalog.lock")
     try:
-        fd = os.open(lock_dir / "catalog.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-    except OSError as e:
-        raise CannotWrite(f"{lock_dir / 'catalog.lock'} cannot be opened: {e.strerror}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise CannotWrite(f"{lock_dir / 'catalog.lock'} is not a regular file")
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:

@@ -223,9 +223,11 @@ class Held:
         parts = self.pool if packed and columns is None and not collect else None
         raw = None
         if parts is not None and counts:
-            self.scratch.mkdir(parents=True, exist_ok=True)
+            # In the build's own scratch folder (made new: staging.Progress), a new file:
+            # "x" is O_EXCL, which never follows a link.
+            self.scratch.mkdir(exist_ok=True)
             path = self.scratch / f"paths-{writer.depth:03d}.u64"
-            raw = open(path, "wb")  # noqa: SIM115 (closed by Output.close)
+            raw = open(path, "xb")  # noqa: SIM115 (closed by Output.close)
             self._raw[writer.depth] = path
         return Output(writer, columns, collect, parts, raw)
 

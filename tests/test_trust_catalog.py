@@ -231,8 +231,7 @@ def test_six_catalog_runs_at_once(copy: Path) -> None:
     ("setup", "line"),
     [
         ("catalog-dir", "puzzles.duckdb cannot be written: Is a directory"),
-        ("lock-link", "catalog.lock cannot be opened: Too many levels of symbolic links"),
-        ("staging-link", ".staging is not a folder"),
+        ("staging-link", ".staging is a symbolic link"),
         ("lock-fifo", "catalog.lock is not a regular file"),
     ],
 )
@@ -248,10 +247,7 @@ def test_a_hostile_catalog_place_is_one_line(
         (copy / "puzzles.duckdb").mkdir()
     elif setup == "staging-link":
         staging.symlink_to(outside)
-    elif setup == "lock-link":
-        staging.mkdir()
-        (staging / "catalog.lock").symlink_to(outside / "lock")
-    else:
+    else:  # a lock that is a link is replaced, not refused: tests/test_trust_writes.py
         staging.mkdir()
         os.mkfifo(staging / "catalog.lock")
     _one_line_error(run_cli("catalog", data=copy), line)

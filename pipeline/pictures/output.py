@@ -5,13 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.errors import BadOutput
+from pipeline.storage import files
 
 
 def write(path: Path, data: bytes | str) -> Path:
-    """Write a file, or raise BadOutput with the reason in one line."""
-    raw = data.encode() if isinstance(data, str) else data
+    """Write a file, or raise BadOutput with the reason in one line. Written aside and
+    renamed: a link at ``path`` (``report.html`` planted in a data folder, say) is
+    replaced, never written through."""
     try:
-        path.write_bytes(raw)
+        files.replace(path, data, sync=False)
     except OSError as e:
         raise BadOutput(f"cannot write {path}: {e.strerror or e}") from None
     return path

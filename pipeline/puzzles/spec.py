@@ -29,7 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pipeline.errors import BadSpec, PuzzleDBError, UnknownPuzzle
+from pipeline.errors import BadSpec, CannotWrite, PuzzleDBError, UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.storage import files
 
@@ -188,10 +188,10 @@ def add(path: Path, data: Path) -> list[str]:
                 f"{path}: {target} holds another spec named {spec.name}, which tables "
                 f"{', '.join(used)} were built from: rename yours or remove those tables"
             )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(spec.text)
-    tmp.replace(target)
+    try:
+        files.replace(files.folder(data, SPECS) / target.name, spec.text)  # never through a link
+    except OSError as e:
+        raise CannotWrite(f"cannot keep the spec in {target.parent}: {e.strerror or e}") from None
     return [spec.name + suffix for suffix in families()[spec.family].TABLES]
 
 

@@ -22,6 +22,7 @@ from pipeline.errors import PuzzleDBError
 from pipeline.kernel_cache import kernel_digest
 from pipeline.spark import jvm_stderr
 from pipeline.spark.java import java_home
+from pipeline.storage import files
 
 #: Seconds to wait for a spark:// or k8s:// master to accept a connection.
 CONNECT_SECONDS = 5.0
@@ -164,7 +165,7 @@ def check_shared(spark: Any, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     token = secrets.token_hex(8)
     path = folder / f".spark-probe-{os.getpid()}"
-    path.write_text(token)
+    files.replace(path, token, sync=False)  # never through a link planted in the folder
     try:
         sc = spark.sparkContext
         n = max(2, sc.defaultParallelism)

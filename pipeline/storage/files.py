@@ -1,19 +1,31 @@
-"""Reading a data folder's small files (manifests, specs, progress.json) as untrusted input.
+"""Reading a data folder's small files as untrusted input, and writing into it safely.
 
 Any byte of a data folder may be hostile: a FIFO named ``_manifest.json`` would
 block every command forever, and a symlink to ``/dev/zero`` would fill memory.
 So only a regular file is read, opening never waits (``O_NONBLOCK``), a
 symlink is not followed unless asked, and no more than a limit is read.
+
+Writes never follow a link planted in the folder either (one to ``~/.bashrc``
+named ``report.html`` would have it overwritten): each folder below the data
+folder is a real one (:func:`folder`), a file is created new under a unique
+name (``O_EXCL|O_NOFOLLOW``) and renamed into place (:func:`replace`: a rename
+replaces a link, never writes through it), and a removal unlinks a link
+rather than what it points to (:func:`remove`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
+import secrets
+import shutil
 import stat
 from pathlib import Path
 from typing import Any
+
+from pipeline.errors import CannotWrite
 
 #: The largest manifest read. The default build's largest (2x5: 56 levels,
 #: 56 files) is 36 KB, about 530 bytes a level and its file; french37's (3
@@ -85,3 +97,111 @@ def _read_at_most(fd: int, n: int) -> bytes:
         chunks.append(chunk)
         n -= len(chunk)
     return b"".join(chunks)
+
+
+def folder(data: Path, *names: str) -> Path:
+    """``data/names...``, each folder below ``data`` made when missing and refused
+    (CannotWrite) when a link or not a folder: never followed. ``data`` itself is
+    the user's choice (it may be a link) and is made when missing. An OSError when
+    a folder cannot be made (the caller says in one line what it was writing)."""
+    data.mkdir(parents=True, exist_ok=True)
+    path = data
+    for name in names:
+        path = path / name
+        with contextlib.suppress(FileExistsError):
+            path.mkdir()
+        if not is_folder(path):
+            what = "a symbolic link" if path.is_symlink() else "not a folder"
+            raise CannotWrite(
+                f"{path} is {what}: remove it (puzzledb writes only inside its data folder)"
+            )
+    return path
+
+
+def is_folder(path: Path) -> bool:
+    """Whether ``path`` is a real folder (a link to one is not)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def is_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file (a link to one is not)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def replace(path: Path, data: Any, sync: bool = True) -> None:
+    """Write ``data`` (bytes, a buffer or str) to ``path`` whole or not at all.
+
+    Into a new file beside it, of a unique name, created with O_EXCL|O_NOFOLLOW
+    (a link planted under any name is never written through), then renamed over
+    ``path``: a link there is replaced, not followed. The folder must be a real
+    one (:func:`folder`). ``sync``: on disk (fsync) before the rename.
+    """
+    raw = data.encode() if isinstance(data, str) else data
+    tmp = path.with_name(f"{path.name}.{secrets.token_hex(6)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(tmp, flags, 0o666)
+    try:
+        with open(fd, "wb") as f:
+            f.write(raw)
+            f.flush()
+            if sync:
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def remove(path: Path) -> None:
+    """Remove what is at ``path`` (nothing: fine) without following a link: a link is
+    unlinked, a real folder removed with all it holds (rmtree unlinks links inside)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+
+
+def lock(path: Path) -> int:
+    """An open descriptor of the lock file ``path`` (made when missing), to flock. A
+    build writes its pid into it: a link there, symbolic or hard (a second name of
+    ~/.bashrc), is replaced by a new file, never followed nor truncated; anything
+    else but a regular file is refused (CannotWrite)."""
+    try:
+        fd = _open_lock(path)
+        if fd is None:
+            os.unlink(path)  # the link only: what it names stays as it was
+            fd = _open_lock(path)
+    except OSError as e:
+        raise CannotWrite(f"{path} cannot be opened: {e.strerror}") from None
+    if fd is None:
+        raise CannotWrite(f"{path} cannot be opened: a link again, made by another process")
+    return fd
+
+
+def _open_lock(path: Path) -> int | None:
+    """The lock file's descriptor; None when ``path`` is a link (symbolic or hard)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return None
+        raise
+    st = os.fstat(fd)
+    if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+        return fd
+    os.close(fd)
+    if stat.S_ISREG(st.st_mode):
+        return None
+    raise CannotWrite(f"{path} is not a regular file: remove it, run again")

@@ -8,6 +8,10 @@ against them and resumes after the last finished level whose files are
 intact. When the search ends the manifest is written last and the folder
 swapped into ``<data>/<name>`` in one rename, so readers see the old complete
 table or the new one.
+
+The data folder may be hostile: ``.staging`` must be a real folder, and a link
+as ``.staging/<name>``, as a file in it or as ``<data>/<name>`` when the table
+is published is removed (unlinked), never followed (storage/files.py).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import BuildLocked, CannotWrite, CorruptTable, DiskFull
+from pipeline.errors import BuildLocked, CorruptTable, DiskFull
 from pipeline.storage import files
 from pipeline.storage.format import FORMAT_VERSION
 from pipeline.storage.integrity import check_range, sha256
@@ -43,16 +47,7 @@ DISK_MARGIN = 1 << 20
 @contextlib.contextmanager
 def build_lock(data: Path, name: str) -> Iterator[None]:
     """Hold the build lock of one table; refuse at once if another build holds it."""
-    lock_dir = data / ".staging"
-    if lock_dir.is_symlink():
-        raise CannotWrite(
-            f"{lock_dir} is a symbolic link: remove it (a build writes only inside its data folder)"
-        )
-    lock_dir.mkdir(parents=True, exist_ok=True)
-    lock = lock_dir / f"{name}.lock"
-    if lock.is_symlink():
-        lock.unlink()  # not followed: truncating it would write wherever it points
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    fd = files.lock(files.folder(data, ".staging") / f"{name}.lock")
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -79,14 +74,12 @@ class Progress:
 
     def __init__(self, staging: Path, describe: dict[str, Any], table: str, paths: bool) -> None:
         self.staging = staging
-        if staging.is_symlink():
-            staging.unlink()  # the build's folder is its own, never where a link points
-        doc = self._resume(describe, paths)
+        doc = self._resume(describe, paths) if files.is_folder(staging) else None
         if doc is not None:
             doc = self._intact(doc)
         if doc is None:
-            shutil.rmtree(staging, ignore_errors=True)
-            staging.mkdir(parents=True)
+            files.remove(staging)  # a link is unlinked: the build starts in a new folder
+            staging.mkdir()
             doc = {
                 "format_version": FORMAT_VERSION,
                 "table": table,
@@ -103,7 +96,7 @@ class Progress:
         kept = {f.name for f in self.files} | {PROGRESS}
         for p in staging.iterdir():
             if p.name not in kept:
-                shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
+                files.remove(p)
 
     def _resume(self, describe: dict[str, Any], paths: bool) -> dict[str, Any] | None:
         try:
@@ -206,18 +199,19 @@ def check_disk(where: Path, last_bytes: int, growth: float) -> None:
 
 
 def publish(staging: Path, target: Path) -> None:
-    """Put the finished table in place: a rename, or an atomic swap with the old table."""
-    if not target.exists():
+    """Put the finished table in place: a rename, or an atomic swap with the old table
+    (a link as ``target`` is replaced: removed, never followed)."""
+    if not os.path.lexists(target):
         os.rename(staging, target)
         return
     if _exchange(staging, target):
-        shutil.rmtree(staging)  # now holds the old table
+        files.remove(staging)  # now holds the old table
         return
     old = staging.with_name(staging.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
+    files.remove(old)
     os.rename(target, old)
     os.rename(staging, target)
-    shutil.rmtree(old)
+    files.remove(old)
 
 
 def _exchange(a: Path, b: Path) -> bool:
