@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs bench-paths test-spark-full bench-spark clean distclean help
+.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs bench-paths test-spark-full bench-spark test-hostile clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -19,6 +19,8 @@ help:
 	@echo "make bench      benchmarks, median of 3 runs, printed as a table"
 	@echo "make build-db-full  also the 239,500,800-position boards 3x4 and 2x6, and their -multi (MEMORY=3GB)"
 	@echo "make test-full  long checks outside CI: full boards, english33, PDB solver"
+	@echo "make test-hostile  every CLI command over data folders with SQL and path payloads"
+	@echo "                in each manifest and spec field (docs/TRUST.md; about N minutes)"
 	@echo "make bench-full build 3x4 and 2x6 three times each, print a table (RUNS=3)"
 	@echo "make bench-walk the path macro from the deepest 3x4 and 2x6 positions, cold and warm"
 	@echo "make bench-pegs the English peg board's first levels, median of 3"
@@ -80,6 +82,11 @@ test-full: build-db-full
 		PUZZLEDB_FRENCH37_DATA=$(FRENCH_DATA) \
 		$(BIN)/python -m pytest tests_full tests/test_pegs_full.py tests/test_pdb_full.py \
 		tests/test_pegs_french_full.py
+
+# Every CLI command over hostile data folders (tests_hostile/): a payload in each
+# string field of each manifest and kept spec, in turn; outside `make test`.
+test-hostile: $(STAMP)
+	$(BIN)/python -m pytest tests_hostile
 
 bench-full: $(STAMP)
 	$(BIN)/python -m pipeline.bench_full --runs $(RUNS) --memory $(MEMORY)
