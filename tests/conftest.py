@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -43,3 +45,26 @@ def run_cli(*args: str, data: Path | None = None) -> subprocess.CompletedProcess
         text=True,
         timeout=300,
     )
+
+
+def one_line_error(r: subprocess.CompletedProcess[str], *words: str) -> None:
+    """A CLI run that failed as a user error should: exit 1, one line naming ``words``."""
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
+    for w in words:
+        assert w in r.stderr, r.stderr
+
+
+@pytest.fixture
+def copy_of(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
+    """Makes ``tmp_path/data`` with copies of the named default tables, and gives the
+    test a checked-file cache of its own (a damaged copy is never taken as checked)."""
+
+    def make(*names: str) -> Path:
+        monkeypatch.setenv("PUZZLEDB_CACHE", str(tmp_path / "cache"))
+        folder = tmp_path / "data"
+        for name in names:
+            shutil.copytree(data / name, folder / name)
+        return folder
+
+    return make

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -12,27 +13,16 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.storage.integrity import footer_sha256
-from tests.conftest import run_cli
+from tests.conftest import one_line_error, run_cli
 
 SOLVE_20 = "5 6 2 1 3 7 4 8 0"  # 20 moves in the clean 3x3 table
 LONGEST_3X3 = ["6 4 7 8 5 0 3 2 1", "8 6 7 2 5 4 3 0 1"]
 
 
 @pytest.fixture
-def copy(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def copy(copy_of: Callable[..., Path]) -> Path:
     """A data folder with copies of 3x3 and 2x4 (and a cache of checked files of its own)."""
-    monkeypatch.setenv("PUZZLEDB_CACHE", str(tmp_path / "cache"))
-    folder = tmp_path / "data"
-    for name in ("3x3", "2x4"):
-        shutil.copytree(data / name, folder / name)
-    return folder
-
-
-def _one_line_error(r, *words: str) -> None:
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
-    for w in words:
-        assert w in r.stderr, r.stderr
+    return copy_of("3x3", "2x4")
 
 
 def _flip(path: Path, offset: int, count: int = 40) -> None:
@@ -54,11 +44,11 @@ def test_same_size_damage_is_an_error_naming_the_file(copy: Path, where: str) ->
     _flip(f, size // 2 if where == "middle" else size - 200)
     assert f.stat().st_size == size
     r = run_cli("solve", "3x3", SOLVE_20, data=copy)
-    _one_line_error(r, "d020-000.parquet", "puzzledb build 3x3 --force")
+    one_line_error(r, "d020-000.parquet", "puzzledb build 3x3 --force")
     r = run_cli("query", 'SELECT count(*) FROM "3x3"', data=copy)
-    _one_line_error(r, "d020-000.parquet", "puzzledb build 3x3 --force")
+    one_line_error(r, "d020-000.parquet", "puzzledb build 3x3 --force")
     r = run_cli("longest", "3x3", data=copy)
-    _one_line_error(r, "d020-000.parquet")
+    one_line_error(r, "d020-000.parquet")
 
 
 def test_tables_written_before_footer_hashes_are_checked_whole(copy: Path) -> None:
@@ -71,7 +61,7 @@ def test_tables_written_before_footer_hashes_are_checked_whole(copy: Path) -> No
     f = copy / "3x3" / "d020-000.parquet"
     _flip(f, f.stat().st_size // 2)
     r = run_cli("solve", "3x3", SOLVE_20, data=copy)
-    _one_line_error(r, "d020-000.parquet", "does not match its checksum")
+    one_line_error(r, "d020-000.parquet", "does not match its checksum")
 
 
 @pytest.mark.parametrize(
@@ -97,7 +87,7 @@ def test_a_hostile_manifest_never_reaches_sql(copy: Path, field: tuple) -> None:
     assert not list(copy.parent.rglob("injected.csv")) and not Path("injected.csv").exists()
     r = run_cli("query", "SELECT puzzle, positions FROM summary", "--format", "csv", data=copy)
     assert r.returncode == 0 and r.stdout.splitlines() == ["puzzle,positions", "2x4,20160"]
-    _one_line_error(run_cli("solve", "3x3", SOLVE_20, data=copy), "_manifest.json")
+    one_line_error(run_cli("solve", "3x3", SOLVE_20, data=copy), "_manifest.json")
     r = run_cli("verify", "3x3", data=copy)
     assert r.returncode == 1 and "_manifest.json" in r.stderr
 
@@ -139,14 +129,14 @@ def test_query_refuses_what_writes_or_reaches_outside(
     run_cli("catalog", data=copy)
     before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
     r = run_cli("query", sql.format(dir=copy), data=copy)
-    _one_line_error(r, kind, "--write")
+    one_line_error(r, kind, "--write")
     after = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
     assert after == before and not (tmp_path / "x.csv").exists() and not Path("x.csv").exists()
 
 
 def test_reading_outside_the_data_folder_is_refused(copy: Path) -> None:
     r = run_cli("query", "SELECT * FROM read_csv('/etc/passwd')", data=copy)
-    _one_line_error(r, "/etc/passwd")
+    one_line_error(r, "/etc/passwd")
 
 
 def test_query_writes_when_asked(copy: Path, tmp_path: Path) -> None:
@@ -158,10 +148,10 @@ def test_query_writes_when_asked(copy: Path, tmp_path: Path) -> None:
 
 
 def test_query_input_mistakes_are_one_line(copy: Path) -> None:
-    _one_line_error(run_cli("query", "", data=copy), "no SQL statement")
-    _one_line_error(run_cli("query", "nosuch.sql", data=copy), "no such file: nosuch.sql")
-    _one_line_error(run_cli("query", "SELEC 1", data=copy), "syntax")
-    _one_line_error(run_cli("query", "SELECT 1", "--set", "novalue", data=copy), "NAME=VALUE")
+    one_line_error(run_cli("query", "", data=copy), "no SQL statement")
+    one_line_error(run_cli("query", "nosuch.sql", data=copy), "no such file: nosuch.sql")
+    one_line_error(run_cli("query", "SELEC 1", data=copy), "syntax")
+    one_line_error(run_cli("query", "SELECT 1", "--set", "novalue", data=copy), "NAME=VALUE")
 
 
 def test_query_sets_variables_and_says_when_it_cuts(copy: Path, tmp_path: Path) -> None:
@@ -223,7 +213,7 @@ def test_a_file_without_the_format_s_columns_fails_verify_and_look_ups(
     assert f"! {line}" in r.stdout.splitlines()[1], r.stdout
     # a look-up through the file refuses it (a missing parent was a traceback)
     r = run_cli("solve", "3x3", SOLVE_20, data=copy)
-    _one_line_error(r, "d020-000.parquet lacks the format's columns", line.split(": column ")[1])
+    one_line_error(r, "d020-000.parquet lacks the format's columns", line.split(": column ")[1])
 
 
 def test_show_on_a_doctored_table_is_one_line_not_a_silent_drawing(copy: Path) -> None:
@@ -233,6 +223,6 @@ def test_show_on_a_doctored_table_is_one_line_not_a_silent_drawing(copy: Path) -
     doc["files"][0]["sha256"] = "x"
     manifest.write_text(json.dumps(doc))
     r = run_cli("show", "3x3", SOLVE_20, data=copy)
-    _one_line_error(r, "3x3", "sha256", "puzzledb build 3x3 --force")
+    one_line_error(r, "3x3", "sha256", "puzzledb build 3x3 --force")
     r = run_cli("show", "2x4", "1 2 3 4 5 6 7 0", data=copy)
     assert r.returncode == 0 and r.stdout.strip().endswith("depth 0"), r.stdout + r.stderr

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,20 +20,16 @@ import pytest
 
 import pipeline
 from pipeline.errors import BadSpec
-from tests.conftest import run_cli
+from tests.conftest import one_line_error, run_cli
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "specs"
 LONGEST_3X3 = ["6 4 7 8 5 0 3 2 1", "8 6 7 2 5 4 3 0 1"]
 
 
 @pytest.fixture
-def copy(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def copy(copy_of: Callable[..., Path]) -> Path:
     """A data folder with copies of 2x3, 3x3 and triangle15 (and its winnable table)."""
-    monkeypatch.setenv("PUZZLEDB_CACHE", str(tmp_path / "cache"))
-    folder = tmp_path / "data"
-    for name in ("2x3", "3x3", "triangle15", "triangle15-winnable"):
-        shutil.copytree(data / name, folder / name)
-    return folder
+    return copy_of("2x3", "3x3", "triangle15", "triangle15-winnable")
 
 
 def _edit(folder: Path, table: str, **puzzle: Any) -> None:
@@ -40,13 +37,6 @@ def _edit(folder: Path, table: str, **puzzle: Any) -> None:
     m = json.loads(path.read_text())
     m["puzzle"].update(puzzle)
     path.write_text(json.dumps(m))
-
-
-def _one_line_error(r: subprocess.CompletedProcess[str], *words: str) -> None:
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
-    for w in words:
-        assert w in r.stderr, r.stderr
 
 
 def _renamed(folder: Path, source: str, name: str) -> dict[str, Any]:
@@ -75,7 +65,7 @@ def test_a_layout_with_sql_writes_nothing_outside(copy: Path, tmp_path: Path) ->
     r = run_cli("longest", "3x3", "--json", data=copy)
     assert r.returncode == 0 and sorted(json.loads(r.stdout)["positions"]) == LONGEST_3X3
     assert run_cli("catalog", data=copy).returncode == 0
-    _one_line_error(run_cli("longest", "zz", data=copy), "unknown puzzle 'zz'")
+    one_line_error(run_cli("longest", "zz", data=copy), "unknown puzzle 'zz'")
     assert not pwned.exists()
 
 
@@ -106,11 +96,11 @@ def test_swapped_symbols_are_refused(copy: Path) -> None:
     symbols = [str(i) for i in range(9)]
     symbols[1], symbols[2] = symbols[2], symbols[1]
     _edit(copy, "3x3", symbols=symbols)
-    _one_line_error(run_cli("longest", "3x3", data=copy), "puzzle.symbols", "3x3 --force")
+    one_line_error(run_cli("longest", "3x3", data=copy), "puzzle.symbols", "3x3 --force")
     r = run_cli("verify", "3x3", data=copy)
-    _one_line_error(r, "puzzle.symbols")
+    one_line_error(r, "puzzle.symbols")
     assert "ok" not in r.stdout
-    _one_line_error(run_cli("solve", "3x3", "8 6 7 2 5 4 3 0 1", data=copy), "puzzle.symbols")
+    one_line_error(run_cli("solve", "3x3", "8 6 7 2 5 4 3 0 1", data=copy), "puzzle.symbols")
     r = run_cli("query", "SELECT board('3x3', 0)", data=copy)
     assert r.returncode == 1 and r.stderr.splitlines() == [
         f"puzzledb: warning: 3x3 left out of the catalog: {copy / '3x3' / '_manifest.json'}: "
@@ -145,13 +135,13 @@ def test_each_answer_changing_field_is_checked(
     assert r.returncode == 0 and table not in r.stdout.splitlines(), r.stdout
     assert f"warning: {table} left out of the catalog" in r.stderr
     assert f"puzzle.{field} is not the {table} puzzle's" in r.stderr
-    _one_line_error(run_cli("verify", table, data=copy), f"puzzle.{field}")
+    one_line_error(run_cli("verify", table, data=copy), f"puzzle.{field}")
 
 
 def test_a_number_of_another_type_is_another_value(copy: Path) -> None:
     m = json.loads((copy / "triangle15" / "_manifest.json").read_text())
     _edit(copy, "triangle15", jumps=[[float(h) for h in j] for j in m["puzzle"]["jumps"]])
-    _one_line_error(run_cli("longest", "triangle15", data=copy), "puzzle.jumps")
+    one_line_error(run_cli("longest", "triangle15", data=copy), "puzzle.jumps")
 
 
 # -- item 7: malformed jumps ---------------------------------------------------------------
@@ -161,7 +151,7 @@ def test_malformed_jumps_are_one_line(copy: Path, jumps: object) -> None:
     r = run_cli("query", "SELECT 1 AS one", "--format", "csv", data=copy)
     assert r.returncode == 0 and r.stdout.splitlines() == ["one", "1"], r.stderr
     assert r.stderr.count("warning: triangle15 left out") == 1 and "Traceback" not in r.stderr
-    _one_line_error(run_cli("longest", "triangle15", data=copy), "puzzle.jumps")
+    one_line_error(run_cli("longest", "triangle15", data=copy), "puzzle.jumps")
     r = run_cli("solve", "triangle15", "x x x x x x x x x x x x . x x", data=copy)
     assert r.returncode == 0, r.stderr  # answered by triangle15-winnable, which is intact
 
@@ -173,7 +163,7 @@ def test_a_spec_named_as_the_catalog_or_a_keyword_is_refused(tmp_path: Path, nam
     text = (EXAMPLES / "plus.toml").read_text().replace('name = "plus"', f'name = "{name}"')
     spec.write_text(text)
     folder = tmp_path / "data"
-    _one_line_error(run_cli("build", "--spec", str(spec), data=folder), f"'{name}' is a")
+    one_line_error(run_cli("build", "--spec", str(spec), data=folder), f"'{name}' is a")
     assert not (folder / name).exists() and not (folder / "specs" / f"{name}.toml").exists()
     with pytest.raises(BadSpec, match=f"name: '{name}' is a"):
         pipeline.open(folder).add_spec(spec)
@@ -250,5 +240,5 @@ def test_a_hostile_catalog_place_is_one_line(
     else:  # a lock that is a link is replaced, not refused: tests/test_trust_writes.py
         staging.mkdir()
         os.mkfifo(staging / "catalog.lock")
-    _one_line_error(run_cli("catalog", data=copy), line)
+    one_line_error(run_cli("catalog", data=copy), line)
     assert list(outside.iterdir()) == []

@@ -4,11 +4,11 @@ in the data folder, no change later calls see, Ctrl-C stops them (issue #32, ite
 from __future__ import annotations
 
 import gc
-import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -16,7 +16,7 @@ import pytest
 
 import pipeline
 from pipeline.errors import BadQuery
-from tests.conftest import run_cli
+from tests.conftest import one_line_error, run_cli
 
 LONGEST_3X3 = ["6 4 7 8 5 0 3 2 1", "8 6 7 2 5 4 3 0 1"]
 SOLVED_3X3 = "1 2 3 4 5 6 7 8 0"
@@ -24,24 +24,13 @@ REFUSED = "statements are refused in a read-only query"
 
 
 @pytest.fixture
-def copy(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def copy(copy_of: Callable[..., Path]) -> Path:
     """A data folder with copies of 3x3, 2x3 and 2x4 (and a cache of checked files of its own)."""
-    monkeypatch.setenv("PUZZLEDB_CACHE", str(tmp_path / "cache"))
-    folder = tmp_path / "data"
-    for name in ("3x3", "2x3", "2x4"):
-        shutil.copytree(data / name, folder / name)
-    return folder
+    return copy_of("3x3", "2x3", "2x4")
 
 
 def _files(folder: Path) -> dict[Path, bytes]:
     return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-
-
-def _one_line_error(r: subprocess.CompletedProcess[str], *words: str) -> None:
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
-    for w in words:
-        assert w in r.stderr, r.stderr
 
 
 # -- the allow list --------------------------------------------------------
@@ -67,14 +56,14 @@ def _one_line_error(r: subprocess.CompletedProcess[str], *words: str) -> None:
 def test_query_runs_only_statements_that_read(copy: Path, sql: str, kind: str) -> None:
     before = _files(copy)
     r = run_cli("query", sql.format(dir=copy), data=copy)
-    _one_line_error(r, f"puzzledb: {kind} {REFUSED}", "--write")
+    one_line_error(r, f"puzzledb: {kind} {REFUSED}", "--write")
     assert _files(copy) == before
 
 
 def test_copy_inside_query_is_refused_by_duckdb(copy: Path) -> None:
     before = _files(copy)
     r = run_cli("query", f"SELECT * FROM query('COPY (SELECT 1) TO ''{copy}/q.csv''')", data=copy)
-    _one_line_error(r, "Expected a single SELECT statement")
+    one_line_error(r, "Expected a single SELECT statement")
     assert _files(copy) == before
 
 
@@ -107,7 +96,7 @@ def test_a_sql_file_that_rewrites_a_level_is_refused(copy: Path, tmp_path: Path)
         "EXECUTE w;\n"
     )
     before = _files(copy)
-    _one_line_error(run_cli("query", str(script), data=copy), f"PREPARE {REFUSED}")
+    one_line_error(run_cli("query", str(script), data=copy), f"PREPARE {REFUSED}")
     assert _files(copy) == before
     r = run_cli("longest", "3x3", "--json", data=copy)
     assert r.returncode == 0 and SOLVED_3X3 not in r.stdout and LONGEST_3X3[0] in r.stdout
@@ -122,7 +111,7 @@ def test_out_never_lands_in_the_data_folder_without_write(copy: Path, tmp_path: 
     for out in [*spellings, copy / "new.csv"]:
         fmt = "parquet" if out.suffix == ".parquet" else "csv"
         r = run_cli("query", "SELECT 1 AS x", "--format", fmt, "--out", str(out), data=copy)
-        _one_line_error(r, "is inside the data folder", "--write")
+        one_line_error(r, "is inside the data folder", "--write")
     assert _files(copy) == before
     r = run_cli("query", "SELECT 1 AS x", "--format", "csv", "--out", str(copy / "new.csv"),
                 "--write", data=copy)  # fmt: skip
@@ -144,12 +133,12 @@ def test_an_out_that_cannot_be_written_is_one_line(
 ) -> None:
     r = run_cli("query", "SELECT 1 AS x", "--format", fmt, "--out", out.format(tmp=tmp_path),
                 data=copy)  # fmt: skip
-    _one_line_error(r, line)
+    one_line_error(r, line)
 
 
 def test_limit_below_zero_is_one_line(copy: Path) -> None:
     r = run_cli("query", "SELECT * FROM range(5)", "--limit", "-1", data=copy)
-    _one_line_error(r, "--limit is a number of rows, 0 or more, not -1")
+    one_line_error(r, "--limit is a number of rows, 0 or more, not -1")
     r = run_cli("query", "SELECT * FROM range(5)", "--limit", "0", data=copy)
     assert r.returncode == 0 and "(5 rows, 0 shown" in r.stdout, r.stdout
 

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,13 +27,9 @@ PLUS = Path(__file__).resolve().parent.parent / "examples" / "specs" / "plus.tom
 
 
 @pytest.fixture
-def copy(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def copy(copy_of: Callable[..., Path]) -> Path:
     """A data folder with copies of 3x3 and 2x4 (and a cache of checked files of its own)."""
-    monkeypatch.setenv("PUZZLEDB_CACHE", str(tmp_path / "cache"))
-    folder = tmp_path / "data"
-    for name in ("3x3", "2x4"):
-        shutil.copytree(data / name, folder / name)
-    return folder
+    return copy_of("3x3", "2x4")
 
 
 def cli(*args: str, data: Path) -> subprocess.CompletedProcess[str]:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -22,25 +22,15 @@ import pytest
 
 from pipeline import build, puzzles
 from pipeline.storage.integrity import footer_sha256
-from tests.conftest import run_cli
+from tests.conftest import one_line_error, run_cli
 
 LONGEST_3X3 = ["6 4 7 8 5 0 3 2 1", "8 6 7 2 5 4 3 0 1"]
 
 
 @pytest.fixture
-def copy(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def copy(copy_of: Callable[..., Path]) -> Path:
     """A data folder with a copy of 3x3 (and a cache of checked files of its own)."""
-    monkeypatch.setenv("PUZZLEDB_CACHE", str(tmp_path / "cache"))
-    folder = tmp_path / "data"
-    shutil.copytree(data / "3x3", folder / "3x3")
-    return folder
-
-
-def _one_line_error(r, *words: str) -> None:
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
-    for w in words:
-        assert w in r.stderr, r.stderr
+    return copy_of("3x3")
 
 
 # -- item 3: the checked-file cache ---------------------------------------------
@@ -65,7 +55,7 @@ def test_an_edit_that_puts_the_old_times_back_is_hashed_again(copy: Path, tmp_pa
         st.st_ino,
     )
     r = run_cli("longest", "3x3", data=copy)  # was: "8 6 6 4 5 4 3 0 1", exit 0
-    _one_line_error(r, str(f), "does not match its checksum")
+    one_line_error(r, str(f), "does not match its checksum")
 
 
 def test_an_old_cache_entry_without_the_change_time_is_not_trusted(
@@ -83,7 +73,7 @@ def test_an_old_cache_entry_without_the_change_time_is_not_trusted(
     cache.write_text(
         json.dumps({str(f.resolve()): [st.st_size, st.st_mtime_ns, st.st_ino, digest]})
     )
-    _one_line_error(run_cli("longest", "3x3", data=copy), str(f), "does not match its checksum")
+    one_line_error(run_cli("longest", "3x3", data=copy), str(f), "does not match its checksum")
 
 
 # -- item 4: a resumed build checks its staged files -------------------------------
@@ -185,7 +175,7 @@ def test_verify_fails_on_a_state_range_the_file_does_not_hold(copy: Path) -> Non
 def test_solve_refuses_a_state_range_the_footer_does_not_hold(copy: Path) -> None:
     _edit(copy / "3x3", _d031_range)
     r = run_cli("solve", "3x3", LONGEST_3X3[1], data=copy)  # was: "is not in the table"
-    _one_line_error(r, "d031-000.parquet", "min_state", "holds states 4349831016 to 4882532166")
+    one_line_error(r, "d031-000.parquet", "min_state", "holds states 4349831016 to 4882532166")
     r = run_cli(
         "solve", "3x3", "5 6 2 1 3 7 4 8 0", "--json", data=copy
     )  # found: read, not skipped
@@ -238,7 +228,7 @@ def test_a_staging_folder_that_is_a_link_is_refused(tmp_path: Path) -> None:
     data.mkdir()
     (data / ".staging").symlink_to(elsewhere)
     r = run_cli("build", "2x3", data=data)
-    _one_line_error(r, ".staging is a symbolic link")
+    one_line_error(r, ".staging is a symbolic link")
     assert sorted(p.name for p in elsewhere.iterdir()) == []  # was: 2x3.lock written there
     assert not (data / "2x3").exists()
 
@@ -258,7 +248,7 @@ def test_verify_and_reads_refuse_a_fifo_in_place_of_a_part(copy: Path) -> None:
     assert "  ! d031-000.parquet is not a regular file" in r.stdout.splitlines()
     cmd[3] = "longest"
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)  # was: read forever
-    _one_line_error(r, str(f), "is not a regular file")
+    one_line_error(r, str(f), "is not a regular file")
 
 
 def test_a_file_said_to_have_no_rows_is_refused_even_once_checked(copy: Path) -> None:
@@ -274,8 +264,8 @@ def test_a_file_said_to_have_no_rows_is_refused_even_once_checked(copy: Path) ->
 
     _edit(copy / "3x3", hide_one)
     said = ("d031-000.parquet", "has 2 rows, the manifest says 1")
-    _one_line_error(run_cli(*summary, data=copy), *said)  # was: 181439, exit 0
-    _one_line_error(run_cli("solve", "3x3", LONGEST_3X3[1], data=copy), *said)
+    one_line_error(run_cli(*summary, data=copy), *said)  # was: 181439, exit 0
+    one_line_error(run_cli("solve", "3x3", LONGEST_3X3[1], data=copy), *said)
     r = run_cli("verify", "3x3", data=copy)
     assert r.returncode == 1
     assert "  ! d031-000.parquet: 2 rows, the manifest's rows say 1" in r.stdout.splitlines()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import one_line_error, run_cli
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "specs"
 SECRET = b"export PATH=/usr/bin  # the user's own file\n"
@@ -47,12 +47,6 @@ def _untouched(folder: Path) -> None:
     assert (outside / "bashrc").read_bytes() == SECRET
     assert list((outside / "empty").iterdir()) == []
     assert sorted(p.name for p in outside.iterdir()) == ["bashrc", "empty"]
-
-
-def _one_line_error(r: subprocess.CompletedProcess[str], words: str) -> None:
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
-    assert words in r.stderr, r.stderr
 
 
 def _built(folder: Path, table: str) -> dict:
@@ -97,7 +91,7 @@ def test_a_build_never_writes_through_a_planted_link(
     _plant(folder, place, to)
     r = run_cli("build", "2x3", data=folder)
     if line is not None:
-        _one_line_error(r, line)
+        one_line_error(r, line)
     else:
         assert r.returncode == 0, r.stderr
         _built(folder, "2x3")
@@ -130,7 +124,7 @@ def test_a_spec_is_kept_without_following_a_link(
     _plant(folder, place, to)
     r = run_cli("build", "--spec", str(EXAMPLES / "plus.toml"), data=folder)
     if line is not None:
-        _one_line_error(r, line)
+        one_line_error(r, line)
     else:
         assert r.returncode == 0, r.stderr
         _built(folder, "plus")
@@ -144,7 +138,7 @@ def test_a_spec_into_a_data_folder_that_is_a_file_is_one_line(folder: Path) -> N
     plain = folder / "plain"
     plain.write_bytes(SECRET)
     r = run_cli("build", "--spec", str(EXAMPLES / "plus.toml"), data=plain)
-    _one_line_error(r, f"cannot keep the spec in {plain / 'specs'}")
+    one_line_error(r, f"cannot keep the spec in {plain / 'specs'}")
     assert plain.read_bytes() == SECRET
 
 
