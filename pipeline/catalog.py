@@ -87,7 +87,7 @@ def _dispatch(found: list[Manifest], sql_of: Any, fallback: str) -> str:
     return f"CASE puzzle {arms} ELSE {fallback} END"
 
 
-#: A statement of the catalog: SQL, or SQL and the rows it is run for (bound parameters).
+#: A statement of the catalog: SQL, or SQL and its bound parameters.
 Statement = str | tuple[str, list[list[Any]]]
 
 
@@ -120,6 +120,16 @@ def _views(found: list[Manifest], prefix: str) -> list[str]:
     return out
 
 
+#: The columns of the tables ``puzzles`` and ``levels`` (part of the public contract).
+PUZZLES = {
+    "name": "VARCHAR", "title": "VARCHAR", "graph": "VARCHAR", "origin": "VARCHAR",
+    "encoding": "VARCHAR", "cells": "INTEGER", "positions": "UBIGINT", "max_depth": "INTEGER",
+    "max_depth_positions": "UBIGINT", "format_version": "INTEGER", "built": "VARCHAR",
+    "partial_depth": "INTEGER",
+}  # fmt: skip
+LEVELS = {"puzzle": "VARCHAR", "depth": "INTEGER", "positions": "UBIGINT"}
+
+
 def _tables(found: list[Manifest]) -> list[Statement]:
     """The tables ``puzzles`` and ``levels`` (their rows as bound parameters) and the
     view ``summary``."""
@@ -136,16 +146,23 @@ def _tables(found: list[Manifest]) -> list[Statement]:
     ]
     levels = [[m.table, int(lv.depth), int(lv.positions)] for m in found for lv in m.levels]
     return [
-        "CREATE OR REPLACE TABLE puzzles (name VARCHAR, title VARCHAR, graph VARCHAR, "
-        "origin VARCHAR, encoding VARCHAR, cells INTEGER, positions UBIGINT, "
-        "max_depth INTEGER, max_depth_positions UBIGINT, format_version INTEGER, "
-        "built VARCHAR, partial_depth INTEGER)",
-        *([(f"INSERT INTO puzzles VALUES ({', '.join('?' * 12)})", rows)] if rows else []),
-        "CREATE OR REPLACE TABLE levels (puzzle VARCHAR, depth INTEGER, positions UBIGINT)",
-        *([("INSERT INTO levels VALUES (?, ?, ?)", levels)] if levels else []),
+        *_table("puzzles", PUZZLES, rows),
+        *_table("levels", LEVELS, levels),
         "CREATE OR REPLACE VIEW summary AS SELECT name AS puzzle, positions, max_depth, "
         "max_depth_positions, partial_depth FROM puzzles ORDER BY name",
     ]
+
+
+def _table(name: str, columns: dict[str, str], rows: list[list[Any]]) -> list[Statement]:
+    """A table and its rows, bound as one list a column in a single INSERT (DuckDB runs
+    ``executemany`` once a row: 37 ms for 2x5's 56 levels, against under 1 ms)."""
+    made = ", ".join(f"{c} {t}" for c, t in columns.items())
+    out: list[Statement] = [f"CREATE OR REPLACE TABLE {name} ({made})"]
+    if rows:
+        values = ", ".join(f"unnest(?::{t}[])" for t in columns.values())
+        lists = [list(c) for c in zip(*rows, strict=True)]
+        out.append((f"INSERT INTO {name} SELECT {values}", lists))
+    return out
 
 
 def _codec_macros(found: list[Manifest]) -> list[str]:
@@ -228,7 +245,7 @@ def _write(data: Path, tmp: Path) -> None:
 def _run(con: Any, found: list[Statement]) -> None:
     for stmt in found:
         if isinstance(stmt, tuple):
-            con.executemany(*stmt)
+            con.execute(*stmt)
         else:
             con.execute(stmt)
 
