@@ -222,17 +222,23 @@ def _catalog_lock(data: Path) -> Iterator[None]:
 
 def _write(data: Path, tmp: Path) -> None:
     """The catalog into ``tmp`` (its views name ``data`` as seen from here)."""
-    import duckdb
-
     try:
         prefix = os.path.relpath(data)
         if prefix.startswith(".."):
             prefix = str(data.resolve())
     except ValueError:
         prefix = str(data.resolve())
+    write_file(data, tmp, prefix)
+
+
+def write_file(data: Path, path: Path, prefix: str) -> None:
+    """The catalog of ``data`` into the new database file ``path``, its views naming the
+    folder as ``prefix``; made on a connection sealed before any statement of it runs."""
+    import duckdb
+
     con = duckdb.connect()
     try:
-        con.execute(f"ATTACH {sql_str(str(tmp))} AS catalog (STORAGE_VERSION '{STORAGE_VERSION}')")
+        con.execute(f"ATTACH {sql_str(str(path))} AS catalog (STORAGE_VERSION '{STORAGE_VERSION}')")
         con.execute("USE catalog")
         seal(con, data, prefix)
         _run(con, statements(data, prefix))
@@ -240,6 +246,15 @@ def _write(data: Path, tmp: Path) -> None:
         con.execute("DETACH catalog")
     finally:
         con.close()
+
+
+def check_files(data: Path) -> None:
+    """Every file of every table against its manifest, before DuckDB reads any (DuckDB
+    checks no page checksums; remembered once checked: storage/integrity.py)."""
+    from pipeline.storage import integrity
+
+    for m in manifests(data):
+        integrity.check_table(data / m.table, m)
 
 
 def _run(con: Any, found: list[Statement]) -> None:
@@ -273,10 +288,7 @@ def connect(data: Path, sealed: bool = True, also: tuple[Path, ...] = ()) -> Any
     """
     import duckdb
 
-    from pipeline.storage import integrity
-
-    for m in manifests(data):
-        integrity.check_table(data / m.table, m)
+    check_files(data)
     con = duckdb.connect()
     if sealed:
         seal(con, data, *map(str, also))

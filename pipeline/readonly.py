@@ -4,8 +4,9 @@ One in-memory database shared by cursors would let any caller's CREATE OR
 REPLACE change what every later query sees, and a fresh in-memory catalog for
 each caller costs 0.1 to 0.2 s on the default data (its SQL is parsed again;
 ``db.connection().execute(...)`` in a loop pays it every time). DuckDB has no read-only
-in-memory database, so the catalog is copied once into a database file that
-is opened read-only and deleted at once (DuckDB keeps it open); a cursor of it
+in-memory database, so the catalog is written once into a database file
+(catalog.write_file, as ``puzzles.duckdb`` is, with absolute paths) that is
+opened read-only and deleted at once (DuckDB keeps it open); a cursor of it
 is then a connection of its own for a fraction of a millisecond: views, macros
 and tables cannot be changed through it, and what a caller makes (TEMP views
 or macros, variables) stays in the caller's cursor. The file's folder, private
@@ -23,8 +24,6 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from pipeline.puzzles.base import sql_str
-
 #: The file's name, which is also the name DuckDB gives the database.
 NAME = "puzzles.duckdb"
 
@@ -35,17 +34,13 @@ def connect(data: Path) -> Any:
 
     from pipeline import catalog
 
+    catalog.check_files(data)
     folder = Path(tempfile.mkdtemp(prefix="puzzledb-"))
     path = folder / NAME
-    source = catalog.connect(data, also=(folder,))  # checks the files against the manifests
     try:
-        source.execute(f"ATTACH {sql_str(str(path))} AS copy")
-        source.execute("COPY FROM DATABASE memory TO copy")
-        source.execute("DETACH copy")
-        source.close()
+        catalog.write_file(data, path, str(data.resolve()))
         con = duckdb.connect(str(path), read_only=True)
     except BaseException:
-        source.close()
         shutil.rmtree(folder, ignore_errors=True)
         raise
     weakref.finalize(con, shutil.rmtree, folder, ignore_errors=True)
