@@ -20,7 +20,7 @@ help:
 	@echo "make build-db-full  also the 239,500,800-position boards 3x4 and 2x6, and their -multi (MEMORY=3GB)"
 	@echo "make test-full  long checks outside CI: full boards, english33, PDB solver"
 	@echo "make test-hostile  every CLI command over data folders with SQL and path payloads"
-	@echo "                in each manifest and spec field (docs/TRUST.md; about N minutes)"
+	@echo "                in each manifest and spec field (docs/TRUST.md; about an hour)"
 	@echo "make bench-full build 3x4 and 2x6 three times each, print a table (RUNS=3)"
 	@echo "make bench-walk the path macro from the deepest 3x4 and 2x6 positions, cold and warm"
 	@echo "make bench-pegs the English peg board's first levels, median of 3"

@@ -3,8 +3,10 @@
 A data folder is untrusted input (docs/TRUST.md). Each case takes a clean
 folder of small tables, puts one payload (SQL, path and layout metacharacters
 aimed at a sentinel folder outside the data folder) into one string field of
-one manifest or kept spec, and runs every command on it in-process (as
-tests/test_cli_property.py does). Every run must:
+one manifest or kept spec (every string of a manifest's puzzle, the fields
+that name files or tables, every string of a spec), and runs the commands that
+read that table on it in-process (as tests/test_cli_property.py does); then
+into all those fields at once, and runs every command. Every run must:
 
 - never crash nor print a traceback; exit 0 or 1 (2: usage);
 - on exit 1 print one error line (warning lines aside);
@@ -96,25 +98,45 @@ def clean(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _commands(table: str, out: Path) -> list[list[str]]:
-    """Every command, aimed at ``table``."""
+def _commands(table: str, out: Path, every: bool) -> list[list[str]]:
+    """The commands that read ``table``; ``every``: also those that read every table
+    or write (list, summary, catalog, report, plot, build)."""
     pos = POSITION.get(table)
     looks = [["show", table, pos], ["solve", table, pos, "--json"]] if pos else []
-    return [
-        ["list"],
-        ["list", "--json"],
+    mine = [
         ["histogram", table, "--json"],
         ["longest", table, "--json"],
         *looks,
         ["query", f'SELECT count(*) AS n, sum(state) AS s FROM "{table}"', "--json"],
         ["query", f"SELECT board('{table}', state) AS b FROM \"{table}\" ORDER BY state LIMIT 3"],
-        ["query", "SELECT * FROM summary", "--json"],
         ["verify", table],
+    ]
+    if not every:
+        return mine
+    return [
+        ["list"],
+        ["list", "--json"],
+        ["query", "SELECT * FROM summary", "--json"],
         ["catalog"],
         ["report", "--out", str(out / "report")],
         ["plot", "histogram", table, "--out", str(out / "h.svg")],
         ["build", "hex6"],
+        *mine,
     ]
+
+
+#: The manifest fields a payload goes into besides every string of its puzzle: the
+#: ones that reach a path, SQL or an answer (digests are checked as hex first).
+MANIFEST_FIELDS = [("table",), ("columns", "state"), ("files", 0, "name")]
+MANIFEST_FIELDS += [("levels", 0, "files", 0), ("build", "finished")]
+
+
+def _fields(kind: str, doc: object) -> list[tuple[object, ...]]:
+    """Where a payload goes in a document: one field at a time."""
+    found = _strings(doc)
+    if kind == "spec":
+        return found
+    return [f for f in found if f[0] == "puzzle" or f in MANIFEST_FIELDS]
 
 
 #: Commands whose exit-0 answer must equal the clean folder's.
@@ -151,16 +173,17 @@ def test_every_command_on_every_field(clean: Path, tmp_path: Path, payload: int)
     answers: dict[tuple[str, ...], str] = {}
     failures: list[str] = []
     for (kind, table), doc in docs.items():
-        for path in _strings(doc):
+        fields = [[f] for f in _fields(kind, doc)]
+        for planted in [*fields, [f for (f,) in fields]]:  # each field, then all at once
             folder = tmp_path / "data"
             shutil.rmtree(folder, ignore_errors=True)
             shutil.copytree(clean, folder)
-            _plant(folder, kind, table, doc, path, text)
+            _plant(folder, kind, table, doc, planted, text)
             before = snapshot(outside)
-            for args in _commands(table, tmp_path / "out"):
+            for args in _commands(table, tmp_path / "out", every=len(planted) > 1):
                 answer = _clean_answer(answers, clean, args)
                 r = run([*args, "--data", str(folder)])
-                where = f"{kind} {table} {'.'.join(map(str, path))}: {' '.join(args)}"
+                where = f"{kind} {table} {_named(planted)}: {' '.join(args)}"
                 try:
                     check(r, args)
                     if r.code == 1:
@@ -174,20 +197,29 @@ def test_every_command_on_every_field(clean: Path, tmp_path: Path, payload: int)
     assert not failures, "\n".join(failures[:40])
 
 
-def _plant(folder: Path, kind: str, table: str, doc: object, path: tuple, text: str) -> None:
-    """Write ``doc`` with ``text`` at ``path`` into the folder's manifest or spec."""
+def _named(planted: list[tuple[object, ...]]) -> str:
+    return "every field" if len(planted) > 1 else ".".join(map(str, planted[0]))
+
+
+def _plant(folder: Path, kind: str, table: str, doc: object, planted: list, text: str) -> None:
+    """Write ``doc`` with ``text`` in each field of ``planted`` into the folder's manifest
+    or kept spec."""
     if kind == "manifest":
         hostile = json.loads(json.dumps(doc))
-        _put(hostile, path, text)
+        for path in planted:
+            _put(hostile, path, text)
         (folder / table / "_manifest.json").write_text(json.dumps(hostile))
         return
     spec = folder / "specs" / f"{table}.toml"
-    original = spec.read_text()
+    text_of = spec.read_text()
     value = r'("""[\s\S]*?"""|"[^"\n]*")'
-    found = re.search(rf"^{re.escape(str(path[-1]))}\s*=\s*{value}", original, re.MULTILINE)
-    assert found is not None, path
-    line = f"{path[-1]} = {json.dumps(text)}"
-    spec.write_text(original[: found.start()] + line + original[found.end() :])
+    for path in planted:
+        key = re.escape(str(path[-1]))
+        found = re.search(rf"^{key}\s*=\s*{value}", text_of, re.MULTILINE)
+        assert found is not None, path
+        line = f"{path[-1]} = {json.dumps(text)}"
+        text_of = text_of[: found.start()] + line + text_of[found.end() :]
+    spec.write_text(text_of)
 
 
 def _clean_answer(cache: dict[tuple[str, ...], str], clean: Path, args: list[str]) -> str:
