@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from pipeline.engine.core import NO_PARENT, Level, States
 from pipeline.engine.level import Chunk
 from pipeline.errors import CorruptTable
-from pipeline.storage.integrity import check_footer
+from pipeline.storage.integrity import check_footer, row_group_bounds
 from pipeline.storage.manifest import FileEntry
 
 
@@ -41,19 +41,8 @@ def _unreadable(path: Path, e: BaseException) -> CorruptTable:
     )
 
 
-def row_group_bounds(pf: pq.ParquetFile) -> list[tuple[int, int]]:
-    """(min, max) state of each row group, from the footer's statistics."""
-    md = pf.metadata
-    col = md.schema.names.index("state")
-    out = []
-    for i in range(md.num_row_groups):
-        st = md.row_group(i).column(col).statistics
-        out.append((int(st.min), int(st.max)))
-    return out
-
-
 def row_group_mins(pf: pq.ParquetFile) -> list[int]:
-    return [lo for lo, _ in row_group_bounds(pf)]
+    return [lo for lo, _ in row_group_bounds(pf.metadata)]
 
 
 class LevelFiles:
@@ -126,7 +115,9 @@ class LevelFiles:
                 continue
             path = self.directory / entry.name
             pf = open_file(path, entry)
-            groups = [i for i, (a, b) in enumerate(row_group_bounds(pf)) if b >= lo and a < hi]
+            groups = [
+                i for i, (a, b) in enumerate(row_group_bounds(pf.metadata)) if b >= lo and a < hi
+            ]
             if not groups:
                 continue
             s = u64(_read(path, pf, groups, ["state"]).column("state"))

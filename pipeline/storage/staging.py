@@ -32,9 +32,9 @@ from typing import Any
 from pipeline.errors import BuildLocked, CorruptTable, DiskFull
 from pipeline.storage import files
 from pipeline.storage.format import FORMAT_VERSION
-from pipeline.storage.integrity import check_range, sha256
+from pipeline.storage.integrity import check_range, row_group_bounds, sha256
 from pipeline.storage.manifest import FileEntry, LevelEntry
-from pipeline.storage.reader import open_file, row_group_bounds
+from pipeline.storage.reader import open_file
 from pipeline.storage.writer import write_json_atomic
 
 PROGRESS = "progress.json"
@@ -170,7 +170,9 @@ def _as_written(path: Path, entry: FileEntry) -> bool:
         if sha256(path) != entry.sha256:
             return False
         pf = open_file(path)  # its footer is hashed with the rest of it
-        check_range(path, entry, path.parent.name, pf.metadata.num_rows, row_group_bounds(pf))
+        check_range(
+            path, entry, path.parent.name, pf.metadata.num_rows, row_group_bounds(pf.metadata)
+        )
     except (OSError, ValueError, CorruptTable, AttributeError, TypeError):
         return False
     return True

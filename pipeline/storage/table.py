@@ -17,9 +17,9 @@ from pipeline.engine.core import NO_PARENT, Level
 from pipeline.errors import CorruptTable, NotBuilt
 from pipeline.storage import manifest as manifests
 from pipeline.storage.format import FILE_ROWS, MANIFEST, wrong_columns
-from pipeline.storage.integrity import check_range
+from pipeline.storage.integrity import check_range, row_group_bounds
 from pipeline.storage.manifest import FileEntry, Manifest
-from pipeline.storage.reader import LevelFiles, first_line, open_file, row_group_bounds, u64
+from pipeline.storage.reader import LevelFiles, first_line, open_file, u64
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class Table:
             if wrong:
                 raise self._damaged(entry, f"lacks the format's columns ({'; '.join(wrong)})")
             try:
-                bounds = row_group_bounds(pf)
+                bounds = row_group_bounds(pf.metadata)
             except (OSError, pa.ArrowException, AttributeError, TypeError) as e:
                 raise self._damaged(entry, f"cannot be read ({first_line(e)})") from None
             check_range(self.path(entry), entry, self.name, pf.metadata.num_rows, bounds)
