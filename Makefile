@@ -89,13 +89,13 @@ test-hostile: $(STAMP)
 	$(BIN)/python -m pytest tests_hostile
 
 bench-full: $(STAMP)
-	$(BIN)/python -m pipeline.bench_full --runs $(RUNS) --memory $(MEMORY)
+	$(BIN)/python -m benchmarks.full --runs $(RUNS) --memory $(MEMORY)
 
 # The path macro in SQL on the tables built in $(DATA) (make build-db-full):
 # every deepest position of 3x4 and 2x6, in DuckDB 2.x and the 1.x CLI, cold
 # (the OS page cache is dropped first when run as root) and warm.
 bench-walk: $(STAMP)
-	$(BIN)/python -m pipeline.benchmarks.walks --data $(DATA)
+	$(BIN)/python -m benchmarks.walks --data $(DATA)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
@@ -109,19 +109,19 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 bench: $(STAMP)
-	$(BIN)/python -m pipeline.benchmarks
+	$(BIN)/python -m benchmarks
 
-# Peg boards: english33 levels 0..12 with the current engine (see pipeline/benchmarks/pegs.py).
+# Peg boards: english33 levels 0..12 with the current engine (see benchmarks/pegs.py).
 bench-pegs: $(STAMP)
-	$(BIN)/python -m pipeline.benchmarks.pegs
+	$(BIN)/python -m benchmarks.pegs
 
-# The French board in full (pipeline/benchmarks/bigpeg.py), after the English
+# The French board in full (benchmarks/bigpeg.py), after the English
 # board in the same run: per-level figures, peak memory and disk, and french37's
 # positions a second against english33's (the goal: 80%); test-full then checks
 # the table in FRENCH_DATA.
 FRENCH_DATA ?= bench-results/french37-data
 bench-french37: $(STAMP)
-	$(BIN)/python -m pipeline.benchmarks.bigpeg english33 french37 english33 --data $(FRENCH_DATA) \
+	$(BIN)/python -m benchmarks.bigpeg english33 french37 english33 --data $(FRENCH_DATA) \
 		--memory $(MEMORY)
 
 
@@ -135,32 +135,32 @@ distclean: clean
 
 # Korf's 100 random 15-puzzle instances, solved optimally with the 4x4 pattern
 # databases (built into $(DATA)/ on first use, about 3 minutes).
-KORF ?= pipeline/solvers/korf100.txt
+KORF ?= benchmarks/korf100.txt
 KORF_FLAGS ?=   # e.g. --repeat 3 --baseline
-# A 4x4 solve as a command (pipeline/benchmarks/solve4.py); the 4x4 pattern
+# A 4x4 solve as a command (benchmarks/solve4.py); the 4x4 pattern
 # databases must be built in $(DATA) first (about 3 minutes and 1.6 GB, once).
 # Old commit against this tree, 5 interleaved rounds of 2x5, 3x4 and english33
 # (about 15 minutes on a quiet machine): medians and ratios.
 ROUNDS ?= 5
 bench-pairs: $(STAMP)
 	@test -n "$(OLD)" || { echo "make bench-pairs: give OLD=<commit>"; exit 1; }
-	$(BIN)/python -m pipeline.benchmarks.pairs $(OLD) --rounds $(ROUNDS)
+	$(BIN)/python -m benchmarks.pairs $(OLD) --rounds $(ROUNDS)
 
 # What --paths costs: plain and --paths builds of 2x5 and english33, interleaved
 # (about 10 minutes at PATHS_ROUNDS=3; OLD=<rev> also times that commit's --paths).
 PATHS_ROUNDS ?= 3
 bench-paths: $(STAMP)
-	$(BIN)/python -m pipeline.benchmarks.paths --rounds $(PATHS_ROUNDS) $(if $(OLD),--old $(OLD))
+	$(BIN)/python -m benchmarks.paths --rounds $(PATHS_ROUNDS) $(if $(OLD),--old $(OLD))
 
 # The level step on Spark (docs/CLUSTER.md), outside `make test`.
 test-spark-full: $(STAMP)
 	PUZZLEDB_SPARK_FULL=1 $(BIN)/python -m pytest -s tests_full/test_spark_full.py
 
 bench-spark: $(STAMP)
-	$(BIN)/python -m pipeline.benchmarks.spark_bench --board 2x5 --runs $(RUNS)
+	$(BIN)/python -m benchmarks.spark_bench --board 2x5 --runs $(RUNS)
 
 bench-solve4: $(STAMP)
-	$(BIN)/python -m pipeline.benchmarks.solve4 --data $(DATA)
+	$(BIN)/python -m benchmarks.solve4 --data $(DATA)
 
 bench-korf: $(STAMP)
-	$(BIN)/python -m pipeline.solvers.korf $(KORF) --data $(DATA) $(KORF_FLAGS)
+	$(BIN)/python -m benchmarks.korf $(KORF) --data $(DATA) $(KORF_FLAGS)

@@ -3,7 +3,7 @@
 Start with :func:`open`: ``db = pipeline.open("data"); db.solve("3x3", "8 6 7 2 5 4 3 0 1")``.
 """
 
-from pipeline.kernel_cache import use_versioned_cache
+from pipeline.engine.kernel_cache import use_versioned_cache
 
 use_versioned_cache()  # before numba is imported: kernel_cache.py says why
 

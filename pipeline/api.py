@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline import hints, puzzles
 from pipeline.answers import MethodSolution, Solution
-from pipeline.build import LevelDone
+from pipeline.build.loop import LevelDone
 from pipeline.errors import BadPosition, NotBuilt
 from pipeline.hints import DATA_ENV, default_data  # noqa: F401 (public names)
 from pipeline.puzzles.base import Puzzle, ident
@@ -35,11 +35,11 @@ from pipeline.storage.table import Table
 if TYPE_CHECKING:
     import polars as pl
 
-    from pipeline.verify import Report
+    from pipeline.verify.checks import Report
 
-#: The SQL files the API runs (installed with the package; ``queries/`` at the
+#: The SQL files the API runs (installed with the package; ``query/sql/`` at the
 #: top of the repository is the same folder).
-QUERIES = Path(__file__).resolve().parent / "queries"
+QUERIES = Path(__file__).resolve().parent / "query" / "sql"
 
 
 class Database:
@@ -79,8 +79,9 @@ class Database:
         ``engine="spark"`` makes the large levels on Spark at ``master``
         (docs/CLUSTER.md); an executor object may be given instead.
         """
-        from pipeline import build, catalog
-        from pipeline.engines import executor_for
+        from pipeline.build import loop as build
+        from pipeline.executors.registry import executor_for
+        from pipeline.query import catalog
 
         chosen = [puzzles.get(n, self.data) for n in puzzles.expand_names(list(names))]
         if root is not None:
@@ -118,7 +119,7 @@ class Database:
 
         The tables are not built: pass the names to :meth:`build`.
         """
-        from pipeline.puzzles import spec
+        from pipeline.puzzles.spec import parse as spec
 
         return spec.add(Path(path), self.data)
 
@@ -129,7 +130,7 @@ class Database:
         return listed(self.data)
 
     def write_catalog(self) -> Path:
-        from pipeline import catalog
+        from pipeline.query import catalog
 
         self.require_folder()
         self._cons = {}
@@ -165,7 +166,7 @@ class Database:
     def built(self) -> list[str]:
         """The names of the complete tables in the data folder whose manifest records
         the registry's puzzle of their name (catalog.manifests: the tables the catalog has)."""
-        from pipeline import catalog
+        from pipeline.query import catalog
 
         return [m.table for m in catalog.manifests(self.data)]
 
@@ -202,7 +203,7 @@ class Database:
 
     def manifests(self) -> list[Manifest]:
         """The manifests of the complete tables in the data folder (as ``built`` names them)."""
-        from pipeline import catalog
+        from pipeline.query import catalog
 
         return catalog.manifests(self.data)
 
@@ -370,7 +371,7 @@ class Database:
 
         From the manifest: its counts are those of the rows written (verify
         checks them against the files), so a 239-million-row table answers at
-        once; queries/histogram.sql counts the Parquet rows themselves.
+        once; query/sql/histogram.sql counts the Parquet rows themselves.
         """
         import polars as pl
 
@@ -392,14 +393,14 @@ class Database:
         return self.query((QUERIES / "summary.sql").read_text())
 
     def verify(self, puzzle: str, on_level: Callable[[int], None] | None = None) -> Report:
-        """Check the table against its puzzle (see pipeline.verify)."""
-        from pipeline.verify import verify
+        """Check the table against its puzzle (see pipeline.verify.checks)."""
+        from pipeline.verify.checks import verify
 
         report = verify(
             puzzles.get(puzzle, self.data).bind(self.data), self.table(puzzle), on_level
         )
         if report.ok:
-            from pipeline.verify import duplicates
+            from pipeline.verify.checks import duplicates
 
             # Streamed by ranges of states, so a 239-million-row table need not fit in memory.
             dupes = duplicates(self.table(puzzle))
@@ -456,7 +457,7 @@ class Database:
 
         Read-only and sealed unless ``write``: a cursor of a read-only database
         that reads the data folder and nothing else outside the process
-        (pipeline/readonly.py), so what a caller does on it (TEMP views, macros,
+        (pipeline/query/readonly.py), so what a caller does on it (TEMP views, macros,
         variables) is seen by no other caller nor by the API's own queries.
         ``write``: a fresh in-memory connection on every call, unsealed
         (catalog.connect). The tables' files are checked first (remembered:
@@ -466,11 +467,11 @@ class Database:
             raise NotBuilt(f"{self.data} is not a folder")
         self.require_folder()
         if write:
-            from pipeline import catalog
+            from pipeline.query import catalog
 
             return catalog.connect(self.data, sealed=False)
         if False not in self._cons:
-            from pipeline import readonly
+            from pipeline.query import readonly
 
             self._cons[False] = readonly.connect(self.data)
         return self._cons[False].cursor()
@@ -481,14 +482,14 @@ class Database:
         """Run SQL (text, or the path of a .sql file) with variables ``params``; a DataFrame.
 
         Read-only unless ``write``: only SELECT, WITH, VALUES, DESCRIBE, SHOW,
-        SUMMARIZE and EXPLAIN of those run (pipeline/sql_guard.py), on a cursor of
+        SUMMARIZE and EXPLAIN of those run (pipeline/query/sql_guard.py), on a cursor of
         the read-only database (:meth:`connection`), so a query neither writes a
         file nor changes what later calls see. ``write=True`` runs anything on a
         fresh unsealed connection of its own, closed after.
-        Ctrl-C interrupts the query (KeyboardInterrupt: pipeline/interrupt.py).
+        Ctrl-C interrupts the query (KeyboardInterrupt: pipeline/query/interrupt.py).
         For a connection of your own, :meth:`connection`.
         """
-        from pipeline import sql_guard
+        from pipeline.query import sql_guard
 
         query = _sql_text(query)
         if write:
@@ -517,7 +518,7 @@ def _sql_text(query: str) -> str:
 
 def _frame(con: Any, sql: str, params: dict[str, Any] | None) -> pl.DataFrame:
     """Run ``sql`` on ``con`` (a connection or cursor) with variables ``params``."""
-    from pipeline import interrupt
+    from pipeline.query import interrupt
 
     for key, value in (params or {}).items():
         con.execute(f"SET VARIABLE {ident(key)} = ?", [value])

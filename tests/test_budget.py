@@ -16,18 +16,19 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import build, puzzles
+from pipeline import puzzles
 from pipeline.api import QUERIES
+from pipeline.build import loop as build
 from pipeline.engine import budget, reference
 from pipeline.engine import rows as row_rules
 from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Graph, Level
-from pipeline.engine.executor import LevelJob
 from pipeline.engine.level import InMemory
-from pipeline.engine.local import LocalExecutor
 from pipeline.engine.rows import MoveRules
+from pipeline.executors.base import LevelJob
+from pipeline.executors.local.executor import LocalExecutor
 from pipeline.storage.table import Table
-from pipeline.verify import duplicates
+from pipeline.verify.checks import duplicates
 
 #: Bytes for the level step: small enough that 2x5's big levels need dozens of buckets.
 SMALL = 400_000
@@ -145,7 +146,8 @@ def test_kill_9_at_several_points_then_rerun_gives_identical_rows(
 ) -> None:
     staging = tmp_path / ".staging" / "2x5"
     script = (
-        "import sys; from pathlib import Path; from pipeline import build, puzzles; "
+        "import sys; from pathlib import Path; from pipeline import puzzles; "
+        "from pipeline.build import loop as build; "
         f"build.build(puzzles.get('2x5'), Path(sys.argv[1]), work={SMALL})"
     )
     # Kill after a few levels, in the middle of a bucketed level (spill files on

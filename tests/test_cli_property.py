@@ -6,7 +6,7 @@ byte or cut short, a broken manifest), a command never ends in a traceback,
 never exits 0 beside an error message, and, but for `build` and `catalog`,
 leaves the data folder's files as they were (hashed before and after).
 
-The commands run in-process through ``pipeline.cli.main`` (what the
+The commands run in-process through ``pipeline.cli.app.main`` (what the
 ``puzzledb`` script calls), with sys.argv, stdout and stderr swapped: a
 subprocess costs about a second of imports a run, this a few milliseconds.
 Inputs that failed before issue 12 was fixed are
@@ -31,7 +31,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from pipeline import catalog, puzzles
+from pipeline import puzzles
+from pipeline.query import catalog
 
 #: Small tables copied into every data folder the test makes (a few hundred KB).
 TABLES = ("2x3", "hex6", "oshidori", "knight14", "triangle15", "triangle15-winnable")
@@ -70,7 +71,7 @@ class Run:
 
 def run(args: list[str]) -> Run:
     """``puzzledb ARGS`` in-process: the exit code, the output, and any exception that escaped."""
-    from pipeline import cli
+    from pipeline.cli import app as cli
 
     out, err = io.StringIO(), io.StringIO()
     code, crash = 0, None
@@ -186,7 +187,7 @@ def commands(draw: st.DrawFn, out: Path) -> list[str]:
                     "SELECT board('hex6', state) FROM hex6 LIMIT 3",
                     "SELECT * FROM nothing",
                     "SELEC 1",
-                    "queries/summary.sql",
+                    "query/sql/summary.sql",
                     "nosuch.sql",
                     "",
                     "COPY (SELECT 1 AS x) TO '{data}/x.csv'",

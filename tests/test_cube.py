@@ -10,7 +10,7 @@ import pytest
 import pipeline
 from pipeline import puzzles
 from pipeline.errors import BadPosition
-from pipeline.puzzles.cube import POCKET, POCKET_QTM, SOLVED
+from pipeline.puzzles.cube.board import POCKET, POCKET_QTM, SOLVED
 from tests.conftest import column, one, run_cli
 
 #: Positions per depth of the pocket cube with one corner fixed (the literature's

@@ -9,7 +9,7 @@ import pytest
 import pipeline
 from pipeline import puzzles
 from pipeline.pictures import boards, geometry
-from pipeline.puzzles import cube
+from pipeline.puzzles.cube import board as cube
 from tests.test_pictures import SVG, state_of, strip_boards
 
 

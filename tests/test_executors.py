@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import build, puzzles
-from pipeline.engine.sequential import SequentialExecutor
+from pipeline import puzzles
+from pipeline.build import loop as build
+from pipeline.executors.sequential import SequentialExecutor
 
 
 def _shas(folder: Path) -> list[str]:

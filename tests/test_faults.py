@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline import build
+from pipeline.build import loop as build
 from pipeline.errors import BadPosition, DiskFull, TooBig
 from pipeline.storage import staging, writer
 from tests.conftest import run_cli
@@ -136,7 +136,8 @@ def test_a_full_disk_keeps_finished_levels_and_the_rerun_resumes(
 
 def test_a_full_disk_is_one_line_on_the_command_line(tmp_path: Path) -> None:
     script = (
-        "import errno, sys; from pipeline import cli; from pipeline.storage import staging\n"
+        "import errno, sys; from pipeline.cli import app as cli\n"
+        "from pipeline.storage import staging\n"
         "def full(*a, **k): raise OSError(errno.ENOSPC, 'No space left on device', str(a[0]))\n"
         "staging.write_json_atomic = full\n"
         f"sys.argv = ['puzzledb', 'build', '2x3', '--data', {str(tmp_path)!r}]\n"
@@ -239,7 +240,7 @@ def test_a_data_folder_with_glob_characters(tmp_path: Path) -> None:
 def test_a_failed_catalog_leaves_no_temporary_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pipeline import catalog
+    from pipeline.query import catalog
 
     pipeline.open(tmp_path).build(["2x3"])
     monkeypatch.setattr(catalog, "statements", lambda *_: ["SELECT nosuch()"])

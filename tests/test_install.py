@@ -1,4 +1,4 @@
-"""A plain (non-editable) install finds its SQL: queries/ ships inside the package."""
+"""A plain (non-editable) install finds its SQL: query/sql/ ships inside the package."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipeline.kernel_cache import ROOT, kernel_digest
+from pipeline.engine.kernel_cache import ROOT, kernel_digest
 
 
 def test_the_digest_follows_kernel_sources_only(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The multi-tile metric (pipeline/puzzles/multi.py): 3x3-multi and 2x5-multi built for
+"""The multi-tile metric (pipeline/puzzles/tiles/multi.py): 3x3-multi and 2x5-multi built for
 real, checked against a plain Python search that slides tiles in lists."""
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import build, puzzles
+from pipeline import puzzles
+from pipeline.build import loop as build
 from pipeline.engine import reference
 from pipeline.engine import rows as row_rules
 from pipeline.engine.core import Graph
-from pipeline.puzzles.multi import multi_rectangle
+from pipeline.puzzles.tiles.multi import multi_rectangle
 from tests.conftest import column, one, run_cli
 
 

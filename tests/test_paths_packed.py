@@ -9,10 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline import build, puzzles
-from pipeline.engine import indexed, lanes, packed
+from pipeline import puzzles
+from pipeline.build import loop as build
+from pipeline.engine import indexed, packed
 from pipeline.engine import rows as row_rules
 from pipeline.errors import CorruptTable
+from pipeline.executors.local import lanes
 from pipeline.storage import reader
 
 #: The English board's first levels (7,046,919 positions, 4,138,302 at depth 12).
@@ -123,7 +125,7 @@ def test_indexed_runs_from_a_level_on_file_count_each_chunk_on(
 def test_the_resolve_sums_each_kept_childs_weights_and_sees_64_bit_overflow() -> None:
     """On a line of five holes (jumps 0: 0 over 1 to 2, 1: 1 over 2 to 3, 2: 2 over 3
     to 4, then the same three reversed), keys are child << 7 | jump."""
-    from pipeline.puzzles.peg_moves import peg_moves
+    from pipeline.puzzles.pegs.moves import peg_moves
 
     line = [(0, c) for c in range(5)]
     forward = [(0, 1, 2), (1, 2, 3), (2, 3, 4)]
@@ -234,7 +236,7 @@ def test_a_spill_slot_shorter_than_its_moves_is_refused(tmp_path: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from pipeline.engine.buffers import Pool
-    from pipeline.puzzles.peg_moves import peg_moves
+    from pipeline.puzzles.pegs.moves import peg_moves
 
     k = peg_moves([(0, c) for c in range(5)], [(0, 1, 2), (2, 1, 0)])
     assert k is not None

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 import pipeline
+from benchmarks.korf import from_korf, read_instances
 from pipeline import puzzles
 from pipeline.errors import NotBuilt
-from pipeline.puzzles.patterns import PARTITIONS
+from pipeline.puzzles.tiles.patterns import PARTITIONS
 from pipeline.solvers import optimal
-from pipeline.solvers.korf import from_korf, read_instances
 from pipeline.solvers.loop15 import apply_moves, is_solvable
 from tests.conftest import run_cli
 

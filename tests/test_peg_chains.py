@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 
 import pipeline
-from pipeline import build
+from pipeline.build import loop as build
 from pipeline.engine.core import absent
-from pipeline.puzzles import peg_chains, pegs
-from pipeline.puzzles.peg_chains import TRIANGLE15_CHAINS, PegChainPuzzle
+from pipeline.puzzles.pegs import board as pegs
+from pipeline.puzzles.pegs import chains as peg_chains
+from pipeline.puzzles.pegs.chains import TRIANGLE15_CHAINS, PegChainPuzzle
 from tests.conftest import one, run_cli
 
 GOAL = ". . . . . . . . . . . . x . ."

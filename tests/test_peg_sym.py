@@ -14,8 +14,8 @@ import pytest
 import pipeline
 from pipeline import puzzles
 from pipeline.engine import reference
-from pipeline.puzzles import pegs
-from pipeline.puzzles.peg_sym import CLASS_SIZE, symmetries
+from pipeline.puzzles.pegs import board as pegs
+from pipeline.puzzles.pegs.sym import CLASS_SIZE, symmetries
 from pipeline.storage import format as fmt
 from pipeline.storage import writer
 from tests.conftest import run_cli

@@ -13,7 +13,7 @@ import pipeline
 from pipeline import puzzles
 from pipeline.engine import reference
 from pipeline.errors import BadPosition, PositionLost, UnknownPuzzle
-from pipeline.puzzles import pegs
+from pipeline.puzzles.pegs import board as pegs
 from tests.conftest import column, one, run_cli
 
 #: The jump table of PUZZLES.md, copied as printed there (from: (over, to) ...).

@@ -7,7 +7,7 @@ import itertools
 
 from pipeline import puzzles
 from pipeline.engine import reference
-from pipeline.puzzles import pegs
+from pipeline.puzzles.pegs import board as pegs
 from tests import peg_count
 
 #: Positions after 0..9 jumps on the French board from the centre (tests/peg_count.py).

@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import pipeline
-from pipeline.spark.executor import SparkExecutor
-from pipeline.spark.session import session
+from pipeline.executors.spark.executor import SparkExecutor
+from pipeline.executors.spark.session import session
 
 MASTER = "local[2,4]"
 #: triangle15-moves has zero-cost moves: each level closed in rounds, each a Spark job.
@@ -141,7 +141,7 @@ def test_bad_input_is_one_line_and_touches_nothing_built(data: Path, tmp_path: P
     assert time.monotonic() - started < 30
     _fails([*build[:-2], "--engine", "dask", "--data", str(tmp_path)], {}, "unknown engine")
     # No pyspark: the same command in a Python that cannot import it.
-    code = "import sys; sys.modules['pyspark'] = None; from pipeline.cli import main; main()"
+    code = "import sys; sys.modules['pyspark'] = None; from pipeline.cli.app import main; main()"
     p = subprocess.run(
         [sys.executable, "-c", code, *build], capture_output=True, text=True, timeout=120
     )
@@ -172,7 +172,7 @@ def test_spark_reads_a_table_and_its_histogram_is_the_manifests(spark: Any, data
 def test_a_map_splits_moves_into_their_child_ranges(data: Path, k: int) -> None:
     """Few ranges are picked by comparisons, many by one sort: the same moves either way,
     each in the range of its child."""
-    from pipeline.spark import tasks
+    from pipeline.executors.spark import tasks
     from pipeline.storage import manifest
     from pipeline.storage.reader import LevelFiles
 

@@ -70,7 +70,7 @@ def _daemon(cls: str, args: list[str], log: Path, env: dict[str, str]) -> subpro
 @contextlib.contextmanager
 def _standalone(tmp: Path) -> Iterator[str]:
     """A standalone master and one worker (1 core, 2 GB) on this machine; its URL."""
-    from pipeline.spark.java import java_home
+    from pipeline.executors.spark.java import java_home
 
     tmp.mkdir(parents=True, exist_ok=True)
     port = _free_port()

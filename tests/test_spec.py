@@ -1,4 +1,4 @@
-"""Puzzles defined in a file (pipeline/puzzles/spec.py): the two example specs built
+"""Puzzles defined in a file (pipeline/puzzles/spec/parse.py): the two example specs built
 through the CLI, their figures against a plain search written here, and bad specs."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pytest
 import pipeline
 from pipeline import puzzles
 from pipeline.errors import BadSpec, UnknownPuzzle
-from pipeline.puzzles import spec
 from pipeline.puzzles.names import root_hash
+from pipeline.puzzles.spec import parse as spec
 from tests.conftest import column, one, run_cli
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "specs"

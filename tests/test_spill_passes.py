@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 from pipeline import puzzles
-from pipeline.engine import radix, reference, spill
+from pipeline.engine import radix, reference
 from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Level
-from pipeline.engine.executor import LevelJob, MoveRules
 from pipeline.engine.level import InMemory
-from pipeline.engine.local import LocalExecutor
+from pipeline.executors.base import LevelJob, MoveRules
+from pipeline.executors.local import spill
+from pipeline.executors.local.executor import LocalExecutor
 
 
 @pytest.mark.parametrize("limit", [1, 20_000, 1 << 40])  # a pass a bucket, a few, one

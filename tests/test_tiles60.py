@@ -16,10 +16,10 @@ from pipeline import puzzles
 from pipeline.engine import reference
 from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Level
-from pipeline.engine.executor import LevelJob
 from pipeline.engine.level import InMemory
-from pipeline.engine.local import LocalExecutor
 from pipeline.engine.rows import MoveRules
+from pipeline.executors.base import LevelJob
+from pipeline.executors.local.executor import LocalExecutor
 
 #: Positions of the 15 puzzle at depths 0..20 (OEIS A089473).
 COUNTS_15 = [

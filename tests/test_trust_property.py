@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pipeline
-from pipeline import catalog
 from pipeline.errors import PuzzleDBError
+from pipeline.query import catalog
 
 RING = """name = "ring4"
 title = "four cells in a ring"

@@ -203,7 +203,7 @@ def test_ctrl_c_cancels_a_long_query_with_one_line(copy: Path) -> None:
 IGNORES_INTERRUPT = """
 import os, sys, time
 import duckdb
-from pipeline import interrupt
+from pipeline.query import interrupt
 con = duckdb.connect()
 print("ready", flush=True)
 start = time.monotonic()
@@ -216,7 +216,7 @@ except KeyboardInterrupt:
 
 
 def test_ctrl_c_gives_up_on_a_query_that_ignores_the_interrupt() -> None:
-    from pipeline import interrupt  # (new in issue #32)
+    from pipeline.query import interrupt  # (new in issue #32)
 
     proc = subprocess.Popen(
         [sys.executable, "-c", IGNORES_INTERRUPT], stdout=subprocess.PIPE, text=True

@@ -226,7 +226,7 @@ def test_the_catalog_replaces_planted_links(folder: Path) -> None:
 SPARK_PROBE = """
 import os, sys
 from pathlib import Path
-from pipeline.spark.session import check_shared, session
+from pipeline.executors.spark.session import check_shared, session
 data = Path(sys.argv[1])
 (data / f".spark-probe-{os.getpid()}").symlink_to(sys.argv[2])
 spark = session("local[1]", {"spark.default.parallelism": "2", "spark.ui.enabled": "false"})

@@ -6,10 +6,11 @@ import json
 import shutil
 from pathlib import Path
 
-from pipeline import progress, puzzles
-from pipeline.build import LevelDone
-from pipeline.puzzles import pegs
-from pipeline.solvers import korf
+from benchmarks import korf
+from pipeline import puzzles
+from pipeline.build.loop import LevelDone
+from pipeline.cli import progress
+from pipeline.puzzles.pegs import board as pegs
 from pipeline.solvers.loop15 import apply_moves
 from pipeline.words import plural
 from tests.conftest import run_cli as run

@@ -1,5 +1,5 @@
-"""Verify of layered tables one level at a time (pipeline/verify_stream.py): the
-same findings as the windowed checks of pipeline/verify.py, on good and on
+"""Verify of layered tables one level at a time (pipeline/verify/stream.py): the
+same findings as the windowed checks of pipeline/verify/checks.py, on good and on
 damaged tables, with levels read in several chunks on two threads."""
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles, verify_stream
-from pipeline import verify as verify_mod
+from pipeline import puzzles
 from pipeline.engine.core import NO_PARENT, absent
 from pipeline.storage import writer
+from pipeline.verify import checks as verify_mod
+from pipeline.verify import stream as verify_stream
 from tests.test_store import _copy, _plant
 
 

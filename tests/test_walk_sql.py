@@ -1,4 +1,4 @@
-"""The ``path`` macro (pipeline/walk_sql.py) against ``solve``, with no session setting.
+"""The ``path`` macro (pipeline/query/walk_sql.py) against ``solve``, with no session setting.
 
 Random positions of every default table (hypothesis) walk to the same rows in
 SQL as ``db.solve`` gives, in DuckDB from Python; a batch of them, and

@@ -10,15 +10,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline import build, puzzles
-from pipeline.engine import closing, reference
+from pipeline import puzzles
+from pipeline.build import loop as build
+from pipeline.engine import reference
 from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Level, excluded_depths
-from pipeline.engine.executor import Executor, LevelJob
 from pipeline.engine.level import InMemory
-from pipeline.engine.local import LocalExecutor
 from pipeline.engine.rows import MoveRules
-from pipeline.engine.sequential import SequentialExecutor
+from pipeline.executors import closing
+from pipeline.executors.base import Executor, LevelJob
+from pipeline.executors.local.executor import LocalExecutor
+from pipeline.executors.sequential import SequentialExecutor
 
 #: Bytes of work so small that the rounds of the larger levels go to files.
 TINY = 1 << 16

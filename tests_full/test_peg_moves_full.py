@@ -19,7 +19,7 @@ import pytest
 import pipeline
 from pipeline import puzzles
 from pipeline.api import default_data
-from pipeline.puzzles import pegs
+from pipeline.puzzles.pegs import board as pegs
 
 TABLES = ("english33-moves", "english33-moves-winnable")
 #: George Bell's table of the central game by moves, counted up to the 8

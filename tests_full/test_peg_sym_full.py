@@ -18,8 +18,8 @@ import pytest
 
 import pipeline
 from pipeline import puzzles
-from pipeline.puzzles import pegs
-from pipeline.puzzles.peg_sym import images
+from pipeline.puzzles.pegs import board as pegs
+from pipeline.puzzles.pegs.sym import images
 from tests.test_pegs_full import ENGLISH33_LEVELS, ENGLISH33_WINNABLE
 
 pytestmark = pytest.mark.skipif(

@@ -32,7 +32,7 @@ def _timed(folder: Path, engine: object) -> tuple[pipeline.Database, float]:
 
 
 def test_3x4_on_a_local_cluster(tmp_path: Path) -> None:
-    from pipeline.spark.executor import SparkExecutor
+    from pipeline.executors.spark.executor import SparkExecutor
 
     spark = SparkExecutor(MASTER)
     clock = time.perf_counter()

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import catalog
+from pipeline.query import catalog
 from tests.test_cli_property import check, run, snapshot
 
 #: Small tables copied into every folder (built once by the session fixture).
@@ -89,7 +89,16 @@ def clean(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in SPECS:
         spec = str(specs / f"{name}.toml")
         r = subprocess.run(
-            [sys.executable, "-m", "pipeline.cli", "build", "--spec", spec, "--data", str(folder)],
+            [
+                sys.executable,
+                "-m",
+                "pipeline.cli",
+                "build",
+                "--spec",
+                spec,
+                "--data",
+                str(folder),
+            ],
             capture_output=True,
             text=True,
         )

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from pipeline.errors import BadPosition
 from pipeline.pictures import geometry
 from pipeline.pictures.svg import el, num, text
-from pipeline.puzzles import cube
 from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.cube import board as cube
 from pipeline.puzzles.oshidori import Oshidori
-from pipeline.puzzles.patterns import PatternPuzzle
-from pipeline.puzzles.pegs import PegPuzzle, WinnablePuzzle
+from pipeline.puzzles.pegs.board import PegPuzzle, WinnablePuzzle
 from pipeline.puzzles.placements import Placement
-from pipeline.puzzles.tiles import TilePuzzle
+from pipeline.puzzles.tiles.board import TilePuzzle
+from pipeline.puzzles.tiles.patterns import PatternPuzzle
 from pipeline.puzzles.tours import KnightTour
 
 #: Pixels between neighbouring cells.

@@ -136,7 +136,7 @@ def write(db: Any, out: Path) -> Path:
 
 def summaries(db: Any) -> list[Summary]:
     """The built tables' numbers; NotBuilt when there are none."""
-    from pipeline import catalog
+    from pipeline.query import catalog
 
     found = [summary(m) for m in catalog.manifests(db.data)]
     if not found:

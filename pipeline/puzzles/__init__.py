@@ -7,16 +7,16 @@ from typing import Any
 
 from pipeline.errors import UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
-from pipeline.puzzles.cube import POCKET, POCKET_QTM
-from pipeline.puzzles.multi import multi_rectangle
+from pipeline.puzzles.cube.board import POCKET, POCKET_QTM
 from pipeline.puzzles.oshidori import OSHIDORI
-from pipeline.puzzles.patterns import group_names, pattern_puzzles
-from pipeline.puzzles.peg_chains import PUZZLES as PEG_CHAINS
-from pipeline.puzzles.peg_sym import SYM_PUZZLES as PEGS_SYM
-from pipeline.puzzles.pegs import PUZZLES as PEGS
-from pipeline.puzzles.pegs import variant as peg_variant
+from pipeline.puzzles.pegs.board import PUZZLES as PEGS
+from pipeline.puzzles.pegs.board import variant as peg_variant
+from pipeline.puzzles.pegs.chains import PUZZLES as PEG_CHAINS
+from pipeline.puzzles.pegs.sym import SYM_PUZZLES as PEGS_SYM
 from pipeline.puzzles.placements import MAGIC9
-from pipeline.puzzles.tiles import HEX6, rectangle
+from pipeline.puzzles.tiles.board import HEX6, rectangle
+from pipeline.puzzles.tiles.multi import multi_rectangle
+from pipeline.puzzles.tiles.patterns import group_names, pattern_puzzles
 from pipeline.puzzles.tours import KNIGHT14
 
 _ALL: list[Puzzle] = [
@@ -33,9 +33,9 @@ _ALL: list[Puzzle] = [
     KNIGHT14,
     MAGIC9,
     *PEGS,
-    *PEGS_SYM,  # one position per symmetry class (pipeline/puzzles/peg_sym.py)
+    *PEGS_SYM,  # one position per symmetry class (pipeline/puzzles/pegs/sym.py)
     *PEG_CHAINS,  # the English board in moves, one row a board (peg_chains.py)
-    POCKET,  # the 2x2x2 cube, corner DBL fixed (pipeline/puzzles/cube.py)
+    POCKET,  # the 2x2x2 cube, corner DBL fixed (pipeline/puzzles/cube/board.py)
     POCKET_QTM,
     *pattern_puzzles(),  # derived tables: pattern databases (pipeline/puzzles/pdb.py)
 ]
@@ -75,7 +75,7 @@ def _suggest(name: str) -> str:
 
 def family_sql(found: list[Any]) -> list[str]:
     """Catalog statements the families add for the tables in ``found`` (manifests)."""
-    from pipeline.puzzles import peg_sql
+    from pipeline.puzzles.pegs import sql as peg_sql
 
     return peg_sql.statements(found)
 

@@ -202,7 +202,7 @@ class Puzzle(ABC):
     #: The table whose parent walk answers ``solve`` (None: this puzzle's own).
     solved_by: str | None = None
     #: The TOML text of the spec that defines the puzzle (puzzles defined in a
-    #: file, pipeline/puzzles/spec.py); the manifest records it.
+    #: file, pipeline/puzzles/spec/parse.py); the manifest records it.
     spec: str | None = None
 
     #: Whether a position may also be typed as moves from the root (:meth:`from_moves`).

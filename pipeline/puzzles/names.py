@@ -9,7 +9,7 @@ The grammar (part of the data contract, README "Names"):
 
 ``<board>`` is a built-in board (``3x3``, ``hex6``, ``triangle15`` ...), any
 rectangle ``RxC`` (2 <= R, C and R*C <= 16), or the name of a spec in the
-data folder (pipeline/puzzles/spec.py). ``-multi`` (rectangles only) counts
+data folder (pipeline/puzzles/spec/parse.py). ``-multi`` (rectangles only) counts
 a slide of several tiles of one line as one move (multi.py). ``@<cell>``
 puts the blank (the empty hole) there and the tiles in order in the other
 cells. ``<hash>`` is the first 8 hex digits of the sha256 of the root as the
@@ -27,9 +27,9 @@ from pathlib import Path
 
 from pipeline.errors import BadPosition, PuzzleDBError, UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
-from pipeline.puzzles.multi import MultiTilePuzzle, multi_rectangle
-from pipeline.puzzles.pegs import PegPuzzle, WinnablePuzzle
-from pipeline.puzzles.tiles import TilePuzzle, rectangle
+from pipeline.puzzles.pegs.board import PegPuzzle, WinnablePuzzle
+from pipeline.puzzles.tiles.board import TilePuzzle, rectangle
+from pipeline.puzzles.tiles.multi import MultiTilePuzzle, multi_rectangle
 
 ROOTED = re.compile(r"(?P<base>[a-z0-9_]+(?:-multi)?)~(?P<hash>[0-9a-f]{8})")
 VARIANT = re.compile(
@@ -71,7 +71,7 @@ def resolve(name: str, data: Path | None = None) -> Puzzle | None:
 def _board(name: str, data: Path | None) -> Puzzle | None:
     """A board the grammar builds on: built-in, any rectangle, or a spec in ``data``."""
     from pipeline import puzzles
-    from pipeline.puzzles import spec
+    from pipeline.puzzles.spec import parse as spec
 
     found = puzzles.REGISTRY.get(name)
     if found is not None:
@@ -194,7 +194,7 @@ def listed(data: Path) -> list[Puzzle]:
     """What ``puzzledb list`` shows: the built-ins, the tables of each spec kept in
     ``data``, and every other table built there (other goals, typed roots)."""
     from pipeline import puzzles
-    from pipeline.puzzles import spec
+    from pipeline.puzzles.spec import parse as spec
 
     out = dict(puzzles.REGISTRY)
     for s in spec.kept(data):

@@ -2,7 +2,7 @@
 
 - ``table``: walk parents in the puzzle's own table (optimal; needs it built);
 - ``optimal``: IDA* with additive pattern databases (rectangles with a
-  partition in pipeline/puzzles/patterns.py);
+  partition in pipeline/puzzles/tiles/patterns.py);
 - ``loop``: the article's loop procedure (4x4 only; not optimal);
 - ``auto`` (the default): the table when built, else ``optimal`` for 4x4,
   else an error naming the build command.
@@ -20,7 +20,7 @@ from typing import Any
 from pipeline import hints
 from pipeline.answers import MethodSolution, Solution
 from pipeline.errors import BadMethod, BadPosition, NotBuilt, Unsolvable
-from pipeline.puzzles.patterns import PARTITIONS
+from pipeline.puzzles.tiles.patterns import PARTITIONS
 
 METHODS = ("auto", "table", "optimal", "loop")
 #: Boards where ``auto`` falls back to the pattern-database search.

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import BadPosition
-from pipeline.puzzles.patterns import PARTITIONS, PatternPuzzle
-from pipeline.puzzles.tiles import grid_adjacency
+from pipeline.puzzles.tiles.board import grid_adjacency
+from pipeline.puzzles.tiles.patterns import PARTITIONS, PatternPuzzle
 from pipeline.solvers import ida_c
 from pipeline.solvers.ida_tables import Tables
 from pipeline.storage import derived, integrity

@@ -1,0 +1,465 @@
+"""The build loop: levels from an executor, written to Parquet, safely.
+
+:class:`Builder` owns what every build shares, whatever computes its levels:
+the staging folder and its lock, resume after a kill, the memory plan of
+each level, the writers, progress reports and the manifest (storage/). The
+level step itself is an executor's (executors/base.py): the local one by
+default. Levels stay in memory while they fit (levels.py decides which, and
+lends the buffers), else the next step reads them back from their files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import platform
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline import hints
+from pipeline.build.held import Held, Pending
+from pipeline.engine import budget as budgets
+from pipeline.engine import rows as row_rules
+from pipeline.engine.budget import Budget
+from pipeline.engine.core import Graph, Level, excluded_depths
+from pipeline.engine.reference import roots_level
+from pipeline.engine.rows import MoveRules
+from pipeline.errors import CannotWrite, DiskFull, PuzzleDBError, TooBig
+from pipeline.executors.base import Executor, LevelJob, StepStats
+from pipeline.executors.local.executor import LocalExecutor
+from pipeline.puzzles.base import Puzzle
+from pipeline.storage import files, integrity
+from pipeline.storage import manifest as manifests
+from pipeline.storage.format import COLUMNS, FILE_ROWS, MANIFEST, PATHS_COLUMN, metadata
+from pipeline.storage.manifest import LevelEntry, Manifest
+from pipeline.storage.reader import LevelFiles
+from pipeline.storage.staging import Progress, build_lock, check_disk, publish
+from pipeline.storage.writer import LevelWriter, write_json_atomic
+
+#: Levels whose files may still be being written while the next one is computed.
+WRITE_LAG = 2
+#: Memory of one part in flight to a writer: the runs it is cut from, the Arrow
+#: copy of the parents with their null mask, the compressed output (measured:
+#: 24 bytes a row let a 1GB build of 3x4 peak at 1.19 GiB).
+PART_BYTES = FILE_ROWS * 40
+#: A build of a known size is measured once it has written this many positions...
+MEASURE_AFTER = 1_000_000
+#: ...and one that would take longer than this at that rate asks for ``yes``.
+LONG_BUILD = 2 * 3600
+
+
+@dataclass(frozen=True)
+class LevelDone:
+    """Reported after each level is on disk."""
+
+    depth: int
+    positions: int
+    total: int
+    seconds: float
+    #: Child ranges the level was made in (0 when not reported).
+    buckets: int = 0
+    level_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class PartsJob:
+    """A level step whose executor writes the level's files itself (pipeline/executors/spark/):
+    the finished levels as files, where to write, and the files' metadata."""
+
+    puzzle: str
+    data: Path
+    staging: Path
+    frontier: LevelFiles
+    excluded: list[LevelFiles]
+    metadata: dict[str, str]
+    #: Whether the level is closed under the puzzle's zero-cost moves.
+    free: bool = False
+
+
+class PartsExecutor(Protocol):
+    """An executor that writes some levels' parts itself and hands back their entries
+    (the manifest's file entries: sorted parts, ranges increasing); the rest of the
+    levels the build loop runs with the local executor."""
+
+    name: str
+
+    def writes_parts(self, size: int, free: bool, counts: bool) -> bool: ...
+
+    def write_level(self, job: PartsJob) -> tuple[list[dict], StepStats]: ...
+
+
+def build(
+    puzzle: Puzzle,
+    data: Path,
+    *,
+    force: bool = False,
+    paths: bool = False,
+    on_level: Callable[[LevelDone], None] | None = None,
+    memory: int | str | None = None,
+    work: int | None = None,
+    executor: Executor | PartsExecutor | None = None,
+    yes: bool = False,
+    max_depth: int | None = None,
+) -> Manifest:
+    """Build (or resume, or with ``force`` rebuild aside) one table; return its manifest.
+
+    With ``paths`` the table gets the path-count column; a built table without
+    it is rebuilt aside (all files of a table keep the same columns).
+    ``memory`` is the budget for the whole process (default 3GB); ``work``
+    sets the bytes of the level step directly instead (tests use it to force
+    many buckets on small boards). The rows are the same whatever the budget
+    and the executor. A table of known size that would not fit the free disk or
+    take over two hours stops early (TooBig) unless ``yes``.
+    ``max_depth`` builds the first levels only (a partial table: see
+    :func:`covers`); a table with fewer levels than asked is built again aside.
+    """
+    target = data / puzzle.name
+    if (target / MANIFEST).exists() and not force:
+        built = manifests.read(target)
+        if (not paths or built.has_paths) and covers(built, max_depth):
+            built.up_to_date = True
+            return built
+    if paths and puzzle.expand_free is not None:
+        raise PuzzleDBError(f"{puzzle.name}: path counts are not defined for zero-cost moves")
+    puzzle = puzzle.bind(data)  # a derived table reads the tables it comes from
+    with os_errors(data, puzzle.name), build_lock(data, puzzle.name):
+        budget = Budget.parse(memory)
+        if budget.asked is not None:
+            print(
+                f"puzzledb: warning: --memory {budgets.size_of(budget.asked)} is more than this "
+                f"machine has; using {budgets.size_of(budget.total)}",
+                file=sys.stderr,
+            )
+        builder = Builder(puzzle, data, budget, paths, on_level, max_depth)
+        builder.yes = yes
+        return builder.run(work, executor)
+
+
+def covers(built: Manifest, max_depth: int | None) -> bool:
+    """Whether a built table holds every level a build to ``max_depth`` asks for.
+
+    A partial table built to depth N answers a build to N or less; a build to
+    more (or to the end) rebuilds it aside from depth 0 (the old table stays
+    readable until the new one replaces it): the levels grow about geometrically,
+    so the levels already built cost little beside the new ones.
+    """
+    if built.partial_depth is None:
+        return True
+    return max_depth is not None and max_depth <= built.partial_depth
+
+
+@contextlib.contextmanager
+def os_errors(data: Path, name: str, what: str | None = None) -> Iterator[None]:
+    """A write that fails becomes one line: a full disk (DiskFull: finished levels
+    are kept, a rerun resumes) or a folder that cannot be written (CannotWrite)."""
+    try:
+        yield
+    except OSError as e:
+        where = e.filename or data
+        what = what or f"build {name}"
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise DiskFull(
+                f"the disk is full (writing {where}): free some space, then run "
+                f"{hints.command(what, data)} again (finished levels are kept: it resumes)"
+            ) from None
+        raise CannotWrite(
+            f"cannot {what.split()[0]} in {data}: {e.strerror or e} ({where}); "
+            "give --data a folder you can write"
+        ) from None
+
+
+class Builder:
+    """One table's build: the loop over levels, knowing nothing of how a level is made."""
+
+    def __init__(
+        self,
+        puzzle: Puzzle,
+        data: Path,
+        budget: Budget,
+        counts: bool,
+        on_level: Callable[[LevelDone], None] | None,
+        max_depth: int | None = None,
+    ) -> None:
+        self.puzzle = puzzle
+        self.max_depth = max_depth
+        self.target = data / puzzle.name
+        self.staging = data / ".staging" / puzzle.name
+        self.budget = budget
+        self.counts = counts
+        self.on_level = on_level
+        self.metadata = metadata(puzzle.name, puzzle.encoding)
+        self.progress = Progress(self.staging, puzzle.describe(), puzzle.name, counts)
+        if max_depth is not None and len(self.progress.levels) > max_depth + 1:
+            # A stopped build went past the depth asked: start again.
+            files.remove(self.staging)
+            self.progress = Progress(self.staging, puzzle.describe(), puzzle.name, counts)
+        # Parents of a kept level serve to skip the move back with compiled moves.
+        skip_back = puzzle.has_kernels and puzzle.graph is not Graph.LAYERED
+        #: Scratch of the level steps (spill files, raw path counts), gone at the end.
+        self.spill = self.staging / "spill"
+        self.held = Held(
+            puzzle.graph, self.staging, self.progress, skip_back, self.spill, budget.total
+        )
+        self.clock = self.last = time.perf_counter()
+        #: Whether to go on with a build too large for the disk or the time (--yes).
+        self.yes = False
+        #: A puzzle's own columns (symmetric peg tables: class_size), or None.
+        of = getattr(puzzle, "extra_columns", None)
+        self.extra = (puzzle.extra_fields, of) if of is not None else None  # type: ignore[attr-defined]
+
+    def run(self, work: int | None, executor: Executor | PartsExecutor | None) -> Manifest:
+        self.budget.set_work(3 * PART_BYTES, work, part_rows=FILE_ROWS)
+        self.executor_name = getattr(executor, "name", "local") if executor else "local"
+        if hasattr(executor, "write_level"):
+            self.parts: PartsExecutor | None = executor  # type: ignore[assignment]
+            executor = None
+        else:
+            self.parts = None
+        executor = executor or LocalExecutor(self.spill, self.held.pool)
+        with ThreadPoolExecutor(max_workers=2) as writers:  # compressing takes as long
+            self.pending = Pending(writers.submit, self._record)
+            if not self.progress.levels:
+                self._roots()
+            self._levels(executor)
+            self.pending.settle()
+        shutil.rmtree(self.spill, ignore_errors=True)  # LocalExecutor.close
+        manifest = self._manifest()
+        write_json_atomic(self.staging / MANIFEST, manifest.to_dict())
+        self.progress.finish()
+        publish(self.staging, self.target)
+        integrity.remember(self.target, manifest)  # hashed as written: no need to read again
+        return manifest
+
+    def _roots(self) -> None:
+        started = time.perf_counter()
+        roots = roots_level(self.puzzle.roots(), self.puzzle.expand_free)
+        if self.counts:
+            roots = Level(0, roots.states, roots.parents, np.ones(len(roots), np.uint64))
+        writer = LevelWriter(self.staging, 0, self.metadata, extra=self.extra)
+        writer.add(roots.states, roots.parents, roots.counts)
+        stats = {} if self.puzzle.expand_free is not None else {"buckets": 1}
+        self._record(0, writer.close(), started, time.perf_counter(), stats)
+        self.held.keep(roots)
+
+    def _levels(self, executor: Executor) -> None:
+        depth, size = self.progress.levels[-1].depth, self.progress.levels[-1].positions
+        prev = self.progress.levels[-2].positions if len(self.progress.levels) > 1 else 0
+        per_state = 4.0  # moves per state of the level before (a guess until one is made)
+        while size and (self.max_depth is None or depth < self.max_depth):
+            self._check_size(size / max(1, prev))
+            rules = self._rules(size)
+            held = self.held.bytes() + self.pending.bytes(self.held)
+            plan = self.budget.plan(
+                size, size / max(1, prev), per_state, held, rules.packed is not None, self.counts
+            )
+            self.held.pool.trim(plan.spare)
+            frontier = self.held.get(depth)
+            last_bytes = sum(f.bytes for f in self.progress.files_at(depth)) or size * 6
+            check_disk(self.staging, last_bytes + size * 48, size / max(1, prev))
+            if self._on_parts(size):
+                rows = self._own_parts(self.parts, depth)
+                if not rows:
+                    break
+                depth, prev, size = depth + 1, size, rows
+                continue
+            started = time.perf_counter()
+            writer = LevelWriter(
+                self.staging, depth + 1, self.metadata, self.pending.submit,
+                pending=None if plan.keep else 2, extra=self.extra,
+            )  # fmt: skip
+            out = self.held.output(writer, plan, rules.packed is not None, self.counts)
+            job = LevelJob(frontier, self.held.excluded(depth), rules, plan.work, plan.held)
+            stats = executor.run_level(job, out.sink)
+            cols = out.close(whole=plan.keep)
+            del frontier, job
+            if not writer.rows:
+                for f in writer.close():
+                    (self.staging / f["name"]).unlink()
+                break
+            self.pending.add(depth + 1, writer, started, self._stats(stats, plan.keep))
+            self.held.finish(depth + 1, out, cols, plan.keep)
+            self.pending.settle(WRITE_LAG if plan.keep else 0)
+            self.held.release(depth + 1, self.pending)
+            if stats.pairs:
+                per_state = max(1.0, stats.pairs / size)
+            depth, prev, size = depth + 1, size, writer.rows
+
+    def _on_parts(self, size: int) -> bool:
+        """Whether the next level goes to an executor that writes its own parts (never
+        for a table with columns of its own, like class_size: the parts lack them)."""
+        if self.parts is None or self.extra is not None:
+            return False
+        return self.parts.writes_parts(size, self.puzzle.expand_free is not None, self.counts)
+
+    def _own_parts(self, executor: PartsExecutor, depth: int) -> int:
+        """A level whose executor writes its parts (every level before it on disk first);
+        recorded once every part is; the rows it has (0: the search is over)."""
+        self.pending.settle(0)
+        started = time.perf_counter()
+        excluded = excluded_depths(self.puzzle.graph, depth)
+        job = PartsJob(
+            self.puzzle.name, self.target.parent, self.staging,
+            LevelFiles(self.staging, depth, self.progress.files_at(depth)),
+            [LevelFiles(self.staging, d, self.progress.files_at(d)) for d in excluded],
+            self.metadata, self.puzzle.expand_free is not None,
+        )  # fmt: skip
+        files, stats = executor.write_level(job)
+        if not files:
+            return 0
+        computed = time.perf_counter()
+        stats_doc = {**self._stats(stats, False), self.executor_name: True}
+        self._record(depth + 1, files, started, computed, stats_doc)
+        self.held.parts_level(depth + 1, self.progress.files_at(depth + 1))
+        self.held.release(depth + 1, self.pending)
+        return sum(f["rows"] for f in files)
+
+    def _check_size(self, growth: float) -> None:
+        """Stop (TooBig) a build of known size that, at the bytes and the rate of its
+        first levels, would not fit the free disk or would take over two hours.
+        A build to ``max_depth`` expects the levels up to it to keep growing by
+        ``growth`` (the last level's size over the one before)."""
+        expected = _expected(self.puzzle.expected_total, self.progress, self.max_depth, growth)
+        done = self.progress.total
+        if self.yes or expected is None or expected <= MEASURE_AFTER or done < MEASURE_AFTER:
+            return
+        self.yes = True  # measured once
+        written = sum(f.bytes for f in self.progress.files)
+        rate = done / max(self.progress.doc["seconds"], 1e-3)
+        need = int(expected * written / done) - written
+        free = shutil.disk_usage(self.staging).free
+        hours = (expected - done) / rate / 3600
+        if need > free or hours * 3600 > LONG_BUILD:
+            raise TooBig(
+                f"{self.puzzle.name} has {expected:,} positions: about "
+                f"{budgets.size_of(need)} more on disk ({budgets.size_of(free)} free) and "
+                f"about {_duration(hours)} at the {rate / 1e6:.2g} M positions/s so far; "
+                "build a smaller board, or run the build again with --yes to go on "
+                "(finished levels are kept)"
+            )
+
+    def _rules(self, size: int) -> MoveRules:
+        """The puzzle's moves for a level of ``size`` states: compiled ones when it
+        has them and the level is large enough (numba loads the first time)."""
+        p = self.puzzle
+        kernels = None
+        if p.has_kernels and size >= row_rules.PACKED_MIN:
+            before = budgets.rss()
+            # The first time: numba and the kernels load, and the threaded step
+            # begins (small builds keep glibc's default, which faults less).
+            budgets.give_back_freed_memory()
+            kernels = p.kernels
+            self.budget.charge(budgets.rss() - before)
+            if self.counts and kernels.weigher is None:
+                kernels = None  # they cannot carry path counts
+        skip_back = p.graph is not Graph.LAYERED
+        return MoveRules(p.expand, kernels, p.expand_free, self.counts, skip_back)
+
+    def _stats(self, stats: StepStats, kept: bool) -> dict[str, float | int | bool]:
+        out: dict[str, float | int | bool] = {}
+        if stats.buckets is not None:
+            out["buckets"] = stats.buckets
+        if stats.pairs is not None:
+            out["pairs"] = stats.pairs
+        out |= {
+            "expand_seconds": round(stats.expand, 4),
+            "dedup_seconds": round(stats.dedup, 4),
+            "rss_mib": budgets.rss() >> 20,
+            "kept": kept,
+        }
+        return out
+
+    def _record(
+        self, depth: int, files: list[dict], started: float, computed: float, stats: dict
+    ) -> None:
+        """Note a level whose files are all written (``computed``: when its rows were)."""
+        rows = sum(f["rows"] for f in files)
+        now = time.perf_counter()
+        entry = LevelEntry(depth, rows, round(computed - started, 4), stats=stats)
+        self.progress.record(entry, files, now - self.last)
+        self.last = now
+        self.held.recorded(depth)
+        if self.on_level:
+            done = LevelDone(
+                depth, rows, self.progress.total, now - self.clock,
+                stats.get("buckets", 0), computed - started,
+            )  # fmt: skip
+            self.on_level(done)
+
+    def _partial(self) -> int | None:
+        """The last depth built when the build stopped at ``max_depth`` (None: complete)."""
+        last = self.progress.levels[-1].depth
+        if self.progress.total == self.puzzle.expected_total:  # all there: complete
+            return None
+        return last if self.max_depth is not None and last >= self.max_depth else None
+
+    def _manifest(self) -> Manifest:
+        progress = self.progress
+        for lv in progress.levels:
+            lv.files = [f.name for f in progress.files_at(lv.depth)]
+        doc = progress.doc
+        return Manifest(
+            format_version=doc["format_version"],
+            table=self.puzzle.name,
+            puzzle=self.puzzle.describe(),
+            columns={
+                **COLUMNS,
+                **(PATHS_COLUMN if self.counts else {}),
+                **getattr(self.puzzle, "extra_docs", {}),
+            },
+            total=progress.total,
+            max_depth=progress.levels[-1].depth,
+            max_depth_positions=progress.levels[-1].positions,
+            levels=progress.levels,
+            files=progress.files,
+            partial_depth=self._partial(),
+            build={
+                "started": doc["started"],
+                "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+                "seconds": doc["seconds"],
+                "executor": self.executor_name,
+            },
+            versions=_versions(),
+        )
+
+
+def _expected(
+    total: int | None, progress: Progress, max_depth: int | None, growth: float
+) -> int | None:
+    """Positions a build will have written: the table's, or up to ``max_depth``
+    at the growth of the last levels (an estimate; never more than the table)."""
+    if total is None or max_depth is None or not progress.levels:
+        return total
+    last = progress.levels[-1]
+    more = sum(last.positions * growth**k for k in range(1, max_depth - last.depth + 1))
+    return min(total, progress.total + int(min(more, 1e30)))
+
+
+def _duration(hours: float) -> str:
+    if hours >= 48:
+        return f"{hours / 24:,.0f} days"
+    return f"{hours:.1f} hours" if hours >= 1 else f"{hours * 60:.0f} minutes"
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ours = version("puzzledb")
+    except PackageNotFoundError:
+        ours = "dev"
+    return {
+        "puzzledb": ours,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "pyarrow": pa.__version__,
+    }

@@ -1,0 +1,1 @@
+"""The ``puzzledb`` command: app.py (the commands), progress.py (progress bars)."""

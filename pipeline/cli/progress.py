@@ -1,0 +1,157 @@
+"""Build progress for people: a bar per table on a terminal, a few true lines in logs.
+
+Without a terminal (a log, CI, a pipe) nothing is printed for a build that
+finishes within :data:`INTERVAL` seconds: the command's own line per table
+says what was built. A longer build prints one line every :data:`INTERVAL`
+seconds, with the time left only once enough of a table with a known total
+is done for the estimate to mean something (breadth-first levels grow and
+shrink, so the first levels' rate says little).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from pipeline import puzzles
+from pipeline.build.loop import LevelDone
+from pipeline.words import plural, rate, seconds
+
+#: Seconds between two log lines of one table's build (no terminal).
+INTERVAL = 10.0
+#: Share of a table's known total done before a time-left estimate is shown.
+ESTIMATE_FROM = 0.1
+
+
+class _Bars:
+    """Closes the rich bars, where a terminal has them."""
+
+    _progress: Any = None
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(exc_type, exc, tb)
+
+
+class BuildProgress(_Bars):
+    """Shows depth, positions, rate and (when the total is known) time left."""
+
+    def __init__(self, names: list[str], data: Path | None = None) -> None:
+        self.names = names
+        self.data = data  # where names of specs and typed roots resolve
+        self._progress: Any = None
+        self._tasks: dict[str, Any] = {}
+        self._logged: dict[str, float] = {}
+
+    def __enter__(self) -> BuildProgress:
+        if sys.stderr.isatty():
+            self._progress = _bars()
+            self._progress.__enter__()
+        return self
+
+    def level(self, name: str, done: LevelDone) -> None:
+        if self._progress is None:
+            if done.seconds - self._logged.get(name, 0.0) >= INTERVAL:
+                self._logged[name] = done.seconds
+                print(line(name, done, self.data), file=sys.stderr, flush=True)
+            return
+        if name not in self._tasks:
+            total = puzzles.get(name, self.data).expected_total
+            self._tasks[name] = self._progress.add_task(
+                name, total=total, name=name, depth=0, rate="", count=""
+            )
+        self._progress.update(
+            self._tasks[name],
+            completed=done.total,
+            depth=done.depth,
+            count=plural(done.total, "position"),
+            rate=rate(done.total / done.seconds) if done.seconds > 0 else "",
+        )
+
+
+def _bars() -> Any:
+    """rich's progress bars on stderr (imported only on a terminal)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.fields[name]:<9}"),
+        BarColumn(),
+        TextColumn("depth {task.fields[depth]:>3}"),
+        TextColumn("{task.fields[count]:>24}"),
+        TextColumn("{task.fields[rate]:>10}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+    )
+
+
+def line(name: str, done: LevelDone, data: Path | None = None) -> str:
+    """One log line: where the build is, its rate, and (when it means something) time left."""
+    overall = done.total / done.seconds if done.seconds > 0 else 0.0
+    text = (
+        f"{name}: depth {done.depth} done ({plural(done.positions, 'position')}"
+        + (f", {done.buckets} buckets" if done.buckets > 1 else "")
+        + f"), {plural(done.total, 'position')} so far in {seconds(done.seconds)}"
+        + (f" ({rate(overall)})" if overall > 0 else "")
+    )
+    expected = puzzles.get(name, data).expected_total
+    if expected:
+        share = min(1.0, done.total / expected)
+        text += f", {100 * share:.0f}% of {expected:,}"
+        if ESTIMATE_FROM <= share < 1 and overall > 0:
+            text += f", about {seconds((expected - done.total) / overall)} left"
+    return text
+
+
+class VerifyProgress(_Bars):
+    """Verify's progress, level by level: a bar on a terminal, else a line every
+    :data:`INTERVAL` seconds (a large table takes minutes)."""
+
+    def __init__(self, name: str, histogram: list[tuple[int, int]]) -> None:
+        self.name = name
+        self.sizes = dict(histogram)
+        self.total = sum(self.sizes.values())
+        self.done = 0
+        self._progress: Any = None
+        self._task: Any = None
+        self._start = time.monotonic()
+        self._logged = 0.0
+
+    def __enter__(self) -> VerifyProgress:
+        if sys.stderr.isatty():
+            self._progress = _bars()
+            self._progress.__enter__()
+            self._task = self._progress.add_task(
+                "verify", total=self.total, name=self.name, depth=0, rate="", count=""
+            )
+        return self
+
+    def level(self, depth: int) -> None:
+        self.done += self.sizes.get(depth, 0)
+        spent = time.monotonic() - self._start
+        if self._progress is not None:
+            count = f"{plural(self.done, 'position')} checked"
+            self._progress.update(self._task, completed=self.done, depth=depth, count=count)
+        elif spent - self._logged >= INTERVAL:
+            self._logged = spent
+            print(
+                f"{self.name}: verified to depth {depth} ({self.done:,} of {self.total:,} "
+                f"positions) in {seconds(spent)}",
+                file=sys.stderr,
+                flush=True,
+            )

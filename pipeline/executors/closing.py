@@ -1,0 +1,155 @@
+"""A level closed under zero-cost moves (0-1 breadth-first search), bucket by bucket.
+
+The level is made in rounds, as :func:`pipeline.engine.reference.close` does:
+round 0 is an ordinary level step from the frontier (paid moves), round r+1 an
+ordinary level step from round r by the zero-cost moves, checked against the
+excluded levels and every earlier round (so a state keeps its smallest parent
+in the round before the one it first appears in). Each round is run by the
+executor's own step, so it is cut into buckets and spilled as its budget
+says; its rows are collected sorted, in memory or, past a share of the work,
+in two raw files read back through memory maps. The rounds are disjoint
+sorted runs: the level is their union, handed to the sink child range by
+child range, in order. The rows are those of the reference at any budget.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import shutil
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.engine.core import NO_PARENT, States, unique
+from pipeline.engine.level import InMemory
+from pipeline.engine.rows import MoveRules
+from pipeline.executors.base import LevelJob, Sink, StepStats
+
+#: A level step without zero-cost moves (an executor's own).
+Step = Callable[[LevelJob, Sink], StepStats]
+#: Bytes a row of a round costs kept in memory (its state and its parent).
+ROW_BYTES = 16
+#: Peak bytes a row costs while the union is cut, sorted and handed on.
+MERGE_BYTES = 48
+
+
+def run(step: Step, job: LevelJob, sink: Sink, folder: Path | None) -> StepStats:
+    """The level after ``job.frontier`` closed under ``job.rules.free``, through ``step``.
+
+    ``folder`` takes the rounds that do not fit the work (None: all kept in memory).
+    """
+    assert job.rules.free is not None
+    room = max(job.work - job.held, job.work // 4) // 2
+    stats = StepStats(pairs=0, buckets=0)
+    rounds: list[InMemory] = []
+    frontier, rules = job.frontier, replace(job.rules, free=None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+    try:
+        while True:
+            kept = sum(len(r) * ROW_BYTES for r in rounds if not _mapped(r))
+            out = _Collector(folder, len(rounds), max(0, room - kept))
+            excluded = [*job.excluded, *rounds]
+            done = step(
+                LevelJob(frontier, excluded, rules, job.work, job.held + kept, job.buckets), out.add
+            )
+            stats.pairs = (stats.pairs or 0) + (done.pairs or 0)
+            stats.buckets = max(stats.buckets or 0, done.buckets or 0)
+            stats.expand += done.expand
+            stats.dedup += done.dedup
+            part = out.finish(job.frontier.depth + 1)
+            if not len(part):
+                break
+            rounds.append(part)
+            frontier, rules = part, _free_rules(job)
+        _union(rounds, sink, max(1, room // MERGE_BYTES), job.buckets or 1)
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+    return stats
+
+
+def _free_rules(job: LevelJob) -> MoveRules:
+    """The rules of a round after the first: the zero-cost moves as plain moves."""
+    assert job.rules.free is not None
+    return replace(job.rules, expand=job.rules.free, packed=None, free=None, weights=False)
+
+
+def _mapped(part: InMemory) -> bool:
+    return isinstance(part.states.base, np.memmap)
+
+
+class _Collector:
+    """A round's rows as the step hands them on (sorted runs): copied into memory
+    until they pass ``limit`` bytes, then appended to two raw files."""
+
+    def __init__(self, folder: Path | None, number: int, limit: int) -> None:
+        self.folder, self.number, self.limit = folder, number, limit
+        self.runs: list[tuple[States, States]] = []
+        self.bytes = 0
+        self.files: list = []
+
+    def add(self, states: States, parents: States, _counts: States | None) -> bool:
+        if self.files:
+            states.tofile(self.files[0])
+            parents.tofile(self.files[1])
+            return True
+        self.runs.append((states.copy(), parents.copy()))
+        self.bytes += len(states) * ROW_BYTES
+        if self.folder is not None and self.bytes > self.limit:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self.files = [open(self._path(c), "wb") for c in "sp"]  # noqa: SIM115
+            for s, p in self.runs:
+                s.tofile(self.files[0])
+                p.tofile(self.files[1])
+            self.runs = []
+        return True
+
+    def _path(self, column: str) -> Path:
+        assert self.folder is not None
+        return self.folder / f"round{self.number:04d}-{column}.bin"
+
+    def finish(self, depth: int) -> InMemory:
+        """The round as a level (memory-mapped when it was spilled)."""
+        if self.files:
+            for f in self.files:
+                f.close()
+            if self._path("s").stat().st_size:
+                cols = [np.memmap(self._path(c), np.uint64, "r") for c in "sp"]
+                return InMemory(depth, np.asarray(cols[0]), np.asarray(cols[1]))
+        if len(self.runs) == 1:
+            return InMemory(depth, *self.runs[0])
+        empty = np.empty(0, np.uint64)
+        states = np.concatenate([r[0] for r in self.runs]) if self.runs else empty
+        parents = np.concatenate([r[1] for r in self.runs]) if self.runs else empty
+        return InMemory(depth, states, parents)
+
+
+def _union(rounds: list[InMemory], sink: Sink, rows: int, least: int) -> None:
+    """The disjoint sorted rounds to the sink as one sorted level, in child ranges
+    of about ``rows`` rows (at least ``least`` ranges)."""
+    n = sum(len(r) for r in rounds)
+    if n == 0:
+        return
+    if len(rounds) == 1 and least == 1:
+        sink(rounds[0].states, rounds[0].parents, None)
+        return
+    k = max(least, math.ceil(n / rows))
+    stride = max(1, n // (64 * k))
+    sample = np.sort(np.concatenate([r.states[::stride] for r in rounds]))
+    cuts = unique(sample[(np.arange(1, k) * len(sample)) // k]) if k > 1 else sample[:0]
+    edges = [0, *(int(c) for c in cuts), 1 << 64]
+    for lo, hi in itertools.pairwise(edges):
+        states, parents = [], []
+        for r in rounds:
+            a = int(np.searchsorted(r.states, np.uint64(lo))) if lo else 0
+            b = int(np.searchsorted(r.states, np.uint64(hi))) if hi <= int(NO_PARENT) else len(r)
+            states.append(r.states[a:b])
+            parents.append(r.parents[a:b])
+        s, p = np.concatenate(states), np.concatenate(parents)
+        if len(s):
+            order = np.argsort(s)  # disjoint rounds: no ties
+            sink(s[order], p[order], None)

@@ -1,0 +1,103 @@
+"""The local executor: a level step on this machine, within its memory.
+
+A level whose moves fit in the work is expanded, sorted and resolved whole;
+a larger one is cut by child-state range into buckets (boundaries from the
+children of a strided sample, so buckets come out about equal) that are made
+one after the other: with packed keys on two threads (lanes.py), otherwise on
+one (spill.py); either way by expanding the frontier again for each of a few
+buckets, or past that by spilling every move to its bucket's file. Every
+child of a state lands in one bucket and the buckets cover increasing ranges,
+so the rows are exactly those of the whole step, in the same order, whatever
+the number of buckets.
+
+A puzzle with zero-cost moves has its level closed under them in rounds, each
+an ordinary (bucketed, spilled) step of this executor (closing.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.engine import budget
+from pipeline.engine.buffers import Pool
+from pipeline.engine.level import read_all, sample
+from pipeline.engine.rows import Rows
+from pipeline.executors import closing
+from pipeline.executors.base import LevelJob, Sink, StepStats
+from pipeline.executors.local import lanes, spill
+
+#: Up to this many buckets of rows (no kernels), each re-expands the frontier
+#: instead of spilling (packed keys: lanes.REEXPAND).
+REEXPAND = 4
+#: States expanded for the sample that sets the bucket boundaries.
+SAMPLE = 1 << 16
+
+
+class LocalExecutor:
+    """Level steps in this process: two threads for packed keys, spill files for the rest.
+
+    ``spill`` is the folder for spill files; ``pool`` lends the packed path its
+    big buffers from one level to the next (fresh pages cost: buffers.py).
+    """
+
+    def __init__(self, spill: Path, pool: Pool | None = None) -> None:
+        self.spill = spill
+        self.pool = pool if pool is not None else Pool(0)
+
+    def close(self) -> None:
+        """Remove the spill files (kept from level to level: lanes.py says why)."""
+        shutil.rmtree(self.spill, ignore_errors=True)
+
+    def run_level(self, job: LevelJob, sink: Sink) -> StepStats:
+        if job.rules.free is not None:
+            rounds = self.spill.with_name(self.spill.name + "-rounds")
+            return closing.run(self.run_level, job, sink, rounds)
+        n = len(job.frontier)
+        rows = Rows(job.rules, n)
+        stats = StepStats()
+        if n == 0:
+            return stats
+        clock = time.perf_counter()
+        if n <= SAMPLE:  # the sample is the whole frontier: its moves are reused
+            moves = rows.make(*sample(job.frontier, SAMPLE, *rows.want))
+        else:  # without the path counts: reading them is a DECIMAL decode of the whole level
+            moves = rows.probe(*sample(job.frontier, SAMPLE, rows.want[0])[:2])
+        branching = len(moves) / max(1, min(n, SAMPLE))
+        k = job.buckets or budget.buckets(n, branching, job.held, job.work, rows.bytes)
+        stats.buckets = k
+        stats.expand += time.perf_counter() - clock
+        if rows.kernels is not None:
+            return lanes.run(job, rows, sink, k, moves, branching, stats, self.pool, self.spill)
+        if k == 1:  # a frontier no larger than the sample: its moves are made
+            return _whole(job, rows, sink, stats, moves if n <= SAMPLE else None)
+        if k <= REEXPAND:
+            return spill.reexpand(job, rows, sink, rows.cuts(moves, k), branching, stats)
+        return spill.spill(job, rows, sink, rows.cuts(moves, k), branching, stats, self.spill)
+
+
+def _made(job: LevelJob, rows: Rows) -> np.ndarray:
+    """Every move out of the frontier, unordered."""
+    made = [rows.make(*c) for c in job.frontier.chunks(1 << 62, *rows.want)]
+    if not made:
+        return rows.empty()
+    return made[0] if len(made) == 1 else np.concatenate(made)
+
+
+def _whole(
+    job: LevelJob, rows: Rows, sink: Sink, stats: StepStats, moves: np.ndarray | None = None
+) -> StepStats:
+    """The whole level in one go (``moves``: every move out of it, when made already)."""
+    clock = time.perf_counter()
+    moves = _made(job, rows) if moves is None else moves
+    stats.pairs = len(moves)
+    stats.expand += time.perf_counter() - clock
+    clock = time.perf_counter()
+    result = rows.resolve(rows.order(moves), [read_all(e) for e in job.excluded])
+    del moves
+    stats.dedup += time.perf_counter() - clock
+    sink(*result)
+    return stats

@@ -1,0 +1,60 @@
+"""Verify's checks of a symmetric peg table beyond the common ones.
+
+The common checks (verify.py) run with the table's own moves, which make
+children canonical: a parent is one jump from some image of its child, and
+no jump out of a class leads anywhere but the next level. Here, file by file:
+every state is the smallest of its class, and every class size is the number
+of distinct images of the state.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    from pipeline.puzzles.pegs.sym import PegSymPuzzle
+    from pipeline.storage.table import Table
+
+
+def check_table(puzzle: PegSymPuzzle, table: Table) -> tuple[list[str], list[str]]:
+    """(problems, checks made): canonical states and class sizes in every file."""
+    problems: list[str] = []
+    classes = 0
+    for entry in table.files:
+        f = pq.ParquetFile(table.path(entry))
+        if "class_size" not in f.schema_arrow.names:
+            problems.append(f"{entry.name} has no class_size column")
+            continue
+        cols = f.read(columns=["state", "class_size"])
+        states = cols["state"].to_numpy().astype(np.uint64)
+        sizes = cols["class_size"].to_numpy().astype(np.uint8)
+        classes += int(sizes.astype(np.int64).sum())
+        _states(puzzle, entry.name, states, sizes, problems)
+    checks = [
+        "every state the smallest of its symmetry class",
+        f"every class size the number of distinct images ({classes:,} positions in all)",
+    ]
+    return problems, checks
+
+
+def _states(
+    puzzle: PegSymPuzzle, name: str, states: np.ndarray, sizes: np.ndarray, problems: list[str]
+) -> None:
+    for lo in range(0, len(states), 1 << 21):
+        s, z = states[lo : lo + (1 << 21)], sizes[lo : lo + (1 << 21)]
+        bad = np.flatnonzero(puzzle.canonical(s) != s)
+        if len(bad):
+            problems.append(
+                f"{name}: {len(bad)} states not canonical (the smallest of their class), "
+                f"e.g. {puzzle.text(int(s[bad[0]]))}"
+            )
+        wrong = np.flatnonzero(puzzle.class_sizes(s) != z)
+        if len(wrong):
+            i = int(wrong[0])
+            problems.append(
+                f"{name}: {len(wrong)} class sizes wrong, e.g. {puzzle.text(int(s[i]))} has "
+                f"{int(z[i])}, its class has {int(puzzle.class_sizes(s[i : i + 1])[0])}"
+            )

@@ -1,0 +1,2 @@
+"""Puzzles defined in a TOML file (``--spec``): parse.py reads and checks one,
+pegs.py and tiles.py turn its family table into a puzzle."""

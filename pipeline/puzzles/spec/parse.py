@@ -1,0 +1,228 @@
+"""Puzzles defined in a file: a TOML spec, checked, kept in ``<data>/specs/``.
+
+A spec names the puzzle and describes its board as data, in one table named
+after its family::
+
+    name = "plus"                 # a-z, 0-9, _: no built-in, catalog name or DuckDB keyword
+    title = "plus-shaped sliding puzzle"
+    [tiles]                       # or [pegs]: see spec_tiles.py, spec_pegs.py
+    ...
+
+``puzzledb build --spec FILE`` checks the spec, copies it to
+``<data>/specs/<name>.toml`` and builds it; from then on every command finds
+the name there (``list``, ``solve``, ``verify``, the name grammar of names.py:
+``plus@3``, ``plus~<hash>``), and each table's manifest records the spec's
+text, so a table stays readable and rebuildable without the file.
+
+A family is a module with ``KEYS`` (the keys of its table, required ones
+marked ``True``), ``TABLES`` (the suffixes of the tables ``build --spec``
+builds) and ``load(spec) -> Puzzle`` raising :class:`Problem`; a bad spec is
+one line naming the file, the key path and, where known, the line.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from pipeline.errors import BadSpec, CannotWrite, PuzzleDBError, UnknownPuzzle
+from pipeline.puzzles.base import Puzzle
+from pipeline.storage import files
+
+SPECS = "specs"
+NAME = re.compile(r"[a-z][a-z0-9_]*")
+TOP_KEYS = {"name": True, "title": False}
+
+
+class Problem(Exception):
+    """What is wrong with a spec, and where (a key path like ``tiles.adjacency[3]``)."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed spec: its name, title, family and the family's table."""
+
+    name: str
+    title: str
+    family: str
+    table: dict[str, Any]
+    text: str
+    #: The file (or manifest) it was read from, for messages.
+    where: str
+
+
+def families() -> dict[str, ModuleType]:
+    """The families a spec may define, by the name of their table."""
+    from pipeline.puzzles.spec import pegs as spec_pegs
+    from pipeline.puzzles.spec import tiles as spec_tiles
+
+    return {"tiles": spec_tiles, "pegs": spec_pegs}
+
+
+def parse(text: str, where: str) -> Spec:
+    """The spec in ``text`` (``where`` names the file in messages); BadSpec if it is bad."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise BadSpec(f"{where}: not valid TOML: {e}") from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise BadSpec(f"{where}: not valid TOML: nested too deeply") from None
+    try:
+        return _parse(doc, text, where)
+    except Problem as e:
+        raise _located(e, text, where) from None
+
+
+def _located(e: Problem, text: str, where: str) -> BadSpec:
+    """The one line a problem becomes: the file, the key path and the line when found."""
+    line = _line_of(text, e.key)
+    at = f" (line {line})" if line else ""
+    return BadSpec(f"{where}: {e.key}: {e.message}{at}")
+
+
+def _parse(doc: dict[str, Any], text: str, where: str) -> Spec:
+    fams = families()
+    fam = [k for k in doc if k in fams]
+    if len(fam) != 1:
+        raise Problem("(top)", f"give exactly one family table: [{'] or ['.join(fams)}]")
+    check_keys(doc, {**TOP_KEYS, fam[0]: True}, "")
+    name = doc["name"]
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise Problem("name", "a name is a-z, 0-9 and _, starting with a letter")
+    _no_clash(name)
+    title = doc.get("title", name)
+    if not isinstance(title, str):
+        raise Problem("title", "must be a string")
+    if not isinstance(doc[fam[0]], dict):
+        raise Problem(fam[0], "must be a table")
+    spec = Spec(name, title, fam[0], doc[fam[0]], text, where)
+    check_keys(spec.table, fams[spec.family].KEYS, spec.family)
+    return spec
+
+
+def _no_clash(name: str) -> None:
+    from pipeline import puzzles
+    from pipeline.puzzles.reserved import reserved
+
+    why = reserved(name)
+    if why is not None:
+        raise Problem("name", f"{why}: choose another name")
+    try:
+        puzzles.get(name)
+    except UnknownPuzzle:
+        return
+    raise Problem("name", f"{name!r} is a built-in puzzle: choose another name")
+
+
+def check_keys(table: dict[str, Any], keys: dict[str, bool], prefix: str) -> None:
+    """Every key known, every required key there."""
+    dot = prefix + "." if prefix else ""
+    for k in table:
+        if k not in keys:
+            raise Problem(f"{dot}{k}", f"unknown key (known: {', '.join(keys)})")
+    for k, required in keys.items():
+        if required and k not in table:
+            raise Problem(f"{dot}{k}", "missing")
+
+
+def _line_of(text: str, key: str) -> int | None:
+    """The line that sets the innermost named key of a path, found after its tables."""
+    lines = text.splitlines()
+    at = 0
+    found = None
+    for part in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", key):
+        pattern = re.compile(rf"^\s*(\[\s*{part}\s*\]|{part}\s*=)")
+        hit = next((i for i in range(at, len(lines)) if pattern.match(lines[i])), None)
+        if hit is None:
+            return found
+        at, found = hit, hit + 1
+    return found
+
+
+def puzzle(spec: Spec) -> Puzzle:
+    """The spec's own puzzle (its family's board under the spec's name)."""
+    try:
+        p = families()[spec.family].load(spec)
+    except Problem as e:
+        raise _located(e, spec.text, spec.where) from None
+    p.spec = spec.text
+    return p
+
+
+def read(path: Path, follow: bool = False) -> Spec:
+    """The spec in ``path``: a regular file of at most SPEC_LIMIT bytes, never waited
+    on; a symlink only with ``follow`` (the command line's, not a data folder's)."""
+    return parse(_text(path, follow), str(path))
+
+
+def _text(path: Path, follow: bool = False) -> str:
+    try:
+        return files.read_text(path, files.SPEC_LIMIT, follow)
+    except (OSError, UnicodeDecodeError) as e:
+        raise BadSpec(f"{path}: cannot read the spec: {e}") from None
+
+
+def add(path: Path, data: Path) -> list[str]:
+    """Check the spec in ``path`` and copy it to ``<data>/specs/``; return its tables
+    (its name; a peg board also ``<name>-winnable``: the family's ``TABLES``).
+
+    A different spec already kept under the same name is replaced only while no
+    table built from it remains (each table records the spec it was built from).
+    """
+    spec = read(path, follow=True)
+    puzzle(spec)  # the board itself is checked before anything is written
+    target = data / SPECS / f"{spec.name}.toml"
+    old = _text(target) if target.exists() else spec.text
+    if old != spec.text:
+        used = [n for n, text in _recorded(data) if text == old]
+        if used:
+            raise BadSpec(
+                f"{path}: {target} holds another spec named {spec.name}, which tables "
+                f"{', '.join(used)} were built from: rename yours or remove those tables"
+            )
+    try:
+        files.replace(files.folder(data, SPECS) / target.name, spec.text)  # never through a link
+    except OSError as e:
+        raise CannotWrite(f"cannot keep the spec in {target.parent}: {e.strerror or e}") from None
+    return [spec.name + suffix for suffix in families()[spec.family].TABLES]
+
+
+def _recorded(data: Path) -> list[tuple[str, str]]:
+    """(table, spec text) of every built table whose manifest records a spec."""
+    from pipeline.storage import manifest
+
+    out = []
+    for m in sorted(data.glob("*/_manifest.json")):
+        try:
+            text = manifest.read(m.parent).puzzle.get("spec")
+        except PuzzleDBError:
+            continue
+        if isinstance(text, str):
+            out.append((m.parent.name, text))
+    return out
+
+
+def kept(data: Path) -> list[Spec]:
+    """The specs kept in ``<data>/specs/``, by name."""
+    return [read(p) for p in sorted((data / SPECS).glob("*.toml"))]
+
+
+def board(name: str, data: Path) -> Puzzle | None:
+    """The spec named ``name``: from ``<data>/specs/``, else from a manifest recording it."""
+    path = data / SPECS / f"{name}.toml"
+    if path.exists():
+        return puzzle(read(path))
+    for table, text in _recorded(data):
+        spec = parse(text, f"{data / table}/_manifest.json")
+        if spec.name == name:
+            return puzzle(spec)
+    return None

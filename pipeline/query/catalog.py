@@ -1,0 +1,296 @@
+"""The DuckDB catalog: views over the Parquet tables and macros to read them.
+
+Generated from the tables on disk, each paired with its puzzle from the
+registry (or the spec kept in the folder): a manifest must record exactly that
+puzzle (puzzles/trusted.py), and the SQL is made from the registry's puzzle
+and from checked numbers and file names only, never from text of the folder;
+the rows of ``puzzles`` and ``levels`` go in as bound parameters. The same SQL serves the
+catalog file ``<data>/puzzles.duckdb`` (paths as given, for the DuckDB CLI run
+from the repository root) and the API's in-memory connection (absolute paths,
+from any folder).
+
+Macros (part of the public contract):
+  board(puzzle, state)       the position as typed, e.g. '1 2 3 4 5 0'
+  drawing(puzzle, state)     the board in its real shape (several lines)
+  state_of(puzzle, text)     a typed position as its state (error if malformed)
+  cells(puzzle, state)       the cell values as an INTEGER list (cell 0 at index 1)
+  path(puzzle, state)        table: the rows from state to its root, by parents
+                             (pipeline/query/walk_sql.py: one generated walk a table)
+  winnable(puzzle, state)    whether a position can still be won (peg boards whose
+                             ``<puzzle>-winnable`` table is built; false if unreachable)
+Tables and views: puzzles, levels, summary, and one view per table; for each
+built ``<puzzle>-winnable`` table beside its ``<puzzle>`` table, the view
+``<puzzle>-status``: every reachable position with ``winnable`` and ``jumps_left``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import CannotWrite, CorruptTable
+from pipeline.puzzles import family_sql, trusted
+from pipeline.puzzles.base import Cells, glob_escape, ident, sql_str
+from pipeline.query import walk_sql
+from pipeline.storage import files
+from pipeline.storage import manifest as manifests_
+from pipeline.storage.format import MANIFEST
+from pipeline.storage.manifest import Manifest
+
+CATALOG = "puzzles.duckdb"
+#: Written in the storage format DuckDB 1.2 and later can read, so the catalog
+#: opens in whatever DuckDB CLI the user has, not only the newest.
+STORAGE_VERSION = "v1.2.0"
+
+
+def manifests(data: Path, warn: Callable[[str], None] | None = None) -> list[Manifest]:
+    """The manifests of every complete table under ``data``, by name, each with
+    its puzzle as the registry describes it (:func:`trusted.checked`).
+
+    A damaged or invalid manifest (or one that names another table, names no
+    puzzle, a reserved name, or records its puzzle otherwise) leaves its table
+    out, with one line to ``warn``; the other tables stay queryable.
+    """
+    found = []
+    if data.is_dir():
+        for p in sorted(data.iterdir()):
+            if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists():
+                try:
+                    found.append(trusted.checked(manifests_.read(p), data))
+                except CorruptTable as e:
+                    if warn is not None:
+                        warn(f"warning: {p.name} left out of the catalog: {e}")
+    return found
+
+
+def stderr_line(text: str) -> None:
+    print(f"puzzledb: {text}", file=sys.stderr)
+
+
+def _codec(m: Manifest) -> Cells:
+    pz = m.puzzle
+    return Cells(
+        pz["cells"], pz["bits_per_cell"], tuple(pz["symbols"]), pz["layout"], pz["separator"]
+    )
+
+
+def _dispatch(found: list[Manifest], sql_of: Any, fallback: str) -> str:
+    if not found:
+        return fallback
+    arms = " ".join(f"WHEN {sql_str(m.table)} THEN {sql_of(_codec(m))}" for m in found)
+    return f"CASE puzzle {arms} ELSE {fallback} END"
+
+
+#: A statement of the catalog: SQL, or SQL and its bound parameters.
+Statement = str | tuple[str, list[list[Any]]]
+
+
+def statements(data: Path, prefix: str) -> list[Statement]:
+    """The SQL that creates the catalog for the tables under ``data``.
+
+    ``prefix`` is how the views name the data folder (relative or absolute).
+    """
+    found = manifests(data, stderr_line)
+    return [
+        *_views(found, prefix),
+        *_tables(found),
+        *_codec_macros(found),
+        *family_sql(found),
+        *walk_sql.statements(found, prefix),  # path(puzzle, state) and one walk a table
+    ]
+
+
+def _views(found: list[Manifest], prefix: str) -> list[str]:
+    """One view per table over exactly the files its manifest lists (a stray
+    file in the folder is never read)."""
+    out = []
+    for m in found:
+        files = ", ".join(
+            sql_str(f"{glob_escape(prefix)}/{glob_escape(m.table)}/{f.name}") for f in m.files
+        )
+        out.append(
+            f"CREATE OR REPLACE VIEW {ident(m.table)} AS SELECT * FROM read_parquet([{files}])"
+        )
+    return out
+
+
+#: The columns of the tables ``puzzles`` and ``levels`` (part of the public contract).
+PUZZLES = {
+    "name": "VARCHAR", "title": "VARCHAR", "graph": "VARCHAR", "origin": "VARCHAR",
+    "encoding": "VARCHAR", "cells": "INTEGER", "positions": "UBIGINT", "max_depth": "INTEGER",
+    "max_depth_positions": "UBIGINT", "format_version": "INTEGER", "built": "VARCHAR",
+    "partial_depth": "INTEGER",
+}  # fmt: skip
+LEVELS = {"puzzle": "VARCHAR", "depth": "INTEGER", "positions": "UBIGINT"}
+
+
+def _tables(found: list[Manifest]) -> list[Statement]:
+    """The tables ``puzzles`` and ``levels`` (their rows as bound parameters) and the
+    view ``summary``."""
+    rows = [
+        [
+            m.table,
+            *(str(m.puzzle[k]) for k in ("title", "graph", "origin", "encoding")),
+            *(int(v) for v in (m.puzzle["cells"], m.total, m.max_depth)),
+            *(int(v) for v in (m.max_depth_positions, m.format_version)),
+            str(m.build.get("finished", "")),
+            None if m.partial_depth is None else int(m.partial_depth),
+        ]
+        for m in found
+    ]
+    levels = [[m.table, int(lv.depth), int(lv.positions)] for m in found for lv in m.levels]
+    return [
+        *_table("puzzles", PUZZLES, rows),
+        *_table("levels", LEVELS, levels),
+        "CREATE OR REPLACE VIEW summary AS SELECT name AS puzzle, positions, max_depth, "
+        "max_depth_positions, partial_depth FROM puzzles ORDER BY name",
+    ]
+
+
+def _table(name: str, columns: dict[str, str], rows: list[list[Any]]) -> list[Statement]:
+    """A table and its rows, bound as one list a column in a single INSERT (DuckDB runs
+    ``executemany`` once a row: 37 ms for 2x5's 56 levels, against under 1 ms)."""
+    made = ", ".join(f"{c} {t}" for c, t in columns.items())
+    out: list[Statement] = [f"CREATE OR REPLACE TABLE {name} ({made})"]
+    if rows:
+        values = ", ".join(f"unnest(?::{t}[])" for t in columns.values())
+        lists = [list(c) for c in zip(*rows, strict=True)]
+        out.append((f"INSERT INTO {name} SELECT {values}", lists))
+    return out
+
+
+def _codec_macros(found: list[Manifest]) -> list[str]:
+    """``board``, ``cells``, ``drawing`` and ``state_of``: each table's cell codec."""
+    unknown = "error('no table named ' || puzzle || ' in the catalog')"
+    macros = {  # name: (argument, the codec's SQL for it)
+        "board": ("state", Cells.sql_text),
+        "cells": ("state", Cells.sql_values),
+        "drawing": ("state", Cells.sql_draw),
+        "state_of": ("txt", Cells.sql_parse),
+    }
+    out = []
+    for name, (arg, sql_of) in macros.items():
+        dispatch = _dispatch(found, lambda c, f=sql_of, a=arg: f(c, a), unknown)
+        out.append(f"CREATE OR REPLACE MACRO {name}(puzzle, {arg}) AS {dispatch}")
+    return out
+
+
+def write(data: Path) -> Path:
+    """(Re)write ``<data>/puzzles.duckdb`` atomically (nothing left behind on failure).
+
+    Under a lock of its own, so builds and ``catalog`` runs at once into one
+    folder wait for each other; made in a new folder of a unique name (DuckDB
+    opens its file following links: none can be planted in a folder made just
+    now), then renamed into place (a link as the target is replaced, not followed).
+    """
+    target = data / CATALOG
+    with _catalog_lock(data):
+        for old in data.glob(CATALOG + ".*tmp*"):  # leftovers: no other writer holds the lock
+            with contextlib.suppress(OSError):
+                files.remove(old)
+        work = None
+        try:
+            work = Path(tempfile.mkdtemp(prefix=CATALOG + ".", suffix=".tmp", dir=data))
+            _write(data, work / CATALOG)
+            os.replace(work / CATALOG, target)
+        except OSError as e:
+            raise CannotWrite(f"{target} cannot be written: {e.strerror}") from None
+        finally:
+            if work is not None:
+                with contextlib.suppress(OSError):
+                    files.remove(work)
+    return target
+
+
+@contextlib.contextmanager
+def _catalog_lock(data: Path) -> Iterator[None]:
+    """Hold ``<data>/.staging/catalog.lock`` (waiting for another writer), never
+    following a link: a hostile folder cannot make the lock a file elsewhere."""
+    fd = files.lock(files.folder(data, ".staging") / "catalog.lock")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _write(data: Path, tmp: Path) -> None:
+    """The catalog into ``tmp`` (its views name ``data`` as seen from here)."""
+    try:
+        prefix = os.path.relpath(data)
+        if prefix.startswith(".."):
+            prefix = str(data.resolve())
+    except ValueError:
+        prefix = str(data.resolve())
+    write_file(data, tmp, prefix)
+
+
+def write_file(data: Path, path: Path, prefix: str) -> None:
+    """The catalog of ``data`` into the new database file ``path``, its views naming the
+    folder as ``prefix``; made on a connection sealed before any statement of it runs."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH {sql_str(str(path))} AS catalog (STORAGE_VERSION '{STORAGE_VERSION}')")
+        con.execute("USE catalog")
+        seal(con, data, prefix)
+        _run(con, statements(data, prefix))
+        con.execute("USE memory")
+        con.execute("DETACH catalog")
+    finally:
+        con.close()
+
+
+def check_files(data: Path) -> None:
+    """Every file of every table against its manifest, before DuckDB reads any (DuckDB
+    checks no page checksums; remembered once checked: storage/integrity.py)."""
+    from pipeline.storage import integrity
+
+    for m in manifests(data):
+        integrity.check_table(data / m.table, m)
+
+
+def _run(con: Any, found: list[Statement]) -> None:
+    for stmt in found:
+        if isinstance(stmt, tuple):
+            con.execute(*stmt)
+        else:
+            con.execute(stmt)
+
+
+def seal(con: Any, data: Path, *prefixes: str) -> None:
+    """The connection reads and writes under ``data`` only (as ``prefixes`` and its
+    absolute path name it), loads no extension, and no setting can lift that:
+    done before any statement made from the folder runs."""
+    folders = [p.rstrip(os.sep) + os.sep for p in (str(data.resolve()), *prefixes)]
+    con.execute("SET allowed_directories = ?", [[*folders, *map(glob_escape, folders)]])
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+
+
+def connect(data: Path, sealed: bool = True, also: tuple[Path, ...] = ()) -> Any:
+    """An in-memory DuckDB connection with the catalog over absolute paths.
+
+    Every table's files are checked against their manifest first (DuckDB does
+    not check page checksums; the check is remembered: storage/integrity.py).
+    ``sealed``: the connection reads the data folder and nothing else outside
+    the process (no file written or read elsewhere, no extension loaded, and
+    no setting can lift that: :func:`seal`), sealed before the catalog is made
+    in it (``also``: other folders it may write, as pipeline/query/readonly.py's copy);
+    statements that write are refused before they run (pipeline/query/sql_guard.py).
+    """
+    import duckdb
+
+    check_files(data)
+    con = duckdb.connect()
+    if sealed:
+        seal(con, data, *map(str, also))
+    _run(con, statements(data, str(data.resolve())))
+    return con
