@@ -18,10 +18,9 @@ import pytest
 import pipeline
 from pipeline import puzzles
 
-FULL = {"3x4": (239_500_800, 53, 18), "2x6": (239_500_800, 80, 2)}
-
-
 pytestmark = pytest.mark.full
+
+FULL = {"3x4": (239_500_800, 53, 18), "2x6": (239_500_800, 80, 2)}
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,8 @@ import pytest
 import pipeline
 from tests.test_multi import one_slide_apart, python_levels
 
+pytestmark = pytest.mark.full
+
 #: name: (rows, cols, positions, deepest level, positions there), from the builds here.
 FULL = {
     "3x4-multi": (3, 4, 239_500_800, 33, 5),
@@ -26,9 +28,6 @@ FULL = {
 }
 #: Levels compared with the plain search (about 100,000 positions by then).
 FIRST = 10
-
-
-pytestmark = pytest.mark.full
 
 
 @pytest.fixture(scope="module")

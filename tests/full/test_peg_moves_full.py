@@ -21,6 +21,8 @@ import pipeline
 from pipeline import puzzles
 from pipeline.puzzles.pegs import board as pegs
 
+pytestmark = pytest.mark.full
+
 TABLES = ("english33-moves", "english33-moves-winnable")
 #: George Bell's table of the central game by moves, counted up to the 8
 #: symmetries of the square (one board a class): B(n), the boards n moves from
@@ -34,9 +36,6 @@ BELL_TO_CENTRE = [
     *(1, 1, 16, 979, 14115, 126902, 632451, 1954152, 3770028, 4949879, 4796624),
     *(3576434, 2113413, 1003420, 387982, 115922, 28134, 4589, 604, 37, 5),
 ]
-
-
-pytestmark = pytest.mark.full
 
 
 @pytest.fixture(scope="module")
