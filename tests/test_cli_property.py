@@ -281,6 +281,7 @@ def test_past_failures(
             assert r.stdout == good.stdout or WARNING.search(r.stderr), "another answer"
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150,
     deadline=None,

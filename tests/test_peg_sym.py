@@ -20,7 +20,7 @@ from pipeline.storage import format as fmt
 from pipeline.storage import writer
 from tests.conftest import run_cli
 
-#: Positions after 0..8 jumps on the English board (tests/test_pegs_full.py).
+#: Positions after 0..8 jumps on the English board (tests/full/test_pegs_full.py).
 ENGLISH_LEVELS = [1, 4, 12, 60, 296, 1338, 5648, 21842, 77559]
 
 
