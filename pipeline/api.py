@@ -35,7 +35,7 @@ from pipeline.storage.table import Table
 if TYPE_CHECKING:
     import polars as pl
 
-    from pipeline.verify.checks import Report
+    from pipeline.verify.report import Report
 
 #: The SQL files the API runs (installed with the package; ``query/sql/`` at the
 #: top of the repository is the same folder).
