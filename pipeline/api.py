@@ -76,7 +76,7 @@ class Database:
         ``yes`` goes on with a build too large for the free disk or over two hours
         (otherwise TooBig stops it after its first levels, which are kept).
         ``max_depth`` builds the first levels only: a partial table (the manifest's
-        ``partial_depth``); building further later rebuilds it (build.covers).
+        ``partial_depth``); building further later rebuilds it (build/loop.py covers).
         ``executor="spark"`` makes the large levels on Spark at ``master``
         (docs/CLUSTER.md); an executor object may be given instead. ``engine`` is
         its old name, still taken.
