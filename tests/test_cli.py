@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import pipeline
 from tests.conftest import run_cli
 
 run = run_cli
@@ -107,3 +108,6 @@ def test_build_picks_its_executor_by_executor_or_the_old_engine(tmp_path: Path) 
     assert "--engine" not in run("build", "--help").stdout  # not shown: one name for one thing
     r = run("build", "2x3", "--executor", "spark", "--engine", "local", data=tmp_path)
     assert r.returncode == 2 and "give one of them" in r.stderr, r.stderr
+    db = pipeline.open(tmp_path)  # the API takes both names too
+    assert db.build(["2x3"], executor="local")[0].up_to_date
+    assert db.build(["2x3"], engine="local")[0].up_to_date
