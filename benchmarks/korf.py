@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     import pipeline
-    from pipeline.cli.progress import BuildProgress
+    from pipeline.cli.bars import BuildBars
     from pipeline.solvers import optimal
 
     try:
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     db = pipeline.open(args.data)
     clock = time.perf_counter()
-    with BuildProgress([]) as progress:
+    with BuildBars([]) as progress:
         solver = db.pattern_solver("4x4", progress.level)
     load = time.perf_counter() - clock
     plain = db.pattern_solver("4x4", reflect=False) if args.baseline else None
