@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,6 +38,9 @@ PACKED_MIN = 1 << 18
 #: The most frontier states in one chunk the lanes expand at a time (lanes.py):
 #: a run of indexed moves holds half a level's states and up to half a chunk more.
 INDEX_CHUNK = 1 << 20
+#: The fewest spare bits worth indexing moves: chunks of the frontier are at most
+#: ``2**bits`` rows.
+MIN_BITS = 12
 
 
 @dataclass(frozen=True)
@@ -90,10 +92,16 @@ class Rows:
         goes in indexed runs (half of them and a chunk to a run), else 0."""
         if not (self.weights and self.kernels and states):
             return 0
-        from pipeline.engine import indexed  # numba: not on the solve path
-
-        bits = indexed.index_bits(self)
+        bits = self.spare_bits()
         return bits if bits and (states + 1) // 2 + INDEX_CHUNK <= 1 << bits else 0
+
+    def spare_bits(self) -> int:
+        """Bits a spilled key has to spare for its parent's row (0: spill whole rows):
+        keys with path counts, whose kernels leave at least :data:`MIN_BITS` free."""
+        if not self.weights or self.kernels is None:
+            return 0
+        bits = 64 - self.kernels.key_bits
+        return bits if bits >= MIN_BITS else 0
 
     def make(self, states: States, parents: States | None, counts: States | None) -> np.ndarray:
         """The moves out of a chunk of a level, unordered."""
@@ -144,10 +152,6 @@ class Rows:
         from pipeline.engine import radix
 
         return int(radix.lower_bound(run, np.uint64(key)))
-
-    def load(self, path: Path) -> np.ndarray:
-        rows = np.fromfile(path, dtype=np.uint64)
-        return rows if self.width == 1 else rows.reshape(-1, self.width)
 
     def children(self, lead: np.ndarray) -> np.ndarray:
         """The child of each move's lead value (a key, or the child itself)."""
