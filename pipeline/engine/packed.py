@@ -350,10 +350,8 @@ def _resolve_weighted(
         p = undo(key, args)
         if c != last:
             last = c
-            while e < len(ex_a) and ex_a[e] < c:
-                e += 1
-            while f < len(ex_b) and ex_b[f] < c:
-                f += 1
+            e = _seek(ex_a, e, c)
+            f = _seek(ex_b, f, c)
             kept = not ((e < len(ex_a) and ex_a[e] == c) or (f < len(ex_b) and ex_b[f] == c))
             if kept:
                 if m == len(children):
@@ -370,6 +368,15 @@ def _resolve_weighted(
                 return -2
             sums[m - 1] = total
     return m
+
+
+@njit(inline="always")
+def _seek(ex, e, c):
+    """The first place from ``e`` on in the sorted ``ex`` whose value is not below ``c``
+    (inlined: the split keeps :func:`_resolve_weighted` readable at no cost)."""
+    while e < len(ex) and ex[e] < c:
+        e += 1
+    return e
 
 
 @njit(inline="always")
