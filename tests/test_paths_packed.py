@@ -84,7 +84,7 @@ def test_spilled_keys_find_their_counts_again_by_their_parents_row(
     of 4,096 rows and many of them in each half of a slot): every spilled move is
     joined to its count again, and the files are those of the rows."""
     monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
-    monkeypatch.setattr(row_rules.Rows, "spare_bits", lambda self: 12 if self.weights else 0)
+    monkeypatch.setattr(row_rules.Rows, "spare_bits", lambda self: 12 if self.counted else 0)
     joined = []
     attach = indexed.Index.attach
     monkeypatch.setattr(

@@ -41,16 +41,16 @@ def rows_of_chunk(part: Chunk) -> States:
 @dataclass
 class Index:
     """How one spill pass's keys find their counts: the chunks of the frontier (first
-    row, rows) in order, and for each slot the keys each chunk wrote to it."""
+    row, states) in order, and for each slot the keys each chunk wrote to it."""
 
     bits: int
     chunks: list[tuple[int, int]] = field(default_factory=list)
     moves: list[list[int]] = field(default_factory=list)
 
-    def add(self, rows: int, bounds: list[int]) -> None:
-        """A chunk of ``rows`` states, whose keys went to each slot as ``bounds`` say."""
+    def add(self, states: int, bounds: list[int]) -> None:
+        """A chunk of ``states`` states, whose keys went to each slot as ``bounds`` say."""
         first = self.chunks[-1][0] + self.chunks[-1][1] if self.chunks else 0
-        self.chunks.append((first, rows))
+        self.chunks.append((first, states))
         if not self.moves:
             self.moves = [[] for _ in bounds[1:]]
         for slot, (a, b) in enumerate(itertools.pairwise(bounds)):
@@ -72,7 +72,7 @@ class Index:
     ) -> np.ndarray:
         """Rows ``(key, count)`` in place of the indexed keys of a slot from key
         ``start`` on, read into the second half of ``flat`` (two words a key);
-        ``counts_of(first, rows)``: the counts of a chunk of the frontier (the
+        ``counts_of(first, states)``: the counts of a chunk of the frontier (the
         pass wrote them to its scratch: storage/scratch.py)."""
         n = len(flat) // 2
         for chunk, at, m in self.segments(slot, start, start + n):
@@ -102,14 +102,14 @@ class Index:
         made runs of their own: each move's row counted on, in place, by the rows
         of its run's chunks before its own. Returns the runs' tables, slices of
         the frontier's ``counts``."""
-        rows = [*(c[0] for c in self.chunks), len(counts)]
+        starts = [*(c[0] for c in self.chunks), len(counts)]
         moves = self.moves[slot]
         for run, (a, b) in zip(runs, ((0, cut), (cut, len(moves))), strict=True):
             at = 0
             for chunk in range(a, b):
-                run[at : at + moves[chunk]] += np.uint64(rows[chunk] - rows[a])
+                run[at : at + moves[chunk]] += np.uint64(starts[chunk] - starts[a])
                 at += moves[chunk]
-        return counts[: rows[cut]], counts[rows[cut] :]
+        return counts[: starts[cut]], counts[starts[cut] :]
 
 
 @njit(nogil=True, cache=True)

@@ -171,11 +171,11 @@ class Slots:
                 if got != keys.nbytes + high.nbytes:
                     raise _cut_short(low.name, "its moves")
 
-    def counts(self, first: int, rows: int) -> States:
-        """The path counts of the frontier's rows ``first`` to ``first + rows``."""
+    def counts(self, first: int, states: int) -> States:
+        """The path counts of the frontier's ``states`` states from row ``first`` on."""
         path = self.path("counts")
-        counts = np.fromfile(path, np.uint64, rows, offset=8 * first)
-        if len(counts) != rows:
+        counts = np.fromfile(path, np.uint64, states, offset=8 * first)
+        if len(counts) != states:
             raise _cut_short(path, "its chunk")
         return counts
 
@@ -217,14 +217,14 @@ def new_counts(scratch: Path, depth: int) -> tuple[Path, BinaryIO]:
     return path, open(path, "xb")
 
 
-def mapped_counts(path: Path, rows: int) -> States:
-    """A level's ``rows`` path counts, mapped (its pages are shared with the page cache,
-    where the build just wrote them)."""
-    if path.stat().st_size < 8 * rows:
+def mapped_counts(path: Path, states: int) -> States:
+    """The path counts of a level of ``states`` states, mapped (its pages are shared
+    with the page cache, where the build just wrote them)."""
+    if path.stat().st_size < 8 * states:
         raise _cut_short(path, "its level")
-    if rows == 0:
+    if states == 0:
         return np.empty(0, np.uint64)
-    return np.memmap(path, np.uint64, "r", shape=(rows,)).view(np.ndarray)
+    return np.memmap(path, np.uint64, "r", shape=(states,)).view(np.ndarray)
 
 
 @contextlib.contextmanager

@@ -113,9 +113,9 @@ def _resolve(
         for (a, b), room in zip(itertools.pairwise(splits), free, strict=False)
     ]
     resolver = _span_resolver(rows, runs, buffers, tables)
-    for states, parents, sums, out in pool.map(resolver, spans):
-        copied = sink(states, parents, sums)
-        del states, parents, sums
+    for states, parents, counts, out in pool.map(resolver, spans):
+        copied = sink(states, parents, counts)
+        del states, parents, counts
         if copied:
             buffers.give(*out)
         else:
@@ -222,15 +222,15 @@ def _spill_pass(
     narrowing = (flags, narrow[1][first:last]) if narrow is not None else None
 
     def group(part: Chunk) -> tuple[States, list[int], States | None]:
-        weights = indexed.rows_of_chunk(part) if pack else None
-        moves, buffer = _chunk_keys(rows, buffers, part, *span, share, weights)
+        beside = indexed.rows_of_chunk(part) if pack else None
+        moves, buffer = _chunk_keys(rows, buffers, part, *span, share, beside)
         out = buffers.take(len(moves) if bits else moves.size)
         out = out if bits else out.reshape(moves.shape)
         bounds = radix.partition(moves, cut_keys, out, pack, narrowing)
         buffers.give(buffer)
         return out, bounds, part[2]
 
-    per = _chunk_rows(job, rows, share)
+    per = _chunk_states(job, rows, share)
     parts = job.frontier.chunks(per, *rows.want)
     index = indexed.Index(bits) if bits else None
     # Indexed runs find their counts in the frontier's (rows.py): no counts file.
@@ -329,7 +329,7 @@ def _read_narrow(
     return (a, b), [p[0] for p in parts]
 
 
-def _chunk_rows(job: LevelJob, rows: Rows, share: float) -> int:
+def _chunk_states(job: LevelJob, rows: Rows, share: float) -> int:
     """Frontier states a pass expands at a time: up to four chunks are in flight,
     each with its moves twice (as made, and grouped), within an eighth of the work."""
     room = max(job.work - job.held, job.work // 4) // 8
@@ -376,26 +376,26 @@ def _chunk_keys(
     lo: int,
     hi: int,
     expect: float,
-    weights: States | None = None,
+    beside: States | None = None,
 ) -> tuple[States, States]:
     """The moves of one chunk of the frontier, and the pooled buffer they were written to
-    (``weights``: set beside each key instead of its parent's path count; indexed
+    (``beside``: set beside each key instead of its parent's path count; indexed
     moves carry their parent's row in the chunk instead)."""
     states, parents, counts = part
-    counts = counts if weights is None else weights
+    counts = counts if beside is None else beside
     moves = rows.kernels
     assert moves is not None
     buffer = buffers.take(int(len(states) * expect * 1.1) + 1024)
     keys = moves.keys(states, parents, lo, hi, expect, buffer)
-    if not rows.weights:
+    if not rows.counted:
         return keys, buffer
     if rows.low:
         return moves.index(keys, states, rows.low), buffer
     flat = buffers.take(2 * len(keys))
-    weighted = moves.weigh(keys, states, counts, flat.reshape(-1, 2))
+    counted = moves.weigh(keys, states, counts, flat.reshape(-1, 2))
     del keys
     buffers.give(buffer)
-    return weighted, flat
+    return counted, flat
 
 
 def _span_resolver(
@@ -411,7 +411,7 @@ def _span_resolver(
 
     def resolve(span: tuple[list[tuple[int, int]], tuple[States, ...], States | None]) -> tuple:
         ((a0, b0), (a1, b1)), exclude, room = span
-        width = 2 + rows.weights
+        width = 2 + rows.counted
         if room is not None and len(room) >= width:
             cap = len(room) // width
             out = tuple(room[i * cap : (i + 1) * cap] for i in range(width))

@@ -1,4 +1,4 @@
-"""Buckets of moves as rows ``(child, parent[, weight])``, for puzzles without kernels.
+"""Buckets of moves as rows ``(child, parent[, count])``, for puzzles without kernels.
 
 Up to :data:`REEXPAND_ROWS` buckets, the frontier is expanded once per bucket,
 keeping the moves of that bucket's child range. Beyond that, the frontier is
@@ -22,7 +22,7 @@ from pipeline.executors.base import LevelJob, Sink, StepStats
 from pipeline.storage.scratch import Buckets
 
 
-def _chunk_rows(job: LevelJob, rows: Rows, branching: float) -> int:
+def _chunk_states(job: LevelJob, rows: Rows, branching: float) -> int:
     """Frontier states expanded at a time so that their moves fit the work."""
     room = max(job.work - job.held, job.work // 4)
     return max(1024, int(room / (max(1.0, branching) * rows.bytes)))
@@ -35,7 +35,7 @@ def reexpand(
     k = len(edges) - 1
     stats.buckets, stats.pairs = k, 0
     cut_keys = np.array([rows.key_bound(e) for e in edges[1:-1]], np.uint64)
-    per = max(1024, min(_chunk_rows(job, rows, branching) // k, 1 << 21))
+    per = max(1024, min(_chunk_states(job, rows, branching) // k, 1 << 21))
     for b in range(k):
         clock = time.perf_counter()
         kept_moves = []
@@ -101,7 +101,7 @@ def _spill_run(
     first, last = run
     cut_keys = np.array([rows.key_bound(e) for e in edges[1:-1]], np.uint64)
     with Buckets(scratch, first, last, rows.width) as buckets:
-        for chunk in job.frontier.chunks(_chunk_rows(job, rows, branching), *rows.want):
+        for chunk in job.frontier.chunks(_chunk_states(job, rows, branching), *rows.want):
             moves, bounds = _by_bucket(rows.make(*chunk), rows, cut_keys)
             for b in range(first, last):
                 if bounds[b + 1] > bounds[b]:
