@@ -3,5 +3,7 @@
 format.py (schema, version, names), manifest.py (the manifest, validated),
 writer.py (level files), reader.py (levels read back), table.py (point
 look-ups), staging.py (builds in progress: lock, progress, publish), derived.py
-(arrays derived from tables, kept in a data folder but used only when made here).
+(arrays derived from tables, kept in a data folder but used only when made here),
+scratch.py (a build's own files while it runs, none of the contract: spill
+buckets, slots, rounds, raw path counts).
 """
