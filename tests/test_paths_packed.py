@@ -77,6 +77,25 @@ def test_packed_keys_carry_the_path_counts_of_the_rows(
     assert len(_files(tmp_path / name)) == m.max_depth + 1
 
 
+def test_a_spill_of_rows_leaves_the_raw_counts_of_its_frontier(
+    by_rows: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Levels shrinking past PACKED_MIN: a level made from packed keys (its counts
+    written raw to the scratch folder) is expanded as rows, spilled in buckets into
+    the same folder. The spill removes only its own files (it used to empty the
+    folder, and the build stopped: "No such file or directory: paths-038.u64")."""
+    monkeypatch.setattr(row_rules, "PACKED_MIN", 120_000)
+    m = _build("2x5", tmp_path, 1 << 20)
+    sizes = [lv.positions for lv in m.levels]
+    crossed = [
+        d
+        for d in range(2, len(sizes))
+        if sizes[d - 2] >= 120_000 > sizes[d - 1] and m.levels[d].stats["buckets"] > 4
+    ]
+    assert crossed  # a level of rows spilled right after one of packed keys
+    assert _files(tmp_path / "2x5") == _files(by_rows / "2x5")
+
+
 def test_spilled_keys_find_their_counts_again_by_their_parents_row(
     by_rows: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
