@@ -57,7 +57,7 @@ class Kernels:
     child equal to ``skip[i]`` when ``skip`` is not empty, written from the
     start of ``out`` (a view of it, or of a larger copy when it is short: see
     :func:`room`); ``resolver(run_a, run_b, wa, wb, shift, low, ex_a, ex_b,
-    children, parents, counts, args)`` is :func:`resolve_core` with the
+    children, parents, sums, args)`` is :func:`resolve_core` with the
     family's ``undo(key, args)`` (the parent a
     key came from) inlined, a module-level ``@njit(cache=True)`` function of
     the puzzle family (so it compiles once and is cached on disk).
@@ -246,13 +246,12 @@ def _shifted(key, shift, args):
 
 
 @njit(inline="always")
-def resolve_core(
-    run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, counts, undo, args
-):
+def resolve_core(run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, undo, args):
     """The resolve pass, inlined into each puzzle family's compiled ``resolver``
     (a module-level function naming its ``undo``, so numba caches it on disk).
-    Writes the rows into ``children`` and ``parents`` (and, when ``counts`` is not
-    empty, each child's path count, the sum of its moves' ``wa``/``wb``, run for run);
+    Writes the rows into ``children`` and ``parents`` (and, when ``sums`` is not
+    empty, each child's path count, the sum of its moves' ``wa``/``wb``, run for run,
+    into it: the kernels keep the name ``sums``, a rename moved numba's registers);
     returns how many, -1 when they do not fit (the caller tries again with room
     for every key) or -2 when a sum passes 64 bits."""
     return resolve_with(
@@ -266,7 +265,7 @@ def resolve_core(
         ex_b,
         children,
         parents,
-        counts,
+        sums,
         _shifted,
         undo,
         args,
@@ -275,11 +274,11 @@ def resolve_core(
 
 @njit(inline="always")
 def resolve_with(
-    run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, counts, child, undo, args
+    run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, child, undo, args
 ):
     """:func:`resolve_core` with the child of a key given by ``child(key, shift,
     args)`` (kernels that pack their children: ``drop`` > 0)."""
-    if len(counts):
+    if len(sums):
         return _resolve_with_counts(
             run_a,
             run_b,
@@ -291,7 +290,7 @@ def resolve_with(
             ex_b,
             children,
             parents,
-            counts,
+            sums,
             child,
             undo,
             args,
@@ -346,7 +345,7 @@ def resolve_with(
 
 @njit(inline="always")
 def _resolve_with_counts(
-    run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, counts, child, undo, args
+    run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, child, undo, args
 ):
     """:func:`resolve_with` with path counts: each new child is looked up in the
     excluded levels as it comes, so only the kept children's counts are summed (and
@@ -387,15 +386,15 @@ def _resolve_with_counts(
                     return -1
                 children[m] = c
                 parents[m] = p
-                counts[m] = w
+                sums[m] = w
                 m += 1
         elif kept:
             if p < parents[m - 1]:
                 parents[m - 1] = p
-            total = counts[m - 1] + w
+            total = sums[m - 1] + w
             if total < w:
                 return -2
-            counts[m - 1] = total
+            sums[m - 1] = total
     return m
 
 
