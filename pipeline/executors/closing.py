@@ -27,7 +27,7 @@ from pipeline.engine.core import NO_PARENT, States, unique
 from pipeline.engine.level import InMemory
 from pipeline.engine.rows import MoveRules
 from pipeline.executors.base import LevelJob, Sink, StepStats
-from pipeline.storage import scratch
+from pipeline.storage.scratch import Round
 
 #: A level step without zero-cost moves (an executor's own).
 Step = Callable[[LevelJob, Sink], StepStats]
@@ -85,13 +85,14 @@ def _mapped(part: InMemory) -> bool:
 
 class _Collector:
     """A round's rows as the step hands them on (sorted runs): copied into memory
-    until they pass ``limit`` bytes, then appended to the round's scratch files."""
+    until they pass ``limit`` bytes, then appended to the round's files in
+    ``scratch`` (the rounds' scratch folder; None: kept in memory)."""
 
-    def __init__(self, folder: Path | None, number: int, limit: int) -> None:
-        self.folder, self.number, self.limit = folder, number, limit
+    def __init__(self, scratch: Path | None, number: int, limit: int) -> None:
+        self.scratch, self.number, self.limit = scratch, number, limit
         self.runs: list[tuple[States, States]] = []
         self.bytes = 0
-        self.files: scratch.Round | None = None
+        self.files: Round | None = None
 
     def add(self, states: States, parents: States, _counts: States | None) -> bool:
         if self.files is not None:
@@ -99,8 +100,8 @@ class _Collector:
             return True
         self.runs.append((states.copy(), parents.copy()))
         self.bytes += len(states) * ROW_BYTES
-        if self.folder is not None and self.bytes > self.limit:
-            self.files = scratch.Round(self.folder, self.number)
+        if self.scratch is not None and self.bytes > self.limit:
+            self.files = Round(self.scratch, self.number)
             for s, p in self.runs:
                 self.files.add(s, p)
             self.runs = []

@@ -6,10 +6,10 @@ reader checks the bytes it was told were written and raises CorruptTable
 rather than hand on fewer rows. None of these files is part of the table's
 contract (format.py); their layout may change from one version to the next.
 
-The scratch folder is ``<staging>/spill`` (:func:`folder`; named so since the
-first spill files, and a build stopped by an older version left it so),
-removed when the build ends; everything in it is raw native-endian uint64 unless
-said otherwise:
+The scratch folder is ``<staging>/spill`` (:func:`folder`: its name since the
+first spill files, kept, as tests that plant links in a staging folder or kill
+a build mid-spill know it), removed when the build ends; everything in it is
+raw native-endian uint64 unless said otherwise:
 
 - ``b00012.bin`` (:class:`Buckets`): the moves of bucket 12 of a level of rows
   (executors/local/spill.py), rows ``(child, parent[, count])``; written in a
@@ -20,10 +20,11 @@ said otherwise:
   keys span less than 2**40, the low 4 bytes of each key's offset from the
   bucket's first key, with the fifth bytes in ``slot00003.top``. Slots are
   overwritten in place from level to level, never truncated (fresh pages are
-  slow: :meth:`Slots.__init__`), so a slot file may be longer than its moves.
-- ``counts.bin`` (:class:`Slots`): the path counts of each chunk of the
-  frontier a spill pass of indexed keys read, in order, for the keys to be
-  joined to again (engine/indexed.py).
+  slow: :meth:`Slots._open`), so a slot file may be longer than its moves.
+- ``counts.bin`` (:class:`Slots`): the path counts of the frontier, chunk by
+  chunk in the order a spill pass read them, when its keys carry their
+  parent's row in its chunk: read back to join them to their counts again
+  (engine/indexed.py).
 - ``paths-017.u64`` (:func:`new_counts`): the path counts of level 17 in row
   order, written by the build as the level is (build/held.py) and read by the
   next step instead of the DECIMAL column (storage/reader.py).
