@@ -14,8 +14,7 @@ with path counts indexed moves beside a table of counts, rows.py, or rows
 ``(key, count)``), and each thread resolves one half of the bucket's range
 from both runs. The kernels and the sorts release the GIL, and the rows reach
 the sink in range order: the same rows as one thread would make. Big buffers
-come from a pool and go back to it
-(fresh pages cost: buffers.py).
+come from a pool and go back to it (fresh pages cost: buffers.py).
 """
 
 from __future__ import annotations
