@@ -38,7 +38,7 @@ from pipeline.errors import CannotWrite, DiskFull, PuzzleDBError, TooBig
 from pipeline.executors.base import Executor, LevelJob, StepStats
 from pipeline.executors.local.executor import LocalExecutor
 from pipeline.puzzles.base import Puzzle
-from pipeline.storage import files, integrity
+from pipeline.storage import files, integrity, scratch
 from pipeline.storage import manifest as manifests
 from pipeline.storage.format import COLUMNS, FILE_ROWS, MANIFEST, PATHS_COLUMN, metadata
 from pipeline.storage.manifest import LevelEntry, Manifest
@@ -206,7 +206,7 @@ class Builder:
         # Parents of a kept level serve to skip the move back with compiled moves.
         skip_back = puzzle.has_kernels and puzzle.graph is not Graph.LAYERED
         #: Scratch of the level steps (spill files, raw path counts), gone at the end.
-        self.spill = self.staging / "spill"
+        self.spill = scratch.folder(self.staging)
         self.held = Held(
             puzzle.graph, self.staging, self.progress, skip_back, self.spill, budget.total
         )
