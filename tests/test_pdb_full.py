@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("PUZZLEDB_TEST_FULL") != "1", reason="full databases: make test-full"

@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.engine import reference
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
 from pipeline.puzzles.pegs.sym import CLASS_SIZE, symmetries
 from pipeline.storage import format as fmt

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 
 CHROMIUM = os.environ.get("PUZZLEDB_CHROMIUM", "/usr/bin/chromium")
 SHOTS = Path(os.environ.get("PUZZLEDB_SHOTS", "build/screenshots"))

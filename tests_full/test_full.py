@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.api import default_data
+from pipeline.puzzles import registry as puzzles
 
 FULL = {"3x4": (239_500_800, 53, 18), "2x6": (239_500_800, 80, 2)}
 

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.api import default_data
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
 
 TABLES = ("english33-moves", "english33-moves-winnable")

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
 from pipeline.puzzles.pegs.sym import images
 from tests.test_pegs_full import ENGLISH33_LEVELS, ENGLISH33_WINNABLE

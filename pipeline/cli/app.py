@@ -202,8 +202,8 @@ def build(
     data: DataOpt = Path("data"),
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
-    from pipeline import puzzles
     from pipeline.cli.progress import BuildProgress
+    from pipeline.puzzles import registry as puzzles
 
     names = puzzles.expand_names(list(puzzle or []))
     if symmetry:
@@ -496,7 +496,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def db_puzzle(name: str, data: Path | None = None) -> Any:
-    from pipeline import puzzles
+    from pipeline.puzzles import registry as puzzles
 
     return puzzles.get(name, data)
 

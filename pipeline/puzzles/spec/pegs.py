@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.puzzles.pegs.board import LAST_SHIFT, Board, PegPuzzle
-from pipeline.puzzles.spec.parse import Problem, Spec
+from pipeline.puzzles.spec.base import Problem, Spec
 
 #: The tables `build --spec` builds: the board and its winnable positions.
 TABLES = ("", "-winnable")
