@@ -15,7 +15,8 @@ import pipeline
 from pipeline.engine import reference
 from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
-from pipeline.puzzles.pegs.sym import CLASS_SIZE, symmetries
+from pipeline.puzzles.pegs.sym import CLASS_SIZE
+from pipeline.puzzles.pegs.symmetries import symmetries
 from pipeline.storage import format as fmt
 from pipeline.storage import writer
 from tests.conftest import run_cli
