@@ -223,7 +223,7 @@ class Database:
         """The state a symmetric table (``<board>-sym``) stores a position's class as:
         its smallest image; BadPosition for a table without symmetries."""
         p = puzzles.get(puzzle, self.data)
-        if not hasattr(p, "canonical"):
+        if p.canonical is None:
             raise BadPosition(f"{puzzle} has no symmetry classes (try {puzzle}-sym)")
         return p.variants(self.state(puzzle, position))[0]
 

@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from pipeline.engine.core import States
 from pipeline.errors import BadPosition, UnknownPuzzle
+from pipeline.puzzles.pegs import sym_check
 from pipeline.puzzles.pegs.board import (
     ENGLISH33,
     FRENCH37,
@@ -31,7 +32,6 @@ from pipeline.puzzles.pegs.board import (
     WinnablePuzzle,
     jump_between,
 )
-from pipeline.puzzles.pegs.sym_check import check_table
 from pipeline.puzzles.pegs.symmetries import byte_tables, images, symmetries
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ class PegSymPuzzle(PegPuzzle):
 
     def check_table(self, table: Table) -> tuple[list[str], list[str]]:
         """Verify's extra checks: every state canonical, every class size right."""
-        return check_table(self, table)
+        return sym_check.check_table(self, table)
 
     def describe(self) -> dict[str, object]:
         return {**super().describe(), "symmetries": [list(p) for p in self.perms]}
@@ -148,7 +148,7 @@ class WinnableSymPuzzle(WinnablePuzzle):
         return self.sym.as_typed(state, line, forward)
 
     def check_table(self, table: Table) -> tuple[list[str], list[str]]:
-        return check_table(self.sym, table)
+        return sym_check.check_table(self.sym, table)
 
 
 def _sym_pair(board: Board, total: int | None = None) -> list[Any]:
