@@ -1,1 +1,35 @@
-"""Puzzles: every family as data and moves, and the names that find them."""
+"""Puzzles: every family as data and moves, and the names that find them.
+
+The layers, bottom up (a module imports none of a layer above its own):
+
+- ``base.py``: the :class:`Puzzle` interface, whole, and the ``Cells`` codec;
+  ``reserved.py``: names no table may have.
+- The families, a module or a folder each: ``tiles/``, ``pegs/``, ``cube/``,
+  ``oshidori.py``, ``tours.py``, ``placements.py``. A family is data (boards,
+  rules, drawings) plus its moves: numpy expanders, and compiled kernels in
+  its ``*moves.py`` modules.
+- ``builtin.py``: the built-in tables by name (data).
+- ``spec/``: puzzles defined in a TOML file; ``names.py``: the one name
+  grammar (``3x3@4``, ``triangle15@3-winnable``, ``3x3~<hash>``).
+- ``registry.py``: every puzzle by name, what the rest of the package imports;
+  ``trusted.py``: a table's manifest checked against the registry's puzzle.
+
+The import rule (tests/test_puzzle_imports.py holds the code to it; imports in
+functions and under TYPE_CHECKING count):
+
+- From the rest of the package a puzzle module imports ``pipeline.errors``,
+  ``pipeline.engine.core`` (states, graph kinds, expanders) and
+  ``pipeline.engine.packed`` (the kernel toolkit of the ``*moves.py``
+  modules), nothing else of the engine, and never the build loop, the
+  executors, the query, verify, API or CLI layers (``trusted.py`` also takes
+  ``pipeline.hints`` for the rebuild command its errors name).
+- Storage is read only where a data folder or a table is handed in: a derived
+  table's ``bind(data)`` reads its source table (``WinnablePuzzle.bind``,
+  through ``storage.table``); verify's ``check_table(table)`` reads a family's
+  own columns of the table it is given (``pegs/sym_check.py``, typing it
+  only); and the names that live in a data folder (``names.py``: roots
+  recorded in manifests; ``spec/parse.py``: specs kept there or recorded in
+  manifests; ``trusted.py``: manifests checked) read it through
+  ``storage.files``, ``storage.manifest`` and ``storage.format``. Other
+  storage types appear only under TYPE_CHECKING.
+"""
