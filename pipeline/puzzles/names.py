@@ -10,7 +10,7 @@ The grammar (part of the data contract, README "Names"):
 ``<board>`` is a built-in board (``3x3``, ``hex6``, ``triangle15`` ...), any
 rectangle ``RxC`` (2 <= R, C and R*C <= 16), or the name of a spec in the
 data folder (pipeline/puzzles/spec/parse.py). ``-multi`` (rectangles only) counts
-a slide of several tiles of one line as one move (multi.py). ``@<cell>``
+a slide of several tiles of one line as one move (tiles/multi.py). ``@<cell>``
 puts the blank (the empty hole) there and the tiles in order in the other
 cells. ``<hash>`` is the first 8 hex digits of the sha256 of the root as the
 board prints it (``board(puzzle, state)``, e.g. ``'8 6 7 2 5 4 3 0 1'``): it

@@ -2,7 +2,7 @@
 
 A move out of a board is every board that one peg reaches by a chain of one
 or more jumps. The kernels walk each peg's chains depth-first (a jump removes a
-peg, so a chain ends). Used by the English board in moves (peg_chains.py), both
+peg, so a chain ends). Used by the English board in moves (chains.py), both
 as packed keys for the fast level step and as ``(src, child)`` rows.
 
 The packed key is ``child << tag_bits | tag`` with ``tag = f | loc(t) << fb |
@@ -13,7 +13,7 @@ connected set of holes of the jump graph (holes a peg may land in from one
 another); on the English board the largest has 12 holes and 16 'over' holes,
 so the tag takes 6 + 4 + 16 = 26 bits and a key 59. The parent is then the
 child with ``f``, ``t`` and the removed pegs flipped back (``f == t`` cancels).
-Imported on first use, like peg_moves.py.
+Imported on first use, like moves.py.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ _follow_back = _follower(0)
 def _chain_keys(states, skip, lo, hi, out, args):
     """The keys in [lo, hi] of every chain of jumps by one peg out of every state.
 
-    The first jumps are found bit-parallel on the board's grid, as peg_moves.py
+    The first jumps are found bit-parallel on the board's grid, as moves.py
     finds jumps; each is then followed by its peg's further jumps."""
     to_grid, grid, left, right, lines, jump_at, _, bit_index, _ = args[10]
     jf, jo, jt = args[11], args[12], args[13]
@@ -283,7 +283,7 @@ def chain_kernels(
 def _grid_args(
     n: int, holes: Sequence[tuple[int, int]], jumps: Sequence[tuple[int, int, int]]
 ) -> tuple | None:
-    """The board's grid and jump lines as peg_moves.py lays them (to find first jumps)."""
+    """The board's grid and jump lines as moves.py lays them (to find first jumps)."""
     from pipeline.puzzles.pegs.moves import peg_moves
 
     single = peg_moves(holes, jumps)

@@ -5,7 +5,7 @@ after its family::
 
     name = "plus"                 # a-z, 0-9, _: no built-in, catalog name or DuckDB keyword
     title = "plus-shaped sliding puzzle"
-    [tiles]                       # or [pegs]: see tiles.py, pegs.py
+    [tiles]                       # or [pegs]: see spec/tiles.py, spec/pegs.py
     ...
 
 ``puzzledb build --spec FILE`` checks the spec, copies it to
@@ -14,10 +14,11 @@ the name there (``list``, ``solve``, ``verify``, the name grammar of names.py:
 ``plus@3``, ``plus~<hash>``), and each table's manifest records the spec's
 text, so a table stays readable and rebuildable without the file.
 
-A family is a module (pegs.py, tiles.py) with ``KEYS`` (the keys of its table, required ones
-marked ``True``), ``TABLES`` (the suffixes of the tables ``build --spec``
-builds) and ``load(spec) -> Puzzle`` raising :class:`Problem` (base.py); a bad spec is
-one line naming the file, the key path and, where known, the line.
+A family is a module (spec/pegs.py, spec/tiles.py) with ``KEYS`` (the keys of
+its table, required ones marked ``True``), ``TABLES`` (the suffixes of the
+tables ``build --spec`` builds) and ``load(spec) -> Puzzle`` raising
+:class:`Problem` (spec/base.py); a bad spec is one line naming the file, the
+key path and, where known, the line.
 """
 
 from __future__ import annotations
