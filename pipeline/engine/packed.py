@@ -5,20 +5,20 @@ that the parent follows from the child and the tag, supplies :class:`Kernels`:
 a compiled kernel that expands states into keys ``child << tag_bits | tag``
 and an inline function that turns a key back into its parent. A level's keys
 then sort with numpy's plain ``np.sort`` (a SIMD sort, about ten times quicker
-than the ``argsort`` that :func:`bfs.step` needs to carry parents along), and
+than the ``argsort`` that :func:`reference.step` needs to carry parents along), and
 one compiled pass (:func:`resolve`) keeps the unique children with the
 smallest parent of each, minus those in the excluded levels: the very rows
-of :func:`bfs.step`.
+of :func:`reference.step`.
 
 Sorting keys sorts children, so keys split into child ranges like children do
 (the local executor spills keys, 8 bytes a move instead of 16). A state that
 uses all 64 bits leaves no room for a tag: its kernels may then key a packed
 child, the state with its low ``drop`` bits left out, provided those bits
 follow from the rest (``unpack``) and packing keeps the order of states (the
-15 puzzle drops cell 0's nibble: see tile_moves.py). :meth:`Kernels.key_bound`
+15 puzzle drops cell 0's nibble: see puzzles/tiles/moves.py). :meth:`Kernels.key_bound`
 and :meth:`Kernels.children` turn child ranges into key ranges and back.
 
-Like bfs.py it knows no puzzle: the kernels come with the puzzle.
+Like reference.py it knows no puzzle: the kernels come with the puzzle.
 """
 
 from __future__ import annotations
