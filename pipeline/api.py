@@ -23,11 +23,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipeline import hints, puzzles
+from pipeline import hints
 from pipeline.answers import MethodSolution, Solution
 from pipeline.build.loop import LevelDone
 from pipeline.errors import BadPosition, NotBuilt
 from pipeline.hints import DATA_ENV, default_data  # noqa: F401 (public names)
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.base import Puzzle, ident
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
@@ -146,7 +147,7 @@ class Database:
 
     def known_puzzles(self) -> list[Puzzle]:
         """Every puzzle known here: built-ins, the specs kept here, every built table."""
-        from pipeline.puzzles.names import listed
+        from pipeline.puzzles.registry import listed
 
         return listed(self.data)
 
@@ -243,7 +244,7 @@ class Database:
         """The state a symmetric table (``<board>-sym``) stores a position's class as:
         its smallest image; BadPosition for a table without symmetries."""
         p = puzzles.get(puzzle, self.data)
-        if not hasattr(p, "canonical"):
+        if p.canonical is None:
             raise BadPosition(f"{puzzle} has no symmetry classes (try {puzzle}-sym)")
         return p.variants(self.state(puzzle, position))[0]
 

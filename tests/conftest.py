@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 
 #: pytest option: (default, what it says), for the tests selected by `-m full`,
 #: `-m browser` and `-m "full and spark"`; each is also a session fixture of its name.

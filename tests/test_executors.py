@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import puzzles
 from pipeline.build import loop as build
 from pipeline.executors.sequential import SequentialExecutor
+from pipeline.puzzles import registry as puzzles
 
 
 def _shas(folder: Path) -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 
 QUERIES = Path(__file__).resolve().parent.parent / "queries"
 

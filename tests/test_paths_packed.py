@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline import puzzles
 from pipeline.build import loop as build
 from pipeline.engine import indexed, packed
 from pipeline.engine import rows as row_rules
 from pipeline.errors import CorruptTable
 from pipeline.executors.local import lanes
+from pipeline.puzzles import registry as puzzles
 from pipeline.storage import reader
 
 #: The English board's first levels (7,046,919 positions, 4,138,302 at depth 12).

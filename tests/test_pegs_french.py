@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import itertools
 
-from pipeline import puzzles
 from pipeline.engine import reference
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
 from tools import peg_count
 

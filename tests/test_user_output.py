@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 from benchmarks import korf
-from pipeline import puzzles
 from pipeline.build.loop import LevelDone
 from pipeline.cli import bars
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
 from pipeline.solvers.loop15 import apply_moves
 from pipeline.words import plural

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.engine.core import NO_PARENT, absent
+from pipeline.puzzles import registry as puzzles
 from pipeline.storage import writer
 from pipeline.verify import checks as verify_mod
 from pipeline.verify import moves as verify_moves

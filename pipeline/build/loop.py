@@ -214,7 +214,7 @@ class Builder:
         #: Whether to go on with a build too large for the disk or the time (--yes).
         self.yes = False
         #: A puzzle's own columns (symmetric peg tables: class_size), or None.
-        of = getattr(puzzle, "extra_columns", None)
+        of = puzzle.extra_columns
         self.extra = (puzzle.extra_fields, of) if of is not None else None  # type: ignore[attr-defined]
 
     def run(self, work: int | None, executor: Executor | PartsExecutor | None) -> Manifest:
@@ -414,7 +414,7 @@ class Builder:
             columns={
                 **COLUMNS,
                 **(PATHS_COLUMN if self.counts else {}),
-                **getattr(self.puzzle, "extra_docs", {}),
+                **self.puzzle.extra_docs,
             },
             total=progress.total,
             max_depth=progress.levels[-1].depth,

@@ -16,8 +16,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from pipeline import puzzles
 from pipeline.build.loop import LevelDone
+from pipeline.puzzles import registry as puzzles
 from pipeline.words import plural, rate, seconds
 
 #: Seconds between two log lines of one table's build (no terminal).

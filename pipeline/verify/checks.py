@@ -85,7 +85,7 @@ def verify(
             * (partial is not None)
         ),
     ]
-    extra = getattr(puzzle, "check_table", None)  # a family's own columns (class_size)
+    extra = puzzle.check_table  # a family's own columns (class_size)
     if extra is not None:
         problems, checks = extra(table)
         report.problems += problems

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 from tools.screenshot import FLAGS
 
 pytestmark = pytest.mark.browser

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 
 pytestmark = pytest.mark.full
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 
 pytestmark = pytest.mark.full
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
 
 pytestmark = pytest.mark.full

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
-from pipeline.puzzles.pegs.sym import images
+from pipeline.puzzles.pegs.symmetries import images
 from tests.full.test_pegs_full import ENGLISH33_LEVELS, ENGLISH33_WINNABLE
 
 pytestmark = pytest.mark.full

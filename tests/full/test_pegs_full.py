@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.engine import reference
+from pipeline.puzzles import registry as puzzles
 from tests.test_pegs import python_english_levels
 
 pytestmark = pytest.mark.full
