@@ -1,34 +1,18 @@
 """How ``solve`` prints a table walk: a head line, the line of moves, the boards.
 
 Every word about the puzzle comes from it: ``step_word`` names a step of the
-walk and ``moves_in`` counts the moves along it (peg boards: a step is a jump,
-and a run of one peg's jumps is one move). What a step means where a step is
-not a move is said by :data:`STEP_NOTES`, keyed by the step word.
+walk, ``step_note`` says what a step means where it is not a move, and
+``moves_in`` counts the moves along it (peg boards: a step is a jump, and a
+run of one peg's jumps is one move).
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import typer
 
 from pipeline.words import plural
-
-
-class StepNote(NamedTuple):
-    """What the head line says of a walk whose steps are not moves."""
-
-    line: str  # what a walk to the goal is (after "a")
-    each: str  # what each step does, so that every such line is as long
-    run: str  # which steps make one move
-
-
-#: The puzzle's own words for its steps, by ``step_word``. They belong on the
-#: puzzle (a ``step_note`` attribute beside ``step_word``); kept here until
-#: puzzles/base.py declares one, so the CLI tests no puzzle class.
-STEP_NOTES = {
-    "jump": StepNote("winning line", "removes a peg", "a run of one peg's jumps is one move")
-}
 
 
 def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[int] | None = None) -> None:
@@ -66,7 +50,8 @@ def head(p: Any, sol: Any, states: list[int]) -> str:
             f"{sol.puzzle}: {plural(steps, 'move')} from the start (shortest; "
             "boards from the start to the position)"
         )
-    note = STEP_NOTES[word]
+    note = p.step_note
+    assert note is not None, f"{sol.puzzle}: a step word other than move needs a step note"
     if sol.origin == "goal":
         return (
             f"{sol.puzzle}: {plural(steps, word)} to the goal (a {note.line}; each {word} "

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -169,6 +169,14 @@ class Cells:
         return f"CASE WHEN {ok} THEN {total} ELSE {bad} END"
 
 
+class StepNote(NamedTuple):
+    """What the head line of a walk says when a step is not a move (peg boards: a jump)."""
+
+    line: str  # what a walk to the goal is (after "a")
+    each: str  # what each step does, so that every such line is as long
+    run: str  # which steps make one move
+
+
 class Puzzle(ABC):
     """A puzzle: data (cells, roots, graph kind) plus a vectorised expander.
 
@@ -294,6 +302,11 @@ class Puzzle(ABC):
     # -- the display of a position and of a walk ----------------------------------
     #: What one step of a table walk is called (peg boards: "jump").
     step_word: str = "move"
+    #: What a walk says of its steps when they are not moves (None: steps are moves).
+    step_note: StepNote | None = None
+    #: Whether each step of a walk slides a tile into the blank (``solve --moves``
+    #: then lists the tiles slid).
+    slides_tiles: bool = False
     #: The table whose parent walk answers ``solve`` (None: this puzzle's own).
     solved_by: str | None = None
 

@@ -21,7 +21,6 @@ from pipeline import hints
 from pipeline.answers import MethodSolution, Solution
 from pipeline.errors import BadMethod, BadPosition, NotBuilt, Unsolvable
 from pipeline.puzzles.base import Puzzle
-from pipeline.puzzles.tiles.board import TilePuzzle
 from pipeline.puzzles.tiles.patterns import PARTITIONS
 
 METHODS = ("auto", "table", "optimal", "loop")
@@ -68,7 +67,7 @@ def _slide(cells: Sequence[int], tiles: Sequence[int]) -> list[list[int]]:
 
 def slides_tiles(p: Puzzle) -> bool:
     """Whether ``p`` is a sliding puzzle: each step of a walk slides a tile into the blank."""
-    return isinstance(p, TilePuzzle)
+    return p.slides_tiles
 
 
 def tiles_slid(p: Any, states: Sequence[int]) -> list[int]:

@@ -45,7 +45,7 @@ import numpy as np
 
 from pipeline.engine.core import Expander, Graph, States, absent
 from pipeline.errors import BadPosition, NotBuilt, PositionLost, PuzzleDBError
-from pipeline.puzzles.base import Cells, Puzzle
+from pipeline.puzzles.base import Cells, Puzzle, StepNote
 
 if TYPE_CHECKING:
     from pipeline.engine.packed import Kernels
@@ -56,6 +56,10 @@ LAST_BITS = 8
 PEG_MASK = (1 << LAST_SHIFT) - 1
 
 Jump = tuple[int, int, int]  # (from, over, to)
+
+
+#: What a walk of jumps says of them: a jump is not a move (a run of one peg's jumps is).
+JUMPS = StepNote("winning line", "removes a peg", "a run of one peg's jumps is one move")
 
 
 @dataclass(frozen=True)
@@ -303,6 +307,7 @@ class PegPuzzle(Puzzle):
         return notation(self.board, [int(s) & PEG_MASK for s in states])
 
     step_word = "jump"
+    step_note = JUMPS
 
     def moves_in(self, states: Sequence[int]) -> int:
         """One move a group of the notation: a run of jumps by one peg."""
@@ -487,6 +492,7 @@ class WinnablePuzzle(Puzzle):
         return self.forward.notation(states)
 
     step_word = "jump"
+    step_note = JUMPS
 
     def moves_in(self, states: Sequence[int]) -> int:
         return self.forward.moves_in(states)

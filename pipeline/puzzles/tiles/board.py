@@ -65,6 +65,8 @@ def _inversions_parity(values: Sequence[int]) -> int:
 class TilePuzzle(Puzzle):
     """Tiles 1..n-1 and a blank on n cells joined by ``adjacency``."""
 
+    slides_tiles = True
+
     graph = Graph.BIPARTITE
     origin = "goal"
     encoding = "tile of cell i in bits 4i..4i+3 (cells row by row), blank = 0"
