@@ -287,8 +287,8 @@ class Database:
         rows = min(walks, key=lambda w: (w[0].depth, w[0].state))
         states = [r.state for r in rows]
         origin = puzzles.get(name, self.data).origin
-        if hasattr(p, "as_typed"):  # a symmetric table: the line from the position as typed
-            states = p.as_typed(state, states, forward=origin == "goal")
+        # A symmetric table maps each class back: the line from the position as typed.
+        states = p.as_typed(state, states, forward=origin == "goal")
         line = states if origin == "goal" else states[::-1]
         path = [p.text(s) for s in states]
         cost = abs(rows[0].depth - rows[-1].depth)
