@@ -258,9 +258,6 @@ class Held:
         """Give back the buffers of an output that took no rows (the executor wrote files)."""
         if out.columns is not None:
             self.pool.give(*out.columns.owned)
-        if out.raw_counts is not None:
-            out.raw_counts.close()
-            self._raw.pop(out.writer.depth).unlink()
 
     def files_level(self, depth: int, files: list[FileEntry]) -> None:
         """A level an executor wrote as files: read back from them, and (a general

@@ -263,9 +263,14 @@ class Builder:
     def _table(self, depth: int, out: Output) -> Table:
         """The table level ``depth + 1`` goes to, for an executor that writes its files."""
         return Table(
-            self.puzzle.name, self.target.parent, self.staging, self.metadata,
-            writable=self.extra is None, on_disk=lambda: self._on_disk(depth), parts=out.parts,
-        )  # fmt: skip
+            self.puzzle.name,
+            self.target.parent,
+            self.staging,
+            self.metadata,
+            writable=self.extra is None and not self.counts,
+            on_disk=lambda: self._on_disk(depth),
+            parts=out.parts,
+        )
 
     def _on_disk(self, depth: int) -> tuple[LevelFiles, list[LevelFiles]]:
         """The frontier at ``depth`` and the levels it is checked against, as files

@@ -55,8 +55,9 @@ class Table:
     staging: Path
     #: The files' key-value metadata (storage/format.py).
     metadata: dict[str, str]
-    #: Whether an executor may write the files: not when the puzzle adds columns of
-    #: its own (class_size), which only the build's writer knows.
+    #: Whether an executor may write the files: not with path counts (the build keeps
+    #: their raw copy) nor columns of the puzzle's own (class_size), which only the
+    #: build's writer adds.
     writable: bool
     #: The frontier and the excluded levels as files, once every pending write is done.
     on_disk: Callable[[], tuple[LevelFiles, list[LevelFiles]]]
