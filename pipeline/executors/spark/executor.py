@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Self
@@ -163,9 +164,9 @@ class SparkExecutor(Scratch):
         self._staging.add(Path(step.staging))
         shutil.rmtree(step.level_dir(), ignore_errors=True)  # a killed build's rounds
         planned = time.perf_counter()
-        job = _Rounds(self, step)
-        rounds = [r for r, _ in closing.close(job)]
-        files, ran = job.files, job.ran
+        level = _Rounds(step, self._spark.sparkContext, self._run, self._publish)
+        rounds = [r for r, _ in closing.close(level)]
+        files, ran = level.files, level.ran
         got = [x["sample"] for rs in rounds for x in rs if len(x["sample"][0])]
         if got:
             self._sample[step.staging, step.depth + 1] = tuple(
@@ -174,7 +175,7 @@ class SparkExecutor(Scratch):
         every = [x for rs in rounds for x in rs]
         pairs = sum(x["pairs"] for x in every)
         r = len(step.cuts) - 1
-        stats = StepStats(pairs=pairs, buckets=r, expand=job.mapped, dedup=ran - planned)
+        stats = StepStats(pairs=pairs, buckets=r, expand=level.mapped, dedup=ran - planned)
         self.timings.append(
             {
                 "depth": step.depth + 1,
@@ -186,7 +187,7 @@ class SparkExecutor(Scratch):
                 "plan": planned - clock,
                 "job": ran - planned,
                 "publish": time.perf_counter() - ran,
-                "map_cpu": job.mapped,
+                "map_cpu": level.mapped,
                 **{k: sum(x["seconds"][k] for x in every) for k in tasks.REDUCE_PHASES},
             }
         )
@@ -212,38 +213,6 @@ class SparkExecutor(Scratch):
         if [x["range"] for x in results] != list(range(r)):
             raise SparkUnavailable(f"Spark lost a range of depth {step.depth + 1}: build again")
         return results, mapped.value
-
-    def _next_round(self, step: tasks.Step, rounds: list[list[dict[str, Any]]]) -> tasks.Step:
-        """The step of the round after ``rounds``: from the last round's parts by the
-        zero-cost moves, against the excluded levels and every round so far."""
-        made = [_entries(step, rs) for rs in rounds]
-        return replace(
-            step,
-            round=len(rounds),
-            frontier=tuple(made[-1]),
-            excluded=(*step.excluded, *((step.depth + 1, tuple(m)) for m in made)),
-        )
-
-    def _merged(self, step: tasks.Step, rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
-        """Each range's parts of the level: its one round's as they are, those of several
-        rounds merged by a task each."""
-        merge = []
-        out = []
-        for r, per in enumerate(zip(*rounds, strict=True)):
-            full = [x for x in per if any(f["rows"] for f in x["files"])]
-            if len(full) > 1:
-                merge.append((r, [_entries(step, [x]) for x in full]))
-            out.append(full[0] if full else per[0])
-        if merge:
-            sc = self._spark.sparkContext
-            merged = (
-                sc.parallelize(merge, len(merge))
-                .map(lambda m: tasks.union_range(step, m[0], m[1]))
-                .collect()
-            )
-            for x in merged:
-                out[x["range"]] = x
-        return out
 
     def _step(
         self, table: Table, frontier: LevelFiles, excluded: list[LevelFiles], free: bool
@@ -296,11 +265,18 @@ class SparkExecutor(Scratch):
 
 
 class _Rounds:
-    """A level's rounds on Spark (closing.Rounds): each a job whose parts stay where the
-    workers wrote them, until the rounds are united a child range at a time and published."""
+    """A level's rounds on Spark (closing.Rounds): each a job (``run``) whose parts stay
+    where the workers wrote them, until the rounds are united a child range at a time
+    and published (``publish``)."""
 
-    def __init__(self, executor: SparkExecutor, step: tasks.Step) -> None:
-        self.executor, self.step = executor, step
+    def __init__(
+        self,
+        step: tasks.Step,
+        sc: Any,
+        run: Callable[[tasks.Step], Round],
+        publish: Callable[[tasks.Step, list[dict[str, Any]]], list[dict[str, Any]]],
+    ) -> None:
+        self.step, self.sc, self.run, self.publish = step, sc, run, publish
         self.files: list[dict[str, Any]] = []
         self.mapped = 0.0
         self.ran = 0.0
@@ -310,15 +286,46 @@ class _Rounds:
         last round's rows (a reduce reports it), so no job is run for an empty round."""
         if made and not any(x["free_moves"] for x in made[-1][0]):
             return None
-        ex = self.executor
-        done = ex._run(ex._next_round(self.step, [r for r, _ in made]) if made else self.step)
+        done = self.run(self._next([r for r, _ in made]) if made else self.step)
         self.mapped += done[1]
         return done
 
+    def _next(self, rounds: list[list[dict[str, Any]]]) -> tasks.Step:
+        """The step of the round after ``rounds``: from the last round's parts by the
+        zero-cost moves, against the excluded levels and every round so far."""
+        step = self.step
+        made = [_entries(step, rs) for rs in rounds]
+        return replace(
+            step,
+            round=len(rounds),
+            frontier=tuple(made[-1]),
+            excluded=(*step.excluded, *((step.depth + 1, tuple(m)) for m in made)),
+        )
+
     def unite(self, made: list[Round]) -> None:
         self.ran = time.perf_counter()
-        results = self.executor._merged(self.step, [r for r, _ in made])
-        self.files = self.executor._publish(self.step, results)
+        self.files = self.publish(self.step, self._merged([r for r, _ in made]))
+
+    def _merged(self, rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Each range's parts of the level: its one round's as they are, those of several
+        rounds merged by a task each."""
+        step = self.step  # what the tasks take (never self: it holds the SparkContext)
+        merge = []
+        out = []
+        for r, per in enumerate(zip(*rounds, strict=True)):
+            full = [x for x in per if any(f["rows"] for f in x["files"])]
+            if len(full) > 1:
+                merge.append((r, [_entries(step, [x]) for x in full]))
+            out.append(full[0] if full else per[0])
+        if merge:
+            merged = (
+                self.sc.parallelize(merge, len(merge))
+                .map(lambda m: tasks.union_range(step, m[0], m[1]))
+                .collect()
+            )
+            for x in merged:
+                out[x["range"]] = x
+        return out
 
 
 def _int_env(name: str, default: int) -> int:
