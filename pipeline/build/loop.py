@@ -30,10 +30,11 @@ import pyarrow as pa
 
 from pipeline import hints
 from pipeline.build.held import Held, Output, Pending
+from pipeline.engine import rows
 from pipeline.engine.budget import Budget, LevelPlan, give_back_freed_memory, rss, size_of
 from pipeline.engine.core import Graph, Level, excluded_depths
 from pipeline.engine.reference import roots_level
-from pipeline.engine.rows import PACKED_MIN, MoveRules
+from pipeline.engine.rows import MoveRules
 from pipeline.errors import CannotWrite, DiskFull, PuzzleDBError, TooBig
 from pipeline.executors.base import Executor, LevelJob, Place, StepStats, Table
 from pipeline.executors.local.executor import LocalExecutor
@@ -225,12 +226,12 @@ class Builder:
         prev = self.progress.levels[-2].positions if len(self.progress.levels) > 1 else 0
         per_state = 4.0  # moves per state of the level before (a guess until one is made)
         while size and (self.max_depth is None or depth < self.max_depth):
-            rows, stats = self._level(executor, depth, size, size / max(1, prev), per_state)
-            if not rows:
+            positions, stats = self._level(executor, depth, size, size / max(1, prev), per_state)
+            if not positions:
                 break
             if stats.pairs:
                 per_state = max(1.0, stats.pairs / size)
-            depth, prev, size = depth + 1, size, rows
+            depth, prev, size = depth + 1, size, positions
 
     def _level(
         self, executor: Executor, depth: int, size: int, growth: float, per_state: float
@@ -304,15 +305,15 @@ class Builder:
 
     def _written(self, depth: int, out: Output, stats: StepStats, started: float) -> int:
         """A level whose files the executor wrote: recorded at once (every part exists)."""
-        files = out.written or []
+        written = out.written or []
         self.held.let_go(out)
-        if not files:
+        if not written:
             return 0
         stats_doc = {**self._stats(stats, False), self.executor_name: True}
-        self._record(depth, files, started, time.perf_counter(), stats_doc)
+        self._record(depth, written, started, time.perf_counter(), stats_doc)
         self.held.files_level(depth, self.progress.files_at(depth))
         self.held.release(depth, self.pending)
-        return sum(f["rows"] for f in files)
+        return sum(f["rows"] for f in written)
 
     def _check_size(self, growth: float) -> None:
         """Stop (TooBig) a build of known size that, at the bytes and the rate of its
@@ -343,7 +344,7 @@ class Builder:
         has them and the level is large enough (numba loads the first time)."""
         p = self.puzzle
         kernels = None
-        if p.has_kernels and size >= PACKED_MIN:
+        if p.has_kernels and size >= rows.PACKED_MIN:
             before = rss()
             # The first time: numba and the kernels load, and the threaded step
             # begins (small builds keep glibc's default, which faults less).
@@ -373,14 +374,14 @@ class Builder:
         self, depth: int, files: list[dict], started: float, computed: float, stats: dict
     ) -> None:
         """Note a level whose files are all written (``computed``: when its rows were)."""
-        rows = sum(f["rows"] for f in files)
+        positions = sum(f["rows"] for f in files)
         now = time.perf_counter()
-        entry = LevelEntry(depth, rows, round(computed - started, 4), stats=stats)
+        entry = LevelEntry(depth, positions, round(computed - started, 4), stats=stats)
         self.progress.record(entry, files, now - self.last)
         self.last = now
         if self.on_level:
             done = LevelDone(
-                depth, rows, self.progress.total, now - self.clock,
+                depth, positions, self.progress.total, now - self.clock,
                 stats.get("buckets", 0), computed - started,
             )  # fmt: skip
             self.on_level(done)
