@@ -5,22 +5,30 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs bench-paths test-spark-full bench-spark test-hostile clean distclean help
+.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs bench-paths test-spark-full bench-spark test-hostile clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
 	@echo "                then the report $(DATA)/report.html"
 	@echo "make report     rewrite $(DATA)/report.html (histograms, deepest positions, a solution)"
-	@echo "make test       run the test suite (builds its own tables in temp folders)"
-	@echo "make test-browser  open the report in a real headless chromium at 1280 and 390 px;"
-	@echo "                installs Debian's chromium with apt-get when missing (needs root),"
-	@echo "                and playwright-python into .venv; screenshots in build/screenshots/"
-	@echo "make lint       ruff check and format check"
-	@echo "make bench      benchmarks, median of 3 runs, printed as a table"
 	@echo "make build-db-full  also the 239,500,800-position boards 3x4 and 2x6, and their -multi (MEMORY=3GB)"
-	@echo "make test-full  long checks outside CI: full boards, english33, PDB solver"
-	@echo "make test-hostile  every CLI command over data folders with SQL and path payloads"
-	@echo "                in each manifest and spec field (docs/TRUST.md; about an hour)"
+	@echo "make test       run the test suite (builds its own tables in temp folders): every test"
+	@echo "                of tests/ but those marked full, browser or hostile (pyproject.toml)"
+	@echo "make test-quick the same without the tests marked slow (over ~30 s) or spark"
+	@echo "make test-full  the tests marked full (tests/full/), outside CI: the full boards (built"
+	@echo "                first by build-db-full in $(DATA)), english33, french37 (its table in"
+	@echo "                FRENCH_DATA when make bench-french37 built it), the PDB solver"
+	@echo "make test-spark-full  3x4 through Spark on SPARK_MASTER (local-cluster[2,1,4096]) beside"
+	@echo "                the local executor: rows, verify, times (about 2.6 GB of disk, many minutes)"
+	@echo "make test-browser  the tests marked browser (tests/browser/): the report in a real headless"
+	@echo "                chromium at 1280 and 390 px; installs Debian's chromium with apt-get when"
+	@echo "                missing (needs root), and playwright-python into .venv; screenshots in"
+	@echo "                build/screenshots/"
+	@echo "make test-hostile  the tests marked hostile (tests/hostile/): every CLI command over data"
+	@echo "                folders with SQL and path payloads in each manifest and spec field"
+	@echo "                (docs/TRUST.md; about an hour)"
+	@echo "make lint       ruff check and format check; make format rewrites the files"
+	@echo "make bench      benchmarks, median of 3 runs, printed as a table"
 	@echo "make bench-full build 3x4 and 2x6 three times each, print a table (RUNS=3)"
 	@echo "make bench-walk the path macro from the deepest 3x4 and 2x6 positions, cold and warm"
 	@echo "make bench-pegs the English peg board's first levels, median of 3"
@@ -28,19 +36,17 @@ help:
 	@echo "                (~3e9 positions, ~13 GB kept, up to ~30 GB while building; about"
 	@echo "                17 minutes on a quiet machine): per-level figures, and the rate ratio"
 	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
+	@echo "make bench-solve4  a 4x4 solve as a command vs importing pipeline (needs 4x4-pdb in DATA)"
 	@echo "make bench-pairs OLD=<rev>  interleaved builds of commit OLD and this tree (ROUNDS=5)"
 	@echo "make bench-paths  2x5 and english33 plain and with --paths (PATHS_ROUNDS=3; OLD=<rev> adds"
 	@echo "                that commit's --paths builds): medians and ratios"
-	@echo "make bench-solve4  a 4x4 solve as a command vs importing pipeline (needs 4x4-pdb in DATA)"
-	@echo "make test-spark-full  3x4 through Spark on local-cluster[2,1,4096] beside the local"
-	@echo "                executor: rows, verify, times (about 2.6 GB of disk, many minutes)"
 	@echo "make bench-spark  2x5 through the local executor and Spark (threshold 100,000 and 0):"
 	@echo "                medians, and where each Spark level's time goes (RUNS=3)"
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
 
 # The virtual environment, created and installed on first use and whenever
 # pyproject.toml changes; then the C IDA* kernel is built into the user's cache
-# (solvers/ida_c.py: never fails, solves fall back to numba without a compiler).
+# (pipeline/solvers/ida_c.py: never fails, solves fall back to numba without a compiler).
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
@@ -54,10 +60,41 @@ build-db: $(STAMP)
 report: $(STAMP)
 	$(BIN)/puzzledb report --data $(DATA)
 
-# The report and solution strips in a real browser: Debian's chromium (apt-get
-# installs it when missing, which needs root) driven by playwright-python (pip:
-# a 53 MB wheel, 167 MB in .venv; its own browser download is not used).
-# Not part of `make test`; screenshots land in build/screenshots/.
+# The full 3x4 and 2x6 boards, single-tile and multi-tile: minutes each, about 1.3 GB of disk each.
+MEMORY ?= 3GB
+RUNS   ?= 3
+build-db-full: build-db
+	$(BIN)/puzzledb build 3x4 2x6 3x4-multi 2x6-multi --memory $(MEMORY) --data $(DATA)
+
+# Tests select by pytest marker (registered in pyproject.toml); the options the
+# outside-CI tests read (--full-data, --french-data, --chromium, --spark-master,
+# ...) are registered in tests/conftest.py (`pytest --help` lists them).
+# The default selection (pyproject.toml's addopts): all but full, browser and hostile.
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+# A quicker loop: also without the tests over ~30 s and Spark's (CI runs them all).
+test-quick: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow and not spark"
+
+# Long checks outside CI, the tests marked full (tests/full/) but Spark's: the
+# full 3x4 and 2x6 figures, the English and French peg boards, and the
+# pattern-database solver against the full tables in $(DATA).
+FRENCH_DATA ?= bench-results/french37-data
+test-full: build-db-full
+	$(BIN)/python -m pytest -m "full and not spark" --full-data $(DATA) --french-data $(FRENCH_DATA)
+
+# The level step on Spark (docs/CLUSTER.md), outside `make test`: the test marked
+# full and spark (tests/full/test_spark_full.py) on SPARK_MASTER.
+SPARK_MASTER ?= local-cluster[2,1,4096]
+test-spark-full: $(STAMP)
+	$(BIN)/python -m pytest -s -m "full and spark" --spark-master '$(SPARK_MASTER)'
+
+# The report and solution strips in a real browser (tests/browser/, marked
+# browser): Debian's chromium (apt-get installs it when missing, which needs
+# root) driven by playwright-python (pip: a 53 MB wheel, 167 MB in .venv; its
+# own browser download is not used). Not part of `make test`; screenshots land
+# in build/screenshots/. `python -m tools.screenshot` redraws docs/report.png.
 CHROMIUM ?= /usr/bin/chromium
 BROWSER_STAMP := $(VENV)/.browser
 $(BROWSER_STAMP): $(STAMP)
@@ -67,26 +104,25 @@ $(BROWSER_STAMP): $(STAMP)
 test-browser: $(BROWSER_STAMP)
 	@test -x $(CHROMIUM) || { apt-get update && apt-get install -y chromium; } || \
 		{ echo "make test-browser: $(CHROMIUM) is missing and apt-get needs root (run as root, or apt-get install chromium)"; exit 1; }
-	PUZZLEDB_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests_browser
+	$(BIN)/python -m pytest -m browser --chromium $(CHROMIUM)
 
-# The full 3x4 and 2x6 boards, single-tile and multi-tile: minutes each, about 1.3 GB of disk each.
-MEMORY ?= 3GB
-RUNS   ?= 3
-build-db-full: build-db
-	$(BIN)/puzzledb build 3x4 2x6 3x4-multi 2x6-multi --memory $(MEMORY) --data $(DATA)
-
-# Long checks outside CI: the full 3x4 and 2x6 figures (tests_full/), the
-# English peg board and the pattern-database solver against the full tables.
-test-full: build-db-full
-	PUZZLEDB_FULL=1 PUZZLEDB_TEST_FULL=1 PUZZLEDB_ENGLISH33_FULL=1 PUZZLEDB_DATA=$(DATA) \
-		PUZZLEDB_FRENCH37_DATA=$(FRENCH_DATA) \
-		$(BIN)/python -m pytest tests_full tests/test_pegs_full.py tests/test_pdb_full.py \
-		tests/test_pegs_french_full.py
-
-# Every CLI command over hostile data folders (tests_hostile/): a payload in each
-# string field of each manifest and kept spec, in turn; outside `make test`.
+# Every CLI command over hostile data folders (tests/hostile/, marked hostile): a
+# payload in each string field of each manifest and kept spec, in turn; outside `make test`.
 test-hostile: $(STAMP)
-	$(BIN)/python -m pytest tests_hostile
+	$(BIN)/python -m pytest -m hostile
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+# Benchmarks live in benchmarks/ (top level: not in the wheel); helper programs
+# (independent peg counts, the report's screenshot) in tools/.
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
 
 bench-full: $(STAMP)
 	$(BIN)/python -m benchmarks.full --runs $(RUNS) --memory $(MEMORY)
@@ -97,20 +133,6 @@ bench-full: $(STAMP)
 bench-walk: $(STAMP)
 	$(BIN)/python -m benchmarks.walks --data $(DATA)
 
-test: $(STAMP)
-	$(BIN)/python -m pytest
-
-lint: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
-
-format: $(STAMP)
-	$(BIN)/ruff format .
-	$(BIN)/ruff check --fix .
-
-bench: $(STAMP)
-	$(BIN)/python -m benchmarks
-
 # Peg boards: english33 levels 0..12 with the current engine (see benchmarks/pegs.py).
 bench-pegs: $(STAMP)
 	$(BIN)/python -m benchmarks.pegs
@@ -119,26 +141,22 @@ bench-pegs: $(STAMP)
 # board in the same run: per-level figures, peak memory and disk, and french37's
 # positions a second against english33's (the goal: 80%); test-full then checks
 # the table in FRENCH_DATA.
-FRENCH_DATA ?= bench-results/french37-data
 bench-french37: $(STAMP)
 	$(BIN)/python -m benchmarks.bigpeg english33 french37 english33 --data $(FRENCH_DATA) \
 		--memory $(MEMORY)
-
-
-clean:
-	rm -rf $(DATA)/*/ $(DATA)/.staging $(DATA)/puzzles.duckdb $(DATA)/puzzles.duckdb.tmp $(DATA)/report.html
-	rm -rf bench-results .pytest_cache .ruff_cache .hypothesis
-	find . -name __pycache__ -type d -prune -exec rm -rf {} +
-
-distclean: clean
-	rm -rf $(VENV) *.egg-info
 
 # Korf's 100 random 15-puzzle instances, solved optimally with the 4x4 pattern
 # databases (built into $(DATA)/ on first use, about 3 minutes).
 KORF ?= benchmarks/korf100.txt
 KORF_FLAGS ?=   # e.g. --repeat 3 --baseline
+bench-korf: $(STAMP)
+	$(BIN)/python -m benchmarks.korf $(KORF) --data $(DATA) $(KORF_FLAGS)
+
 # A 4x4 solve as a command (benchmarks/solve4.py); the 4x4 pattern
 # databases must be built in $(DATA) first (about 3 minutes and 1.6 GB, once).
+bench-solve4: $(STAMP)
+	$(BIN)/python -m benchmarks.solve4 --data $(DATA)
+
 # Old commit against this tree, 5 interleaved rounds of 2x5, 3x4 and english33
 # (about 15 minutes on a quiet machine): medians and ratios.
 ROUNDS ?= 5
@@ -152,15 +170,14 @@ PATHS_ROUNDS ?= 3
 bench-paths: $(STAMP)
 	$(BIN)/python -m benchmarks.paths --rounds $(PATHS_ROUNDS) $(if $(OLD),--old $(OLD))
 
-# The level step on Spark (docs/CLUSTER.md), outside `make test`.
-test-spark-full: $(STAMP)
-	PUZZLEDB_SPARK_FULL=1 $(BIN)/python -m pytest -s tests_full/test_spark_full.py
-
+# The level step on Spark against the local executor (benchmarks/spark_bench.py).
 bench-spark: $(STAMP)
 	$(BIN)/python -m benchmarks.spark_bench --board 2x5 --runs $(RUNS)
 
-bench-solve4: $(STAMP)
-	$(BIN)/python -m benchmarks.solve4 --data $(DATA)
+clean:
+	rm -rf $(DATA)/*/ $(DATA)/.staging $(DATA)/puzzles.duckdb $(DATA)/puzzles.duckdb.tmp $(DATA)/report.html
+	rm -rf bench-results .pytest_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
-bench-korf: $(STAMP)
-	$(BIN)/python -m benchmarks.korf $(KORF) --data $(DATA) $(KORF_FLAGS)
+distclean: clean
+	rm -rf $(VENV) *.egg-info

@@ -1,7 +1,7 @@
 """Korf's 100 random 15-puzzle instances: the standard benchmark of optimal solvers.
 
-The 100 positions are kept beside this module (``korf100.txt``, installed
-with the package). The file uses the convention of Korf's paper: goal
+The 100 positions are kept beside this module (``korf100.txt``; benchmarks/
+is not in the wheel: run it from a clone). The file uses the convention of Korf's paper: goal
 ``0 1 2 ... 15``, blank in the top-left cell. Ours has the blank last and tile
 t in cell t-1. Turning the board half round (cell c -> 15 - c) and renaming
 tile t to 16 - t maps one goal onto the other and moves onto moves, so every
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     import pipeline
-    from pipeline.cli.progress import BuildProgress
+    from pipeline.cli.bars import BuildBars
     from pipeline.solvers import optimal
 
     try:
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     db = pipeline.open(args.data)
     clock = time.perf_counter()
-    with BuildProgress([]) as progress:
+    with BuildBars([]) as progress:
         solver = db.pattern_solver("4x4", progress.level)
     load = time.perf_counter() - clock
     plain = db.pattern_solver("4x4", reflect=False) if args.baseline else None

@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline import puzzles
 from pipeline.engine import reference
+from pipeline.puzzles import registry as puzzles
 from pipeline.storage.writer import write_level
 
 

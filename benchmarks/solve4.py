@@ -25,7 +25,8 @@ SHALLOW = "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15"
 
 
 def median(cmd: list[str], runs: int, kernel: str | None = None) -> float:
-    """Median wall seconds; ``kernel`` forces the IDA* kernel (PUZZLEDB_IDA, solvers/ida_c.py)."""
+    """Median wall seconds; ``kernel`` forces the IDA* kernel (PUZZLEDB_IDA:
+    pipeline/solvers/ida_c.py)."""
     before = os.environ.pop(ENV, None)
     if kernel:
         os.environ[ENV] = kernel

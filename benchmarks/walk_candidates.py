@@ -7,13 +7,13 @@ session setting and a time limit; see README, "The path macro".
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from benchmarks import walks
+from benchmarks import walk_runs
 from pipeline.query.walk_sql import _files_by_depth
+from pipeline.storage import manifest
 
 LIMIT = 30
 
@@ -40,10 +40,10 @@ def recursive_semi(table: str, start: int) -> str:
     )
 
 
-def chain_every_depth(data: Path, m: dict[str, Any], start: int) -> str:
+def chain_every_depth(data: Path, m: manifest.Manifest, start: int) -> str:
     """The unrolled chain, but looking the start up at every depth as well as the parent
     (two scans a depth instead of one)."""
-    files, top = _files_by_depth(m, str(data.resolve())), int(m["max_depth"])
+    files, top = _files_by_depth(m, str(data.resolve())), m.max_depth
     ctes = []
     for k in range(top, -1, -1):
         scan = f"SELECT state, {k} AS depth, parent FROM read_parquet({files[k]})"
@@ -70,20 +70,20 @@ def _timed(run: Any) -> str:
 
 def report(data: Path, catalog: Path, table: str) -> list[str]:
     """Lines: each candidate's cold and warm seconds in both DuckDB versions."""
-    m = json.loads((data / table / "_manifest.json").read_text())
-    start = walks.deepest(data, table)[0]
+    m = manifest.read(data / table)
+    start = walk_runs.deepest(data, table)[0]
     shapes = {
         "recursive CTE joined to the view (the macro before)": recursive_join(table, start),
         "recursive CTE, semi-join on walk and depth": recursive_semi(table, start),
         "chain, start looked up at every depth": chain_every_depth(data, m, start),
         "chain, one key a depth (path)": f"SELECT * FROM path('{table}', {start})",
     }
-    lines = [f"candidates on {table} from {start} (depth {m['max_depth']}):"]
+    lines = [f"candidates on {table} from {start} (depth {m.max_depth}):"]
     for name, sql in shapes.items():
-        walks.drop_caches()
-        py = _timed(lambda q=sql: walks.run_python(catalog, q, LIMIT))
-        walks.drop_caches()
-        cli = _timed(lambda q=sql: walks.run_cli(catalog, q, LIMIT))
+        walk_runs.drop_caches()
+        py = _timed(lambda q=sql: walk_runs.run_python(catalog, q, LIMIT))
+        walk_runs.drop_caches()
+        cli = _timed(lambda q=sql: walk_runs.run_cli(catalog, q, LIMIT))
         lines.append(f"  {name}\n    DuckDB 2.x: {py}; DuckDB 1.x CLI: {cli}")
         print(lines[-1], flush=True)
     return lines

@@ -21,31 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-GOAL_WARM, GOAL_COLD = 0.5, 2.0
-TIMEOUT = 120
+from benchmarks import walk_candidates
+from benchmarks.walk_runs import TIMEOUT, cli_version, deepest, drop_caches, run_cli, run_python
 
-# One fresh interpreter: connect to the catalog, run the query twice, print times and rows.
-PY_RUN = """
-import json, sys, time
-t0 = time.perf_counter()
-import duckdb
-con = duckdb.connect(sys.argv[1], read_only=True)
-times, rows = [], None
-for _ in range(2):
-    t = time.perf_counter()
-    rows = con.execute(sys.argv[2]).fetchall()
-    times.append(time.perf_counter() - t)
-print(json.dumps({"times": times, "states": [r[1] for r in rows],
-                  "process": time.perf_counter() - t0}))
-"""
+GOAL_WARM, GOAL_COLD = 0.5, 2.0
 
 SOLVE_RUN = """
 import json, sys, time
@@ -59,67 +44,6 @@ for _ in range(2):
     times.append(time.perf_counter() - t)
 print(json.dumps({"times": times, "states": states, "process": time.perf_counter() - t0}))
 """
-
-
-def drop_caches() -> bool:
-    """Empty the OS page cache (root only); False when it cannot."""
-    try:
-        os.sync()
-        Path("/proc/sys/vm/drop_caches").write_text("3\n")
-        return True
-    except OSError:
-        return False
-
-
-def cli_path() -> Path:
-    return Path(sys.executable).parent / "duckdb"
-
-
-def cli_version() -> str:
-    out = subprocess.run([str(cli_path()), "--version"], capture_output=True, text=True)
-    return out.stdout.strip()
-
-
-def deepest(data: Path, table: str) -> list[int]:
-    """The states at the table's maximum depth, in state order."""
-    from pipeline.engine.level import read_all
-    from pipeline.storage.table import Table
-
-    t = Table(data / table)
-    return sorted(int(s) for s in read_all(t.level(t.max_depth)))
-
-
-def run_python(catalog: Path, query: str, timeout: float = TIMEOUT) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, "-c", PY_RUN, str(catalog), query],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=True,
-    )
-    return json.loads(out.stdout)
-
-
-def run_cli(catalog: Path, query: str, timeout: float = TIMEOUT) -> dict[str, Any]:
-    """The same in the DuckDB 1.x CLI: `.timer on`, the query twice (times as it prints them)."""
-    script = f".timer on\n.mode csv\n{query};\n{query};\n"
-    t0 = time.perf_counter()
-    out = subprocess.run(
-        [str(cli_path()), str(catalog)],
-        input=script,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=True,
-    )
-    process = time.perf_counter() - t0
-    times = [float(x) for x in re.findall(r"Run Time \(s\): real ([\d.]+)", out.stdout)]
-    first = out.stdout.split("Run Time")[0].splitlines()[1:]  # one result, header dropped
-    return {
-        "times": times,
-        "states": [int(line.split(",")[1]) for line in first],
-        "process": process,
-    }
 
 
 def run_solve(data: Path, table: str, state: int) -> dict[str, Any]:
@@ -206,10 +130,8 @@ def main() -> None:
         f"DuckDB {duckdb.__version__} (Python), CLI {cli_version()}",
     ]
     print("\n".join(lines), flush=True)
-    if args.candidates:
-        from benchmarks.walk_candidates import report
-
-        lines += report(data, catalog, args.tables.split(",")[0])  # printed as they come
+    if args.candidates:  # printed as they come
+        lines += walk_candidates.report(data, catalog, args.tables.split(",")[0])
     results = []
     for table in args.tables.split(","):
         results += bench_table(data, catalog, table, drop)

@@ -23,11 +23,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipeline import hints, puzzles
+from pipeline import hints
 from pipeline.answers import MethodSolution, Solution
 from pipeline.build.loop import LevelDone
 from pipeline.errors import BadPosition, NotBuilt
 from pipeline.hints import DATA_ENV, default_data  # noqa: F401 (public names)
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.base import Puzzle, ident
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
@@ -35,7 +36,7 @@ from pipeline.storage.table import Table
 if TYPE_CHECKING:
     import polars as pl
 
-    from pipeline.verify.checks import Report
+    from pipeline.verify.report import Report
 
 #: The SQL files the API runs (installed with the package; ``query/sql/`` at the
 #: top of the repository is the same folder).
@@ -63,8 +64,9 @@ class Database:
         root: str | None = None,
         yes: bool = False,
         max_depth: int | None = None,
-        engine: str | Any = "local",
+        executor: str | Any = "local",
         master: str = "local[*]",
+        engine: str | Any | None = None,
     ) -> list[Manifest]:
         """Build (or resume) each table, then rewrite the catalog; the manifests.
 
@@ -75,9 +77,10 @@ class Database:
         ``yes`` goes on with a build too large for the free disk or over two hours
         (otherwise TooBig stops it after its first levels, which are kept).
         ``max_depth`` builds the first levels only: a partial table (the manifest's
-        ``partial_depth``); building further later rebuilds it (build.covers).
-        ``engine="spark"`` makes the large levels on Spark at ``master``
-        (docs/CLUSTER.md); an executor object may be given instead.
+        ``partial_depth``); building further later rebuilds it (build/loop.py covers).
+        ``executor="spark"`` makes the large levels on Spark at ``master``
+        (docs/CLUSTER.md); an executor object may be given instead. ``engine`` is
+        its old name, still taken.
         """
         from pipeline.build import loop as build
         from pipeline.executors.registry import executor_for
@@ -90,7 +93,7 @@ class Database:
             chosen = [rooted(p, root) for p in chosen]
         named = {p.name for p in chosen}  # --max-depth is for these, not their requirements
         chosen = _with_requirements(chosen, self.data)
-        executor = executor_for(engine, master, self.data)
+        runner = executor_for(executor if engine is None else engine, master, self.data)
         done = []
         for p in chosen:
             report = (lambda lv, name=p.name: on_level(name, lv)) if on_level else None
@@ -105,7 +108,7 @@ class Database:
                     memory=memory,
                     yes=yes,
                     max_depth=limit,
-                    executor=executor,
+                    executor=runner,
                 )
             )
             self._tables.pop(p.name, None)
@@ -113,6 +116,21 @@ class Database:
             catalog.write(self.data)
         self._cons = {}
         return done
+
+    def build_names(
+        self, names: Iterable[str], *, symmetry: bool = False, default: bool = False
+    ) -> list[str]:
+        """The tables a build of ``names`` means: family names expanded (``pegs``),
+        each board's symmetry-class table instead with ``symmetry`` (``<board>-sym``),
+        then the default set with ``default``."""
+        chosen = puzzles.expand_names(list(names))
+        if symmetry:
+            from pipeline.puzzles.pegs.sym import sym_name
+
+            chosen = [sym_name(n) for n in chosen]
+        if default:
+            chosen += [p.name for p in puzzles.defaults() if p.name not in chosen]
+        return chosen
 
     def add_spec(self, path: str | os.PathLike[str]) -> list[str]:
         """Check a puzzle spec (TOML) and keep it in ``<data>/specs/``; return its tables.
@@ -123,9 +141,13 @@ class Database:
 
         return spec.add(Path(path), self.data)
 
+    def puzzle(self, name: str) -> Puzzle:
+        """The puzzle of that name here: a built-in, a spec kept here, or a typed root."""
+        return puzzles.get(name, self.data)
+
     def known_puzzles(self) -> list[Puzzle]:
         """Every puzzle known here: built-ins, the specs kept here, every built table."""
-        from pipeline.puzzles.names import listed
+        from pipeline.puzzles.registry import listed
 
         return listed(self.data)
 
@@ -222,7 +244,7 @@ class Database:
         """The state a symmetric table (``<board>-sym``) stores a position's class as:
         its smallest image; BadPosition for a table without symmetries."""
         p = puzzles.get(puzzle, self.data)
-        if not hasattr(p, "canonical"):
+        if p.canonical is None:
             raise BadPosition(f"{puzzle} has no symmetry classes (try {puzzle}-sym)")
         return p.variants(self.state(puzzle, position))[0]
 
@@ -306,6 +328,18 @@ class Database:
         if not built and method == "auto":
             raise choose.not_built(puzzle, self.data)
         return choose.from_table(self.solve(puzzle, position), p)
+
+    def slides_tiles(self, puzzle: str) -> bool:
+        """Whether ``puzzle`` is a sliding puzzle (:meth:`tiles_slid` answers for it)."""
+        from pipeline.solvers import choose
+
+        return choose.slides_tiles(puzzles.get(puzzle, self.data))
+
+    def tiles_slid(self, solution: Solution) -> list[int]:
+        """The tile slid at each step of a sliding puzzle's walk, its first state first."""
+        from pipeline.solvers import choose
+
+        return choose.tiles_slid(puzzles.get(solution.puzzle, self.data), solution.states)
 
     def pattern_solver(
         self,

@@ -1,7 +1,9 @@
-"""Shared fixtures: the default tables, built once per test session into a temp folder."""
+"""Shared fixtures: the default tables, built once per test session into a temp folder;
+and the options the outside-CI tests read (the Makefile passes them)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -11,7 +13,84 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
+
+#: pytest option: (default, what it says), for the tests selected by `-m full`,
+#: `-m browser` and `-m "full and spark"`; each is also a session fixture of its name.
+OPTIONS: dict[str, tuple[str, str]] = {
+    "full-data": ("data", "the data folder `make build-db-full` built (test-full)"),
+    "french-data": (
+        "bench-results/french37-data",
+        "the data folder `make bench-french37` built french37 in (test-full)",
+    ),
+    "french-sym-data": ("", "a data folder to build french37-sym in and keep (test-full)"),
+    "english33-depth": ("12", "how deep the engine's english33 levels are checked (test-full)"),
+    "chromium": ("/usr/bin/chromium", "the chromium that playwright drives (test-browser)"),
+    "shots": ("build/screenshots", "where test-browser's screenshots go"),
+    "spark-master": ("local-cluster[2,1,4096]", "the Spark master of test-spark-full"),
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("puzzledb", "puzzledb's outside-CI tests")
+    for name, (default, doc) in OPTIONS.items():
+        group.addoption(f"--{name}", default=default, help=f"{doc} (default: {default or 'none'})")
+
+
+#: Markers of the tests outside `make test`: they run only when the -m expression
+#: names them, so a quick `-m "not slow and not spark"` (which replaces the -m of
+#: pyproject's addopts) still leaves them out.
+OUTSIDE = ("full", "browser", "hostile")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    named = set(re.findall(r"\w+", config.getoption("markexpr") or ""))
+    left_out = [m for m in OUTSIDE if m not in named]
+    drop = [i for i in items if any(i.get_closest_marker(m) for m in left_out)]
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        dropped = set(drop)
+        items[:] = [i for i in items if i not in dropped]
+
+
+def _option(config: pytest.Config, name: str) -> str:
+    return str(config.getoption(name.replace("-", "_")))
+
+
+@pytest.fixture(scope="session")
+def full_data(pytestconfig: pytest.Config) -> Path:
+    return Path(_option(pytestconfig, "full-data"))
+
+
+@pytest.fixture(scope="session")
+def french_data(pytestconfig: pytest.Config) -> Path:
+    return Path(_option(pytestconfig, "french-data"))
+
+
+@pytest.fixture(scope="session")
+def french_sym_data(pytestconfig: pytest.Config) -> Path | None:
+    value = _option(pytestconfig, "french-sym-data")
+    return Path(value) if value else None
+
+
+@pytest.fixture(scope="session")
+def english33_depth(pytestconfig: pytest.Config) -> int:
+    return int(_option(pytestconfig, "english33-depth"))
+
+
+@pytest.fixture(scope="session")
+def chromium(pytestconfig: pytest.Config) -> str:
+    return _option(pytestconfig, "chromium")
+
+
+@pytest.fixture(scope="session")
+def shots(pytestconfig: pytest.Config) -> Path:
+    return Path(_option(pytestconfig, "shots"))
+
+
+@pytest.fixture(scope="session")
+def spark_master(pytestconfig: pytest.Config) -> str:
+    return _option(pytestconfig, "spark-master")
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import puzzles
 from pipeline.api import QUERIES
 from pipeline.build import loop as build
 from pipeline.engine import budget, reference
@@ -27,6 +26,7 @@ from pipeline.engine.level import InMemory
 from pipeline.engine.rows import MoveRules
 from pipeline.executors.base import LevelJob
 from pipeline.executors.local.executor import LocalExecutor
+from pipeline.puzzles import registry as puzzles
 from pipeline.storage.table import Table
 from pipeline.verify.checks import duplicates
 
@@ -146,7 +146,7 @@ def test_kill_9_at_several_points_then_rerun_gives_identical_rows(
 ) -> None:
     staging = tmp_path / ".staging" / "2x5"
     script = (
-        "import sys; from pathlib import Path; from pipeline import puzzles; "
+        "import sys; from pathlib import Path; from pipeline.puzzles import registry as puzzles; "
         "from pipeline.build import loop as build; "
         f"build.build(puzzles.get('2x5'), Path(sys.argv[1]), work={SMALL})"
     )

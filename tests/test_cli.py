@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import pipeline
 from tests.conftest import run_cli
 
 run = run_cli
@@ -97,3 +98,16 @@ def test_build_and_catalog_with_the_duckdb_cli(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "11"
+
+
+def test_build_picks_its_executor_by_executor_or_the_old_engine(tmp_path: Path) -> None:
+    r = run("build", "2x3", "--executor", "local", data=tmp_path)
+    assert r.returncode == 0 and "2x3: 360 positions" in r.stderr, r.stderr
+    r = run("build", "2x3", "--engine", "local", data=tmp_path)  # the old name, still taken
+    assert r.returncode == 0 and "up to date" in r.stderr, r.stderr
+    assert "--engine" not in run("build", "--help").stdout  # not shown: one name for one thing
+    r = run("build", "2x3", "--executor", "spark", "--engine", "local", data=tmp_path)
+    assert r.returncode == 2 and "give one of them" in r.stderr, r.stderr
+    db = pipeline.open(tmp_path)  # the API takes both names too
+    assert db.build(["2x3"], executor="local")[0].up_to_date
+    assert db.build(["2x3"], engine="local")[0].up_to_date

@@ -31,7 +31,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 from pipeline.query import catalog
 
 #: Small tables copied into every data folder the test makes (a few hundred KB).
@@ -281,6 +281,7 @@ def test_past_failures(
             assert r.stdout == good.stdout or WARNING.search(r.stderr), "another answer"
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150,
     deadline=None,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.errors import BadPosition
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.cube.board import POCKET, POCKET_QTM, SOLVED
 from tests.conftest import column, one, run_cli
 

@@ -8,9 +8,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline import puzzles
 from pipeline.engine import reference
 from pipeline.engine.core import NO_PARENT, Expander, Graph, Level
+from pipeline.puzzles import registry as puzzles
 
 
 def table_expander(edges: dict[int, list[int]]) -> Expander:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import puzzles
 from pipeline.build import loop as build
 from pipeline.engine.buffers import Pool
 from pipeline.errors import PuzzleDBError
@@ -15,6 +14,7 @@ from pipeline.executors.base import Place
 from pipeline.executors.local.executor import LocalExecutor
 from pipeline.executors.registry import EXECUTORS, executor_for
 from pipeline.executors.sequential import SequentialExecutor
+from pipeline.puzzles import registry as puzzles
 
 
 def _shas(folder: Path) -> list[str]:

@@ -8,7 +8,7 @@ import math
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 from tests.conftest import column, one
 
 

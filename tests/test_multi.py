@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.build import loop as build
 from pipeline.engine import reference
 from pipeline.engine import rows as row_rules
 from pipeline.engine.core import Graph
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.tiles.multi import multi_rectangle
 from tests.conftest import column, one, run_cli
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.errors import BadPosition, UnknownPuzzle
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.names import root_hash
 from tests.conftest import column, one, run_cli
 from tests.test_multi import python_slides
@@ -209,3 +209,19 @@ def test_root_cli(tmp_path: Path) -> None:
     # Rebuilt by its name alone, from the root its manifest records.
     r = run_cli("build", name, "--force", data=tmp_path)
     assert r.returncode == 0, r.stderr
+
+
+def test_every_registry_name_resolves_to_its_puzzle() -> None:
+    for name, p in puzzles.REGISTRY.items():
+        assert puzzles.get(name) is p
+    for group in puzzles.GROUPS:
+        assert [puzzles.get(t).name for t in puzzles.expand_names([group])] == puzzles.GROUPS[group]
+    composed = ("triangle15@3", "triangle15@3-winnable", "english33@16", "french37@0-winnable")
+    for name in (*composed, "3x3@4", "3x3-multi@4", "hex6@3", "2x7", "2x7-multi@0"):
+        assert puzzles.get(name).name == name
+    # One grammar for every family: a cell written with a leading zero names the same table.
+    assert puzzles.get("3x3@04").name == "3x3@4"
+    assert puzzles.get("triangle15@03").name == "triangle15@3"
+    for bad in ("english33-sym@3", "triangle15-moves@2", "oshidori@1", "triangle15-winnable@3"):
+        with pytest.raises(UnknownPuzzle):
+            puzzles.get(bad)

@@ -14,7 +14,7 @@ import pytest
 import pipeline
 from pipeline.engine import reference
 from pipeline.errors import CorruptTable, TooBig
-from pipeline.puzzles import get
+from pipeline.puzzles.registry import get
 from pipeline.storage import manifest as manifests
 from tests.conftest import run_cli
 from tests.test_tiles60 import COUNTS_15

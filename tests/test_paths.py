@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 
 QUERIES = Path(__file__).resolve().parent.parent / "queries"
 
@@ -196,7 +196,7 @@ def test_a_planted_wrong_path_count_fails_verify(
 ) -> None:
     # The check expands the level above in pieces (tiny ones here, so many):
     # each piece's sums add up, and one count off by one is reported.
-    from pipeline.verify import checks as verify
+    from pipeline.verify import window as verify
     from tests.test_store import _copy, _plant
 
     monkeypatch.setattr(verify, "PATHS_PIECE", 97)

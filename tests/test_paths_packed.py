@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline import puzzles
 from pipeline.build import loop as build
 from pipeline.engine import indexed, packed
 from pipeline.engine import rows as row_rules
 from pipeline.errors import CorruptTable
 from pipeline.executors.local import lanes
+from pipeline.puzzles import registry as puzzles
 from pipeline.storage import reader
 
 #: The English board's first levels (7,046,919 positions, 4,138,302 at depth 12).
@@ -45,7 +45,7 @@ def by_rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("name", "work", "buckets"),
     [
         ("2x5", None, 1),  # in memory, two lanes
-        ("2x5", 1 << 20, 10),  # spilled buckets (past lanes.REEXPAND)
+        ("2x5", 1 << 20, 10),  # spilled buckets (past lanes.REEXPAND_KEYS)
         ("triangle15", None, 1),
         ("english33", None, 1),
         ("english33", 24 << 20, 8),
@@ -77,6 +77,25 @@ def test_packed_keys_carry_the_path_counts_of_the_rows(
     assert len(_files(tmp_path / name)) == m.max_depth + 1
 
 
+def test_a_spill_of_rows_leaves_the_raw_counts_of_its_frontier(
+    by_rows: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Levels shrinking past PACKED_MIN: a level made from packed keys (its counts
+    written raw to the scratch folder) is expanded as rows, spilled in buckets into
+    the same folder. The spill removes only its own files (it used to empty the
+    folder, and the build stopped: "No such file or directory: paths-038.u64")."""
+    monkeypatch.setattr(row_rules, "PACKED_MIN", 120_000)
+    m = _build("2x5", tmp_path, 1 << 20)
+    sizes = [lv.positions for lv in m.levels]
+    crossed = [
+        d
+        for d in range(2, len(sizes))
+        if sizes[d - 2] >= 120_000 > sizes[d - 1] and m.levels[d].stats["buckets"] > 4
+    ]
+    assert crossed  # a level of rows spilled right after one of packed keys
+    assert _files(tmp_path / "2x5") == _files(by_rows / "2x5")
+
+
 def test_spilled_keys_find_their_counts_again_by_their_parents_row(
     by_rows: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -84,7 +103,7 @@ def test_spilled_keys_find_their_counts_again_by_their_parents_row(
     of 4,096 rows and many of them in each half of a slot): every spilled move is
     joined to its count again, and the files are those of the rows."""
     monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
-    monkeypatch.setattr(indexed, "index_bits", lambda rows: 12 if rows.weights else 0)
+    monkeypatch.setattr(row_rules.Rows, "spare_bits", lambda self: 12 if self.counted else 0)
     joined = []
     attach = indexed.Index.attach
     monkeypatch.setattr(
@@ -93,7 +112,9 @@ def test_spilled_keys_find_their_counts_again_by_their_parents_row(
         lambda self, flat, *a: joined.append(len(flat) // 2) or attach(self, flat, *a),
     )
     m = _build("english33", tmp_path, 24 << 20)
-    spilled = [lv.stats["pairs"] for lv in m.levels if lv.stats.get("buckets", 1) > lanes.REEXPAND]
+    spilled = [
+        lv.stats["pairs"] for lv in m.levels if lv.stats.get("buckets", 1) > lanes.REEXPAND_KEYS
+    ]
     assert sum(joined) == sum(spilled) > 1_000_000
     assert _files(tmp_path / "english33") == _files(by_rows / "english33")
 
@@ -106,7 +127,7 @@ def test_indexed_runs_from_a_level_on_file_count_each_chunk_on(
     the other: each run's table is its half of the level's counts, each move's
     row moved up by the chunks before its own. The files are those of the rows."""
     monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
-    monkeypatch.setattr(lanes, "REEXPAND", 1 << 10)
+    monkeypatch.setattr(lanes, "REEXPAND_KEYS", 1 << 10)
     halves = []
     two_runs = lanes._two_runs
 
@@ -208,60 +229,3 @@ def test_a_levels_counts_for_indexed_runs_are_the_raw_file_or_the_decoded_column
     decoded[:-1].tofile(raw)
     with pytest.raises(CorruptTable, match="ends before its level"):
         level.path_counts()
-
-
-def test_a_spill_side_file_shorter_than_its_chunks_is_refused(tmp_path: Path) -> None:
-    """Keys joined to counts from a side file that ends early: one clear error, not
-    counts read past its end."""
-    side = tmp_path / "counts.bin"
-    np.arange(100, dtype=np.uint64).tofile(side)
-    index = indexed.Index(12, side)
-    index.add(60, [0, 3])  # chunk 0: rows 0..59, three keys to slot 0
-    index.add(60, [0, 2])  # chunk 1: rows 60..119 (past the file's 100), two keys
-    keys = np.array([1, 2, 59, (7 << 12) | 4, (9 << 12) | 5], np.uint64)
-    flat = np.zeros(10, np.uint64)
-    flat[5:] = keys
-    with pytest.raises(CorruptTable, match="ends before its chunk"):
-        index.attach(flat, 0, 0)
-    np.arange(120, dtype=np.uint64).tofile(side)
-    flat[5:] = keys  # the failed join overwrote some in place
-    rows = index.attach(flat, 0, 0)
-    assert rows.tolist() == [[0, 1], [0, 2], [0, 59], [7, 64], [9, 65]]
-
-
-def test_a_spill_slot_shorter_than_its_moves_is_refused(tmp_path: Path) -> None:
-    """A slot file cut short (a disk that filled, a file someone truncated) is one
-    clear error when its bucket is read back, for plain keys, indexed moves and
-    5-byte keys."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from pipeline.engine.buffers import Pool
-    from pipeline.puzzles.pegs.moves import peg_moves
-
-    k = peg_moves([(0, c) for c in range(5)], [(0, 1, 2), (2, 1, 0)])
-    assert k is not None
-    keys = np.arange(10, dtype=np.uint64)
-    keys.tofile(tmp_path / "slot00000.bin")
-    plain = row_rules.Rows(row_rules.MoveRules(expand=None, packed=k))  # type: ignore[arg-type]
-    with ThreadPoolExecutor(2) as pool:
-        (a, b), _, _ = lanes._read_slot(pool, (tmp_path, 0, 80), plain, Pool(0), None)
-        assert np.concatenate([a, b]).tolist() == keys.tolist()
-        with pytest.raises(CorruptTable, match="ends before its moves"):
-            lanes._read_slot(pool, (tmp_path, 0, 96), plain, Pool(0), None)
-        index = indexed.Index(12, tmp_path / "counts.bin")
-        index.add(3, [0, 12])  # one chunk of 3 states, 12 moves to slot 0: 2 missing
-        rules = row_rules.MoveRules(None, k, weights=True)  # type: ignore[arg-type]
-        indexed_runs = row_rules.Rows(rules, 3)
-        assert indexed_runs.low == 64 - 12  # five holes and 7 bits of jump
-        counts = np.ones(3, np.uint64)
-        with pytest.raises(CorruptTable, match="ends before its moves"):
-            lanes._read_slot(pool, (tmp_path, 0, 96), indexed_runs, Pool(0), index, counts)
-        # 5-byte keys: 4 in the slot, 1 in slot.top, offsets from the bucket's first key
-        base = 1 << 41
-        (keys + np.uint64(1 << 32)).astype(np.uint32).tofile(tmp_path / "slot00001.bin")
-        np.ones(10, np.uint8).tofile(tmp_path / "slot00001.top")
-        (a, b), _, _ = lanes._read_slot(pool, (tmp_path, 1, 40), plain, Pool(0), None, None, base)
-        assert np.concatenate([a, b]).tolist() == (keys + np.uint64(base + (1 << 32))).tolist()
-        np.ones(9, np.uint8).tofile(tmp_path / "slot00001.top")  # the .top cut short
-        with pytest.raises(CorruptTable, match="ends before its moves"):
-            lanes._read_slot(pool, (tmp_path, 1, 40), plain, Pool(0), None, None, base)

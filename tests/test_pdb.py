@@ -15,8 +15,8 @@ import pytest
 
 import pipeline
 from benchmarks.korf import from_korf, read_instances
-from pipeline import puzzles
 from pipeline.errors import NotBuilt
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.tiles.patterns import PARTITIONS
 from pipeline.solvers import optimal
 from pipeline.solvers.loop15 import apply_moves, is_solvable

@@ -12,15 +12,17 @@ import pyarrow.parquet as pq
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.engine import reference
+from pipeline.errors import BadPosition
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
-from pipeline.puzzles.pegs.sym import CLASS_SIZE, symmetries
+from pipeline.puzzles.pegs.sym import CLASS_SIZE, CLASS_SIZE_DOC
+from pipeline.puzzles.pegs.symmetries import symmetries
 from pipeline.storage import format as fmt
 from pipeline.storage import writer
 from tests.conftest import run_cli
 
-#: Positions after 0..8 jumps on the English board (tests/test_pegs_full.py).
+#: Positions after 0..8 jumps on the English board (tests/full/test_pegs_full.py).
 ENGLISH_LEVELS = [1, 4, 12, 60, 296, 1338, 5648, 21842, 77559]
 
 
@@ -206,3 +208,16 @@ def test_french_first_levels_as_classes() -> None:
     for a, b in itertools.pairwise(sym):
         children, parents = k.resolve(np.sort(k.keys(a.states)))
         assert np.array_equal(children, b.states) and np.array_equal(parents, b.parents)
+
+
+def test_only_symmetric_tables_set_the_class_hooks(tri: pipeline.Database) -> None:
+    # Every hook is declared on the base class with a default: callers never ask
+    # whether a puzzle has it.
+    for p in puzzles.REGISTRY.values():
+        sym = p.name.endswith(("-sym", "-sym-winnable"))
+        assert bool(p.extra_fields) == sym == (p.extra_columns is not None)
+        assert (p.check_table is not None) == sym
+        assert dict(p.extra_docs) == (CLASS_SIZE_DOC if sym else {})
+        assert (p.canonical is not None) == p.name.endswith("-sym")
+    with pytest.raises(BadPosition, match="no symmetry classes"):
+        tri.canonical("triangle15", "x x x x x x x x x x x x . x x")

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.engine import reference
 from pipeline.errors import BadPosition, PositionLost, UnknownPuzzle
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
 from tests.conftest import column, one, run_cli
 

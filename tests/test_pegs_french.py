@@ -1,18 +1,18 @@
 """The French and diamond peg boards: their numbering, and their first levels against an
-independent count (tests/peg_count.py: its own geometry, no engine). A few seconds."""
+independent count (tools/peg_count.py: its own geometry, no engine). A few seconds."""
 
 from __future__ import annotations
 
 import itertools
 
-from pipeline import puzzles
 from pipeline.engine import reference
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
-from tests import peg_count
+from tools import peg_count
 
-#: Positions after 0..9 jumps on the French board from the centre (tests/peg_count.py).
+#: Positions after 0..9 jumps on the French board from the centre (tools/peg_count.py).
 FRENCH37_FIRST = [1, 4, 20, 108, 536, 2678, 12664, 55222, 222745, 816316]
-#: Positions after 0..8 jumps on the diamond from the centre (tests/peg_count.py).
+#: Positions after 0..8 jumps on the diamond from the centre (tools/peg_count.py).
 DIAMOND41_FIRST = [1, 4, 24, 120, 636, 3338, 16356, 74768, 318953]
 #: How many levels the engine is checked on here (a few seconds each board).
 DEPTH = 8

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.pictures import boards, charts
+from pipeline.puzzles import registry as puzzles
 from pipeline.storage.format import MANIFEST
 from tests.conftest import run_cli
 

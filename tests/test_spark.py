@@ -23,6 +23,8 @@ import pipeline
 from pipeline.executors.spark.executor import SparkExecutor
 from pipeline.executors.spark.session import session
 
+pytestmark = pytest.mark.spark
+
 MASTER = "local[2,4]"
 #: triangle15-moves has zero-cost moves: each level closed in rounds, each a Spark job.
 SPARK_PUZZLES = ["oshidori", "hex6", "2x3", "3x3", "triangle15", "triangle15-moves"]

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.spark
+
 #: Seconds the master may take to listen.
 START_SECONDS = 120
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.errors import BadSpec, UnknownPuzzle
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.names import root_hash
 from pipeline.puzzles.spec import parse as spec
 from tests.conftest import column, one, run_cli

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline import puzzles
 from pipeline.engine import radix, reference
 from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Level
@@ -17,6 +16,7 @@ from pipeline.engine.level import InMemory
 from pipeline.executors.base import LevelJob, MoveRules
 from pipeline.executors.local import spill
 from pipeline.executors.local.executor import LocalExecutor
+from pipeline.puzzles import registry as puzzles
 
 
 @pytest.mark.parametrize("limit", [1, 20_000, 1 << 40])  # a pass a bucket, a few, one

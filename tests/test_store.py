@@ -16,9 +16,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.build import loop as build
 from pipeline.errors import BuildLocked, CorruptTable, NotBuilt
+from pipeline.puzzles import registry as puzzles
 from pipeline.storage import format as fmt
 from pipeline.storage import reader, staging, writer
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline import puzzles
 from pipeline.engine import reference
 from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Level
@@ -20,6 +19,7 @@ from pipeline.engine.level import InMemory
 from pipeline.engine.rows import MoveRules
 from pipeline.executors.base import LevelJob
 from pipeline.executors.local.executor import LocalExecutor
+from pipeline.puzzles import registry as puzzles
 
 #: Positions of the 15 puzzle at depths 0..20 (OEIS A089473).
 COUNTS_15 = [

@@ -177,7 +177,7 @@ def test_a_table_under_a_reserved_name_is_left_out(copy: Path) -> None:
 
 
 def test_the_keyword_list_holds_every_duckdb_keyword() -> None:
-    from pipeline import puzzles
+    from pipeline.puzzles import registry as puzzles
     from pipeline.puzzles.reserved import CATALOG_NAMES, KEYWORDS, reserved
 
     rows = duckdb.connect().execute("SELECT keyword_name FROM duckdb_keywords()").fetchall()

@@ -136,6 +136,7 @@ def _outside(root: Path, data: Path) -> dict[str, bytes]:
 EXAMPLES = 200
 
 
+@pytest.mark.slow
 @settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -298,6 +298,7 @@ def test_a_bad_spark_master_is_one_line_before_java(
     assert not (tmp_path / "data" / "2x3").exists()
 
 
+@pytest.mark.spark
 def test_a_failed_spark_start_shows_no_java_stack(tmp_path: Path) -> None:
     # Spark refuses a worker smaller than an executor (1024 MiB) once its JVM runs:
     # that JVM's stack trace (16 lines) is dropped, its first line kept.

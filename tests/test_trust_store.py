@@ -20,8 +20,8 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import puzzles
 from pipeline.build import loop as build
+from pipeline.puzzles import registry as puzzles
 from pipeline.storage.integrity import footer_sha256
 from tests.conftest import one_line_error, run_cli
 

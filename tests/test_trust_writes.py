@@ -235,6 +235,7 @@ spark.stop()
 """
 
 
+@pytest.mark.spark
 def test_the_spark_probe_is_not_written_through_a_link(folder: Path) -> None:
     """The probe ``<data>/.spark-probe-<pid>`` a link to ~/.bashrc: 34ee030 wrote the
     probe's token into it (a process run here, whose pid the link names)."""

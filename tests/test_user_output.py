@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 from benchmarks import korf
-from pipeline import puzzles
 from pipeline.build.loop import LevelDone
-from pipeline.cli import progress
+from pipeline.cli import bars
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
 from pipeline.solvers.loop15 import apply_moves
 from pipeline.words import plural
@@ -27,10 +27,10 @@ def test_plurals() -> None:
 
 def test_a_log_line_tells_no_tales() -> None:
     # depth 0 of a puzzle with a known total, 2 s in (numba compiling): no time left yet
-    early = progress.line("triangle15", LevelDone(0, 1, 1, 2.0, 1, 2.0))
+    early = bars.line("triangle15", LevelDone(0, 1, 1, 2.0, 1, 2.0))
     assert "1 position" in early and "1 positions" not in early
     assert "left" not in early and "0.00 M/s" not in early
-    late = progress.line("triangle15", LevelDone(8, 900, 3000, 20.0, 1, 1.0))
+    late = bars.line("triangle15", LevelDone(8, 900, 3000, 20.0, 1, 1.0))
     assert "71% of 4,237" in late and "about 8.25 s left" in late
 
 

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.engine.core import NO_PARENT, absent
+from pipeline.puzzles import registry as puzzles
 from pipeline.storage import writer
 from pipeline.verify import checks as verify_mod
+from pipeline.verify import moves as verify_moves
 from pipeline.verify import stream as verify_stream
 from tests.test_store import _copy, _plant
 
@@ -157,7 +158,7 @@ def test_one_jump_agrees_with_expanding_the_parent(name: str) -> None:
         (parents, parents ^ rng.integers(0, 1 << holes, len(parents), dtype=np.uint64)),
     ]
     for a, b in pairs:
-        assert np.array_equal(p.is_move(a, b), verify_mod.one_move(p.expand, a, b))
+        assert np.array_equal(p.is_move(a, b), verify_moves.one_move(p.expand, a, b))
     assert p.is_move(parents[src], kids).all()
     assert not p.is_move(kids, parents[src]).any()
 

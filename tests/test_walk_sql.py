@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pipeline
-from pipeline import puzzles
 from pipeline.errors import PositionLost
+from pipeline.puzzles import registry as puzzles
 
 SAMPLE = 40  # states drawn from each default table
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline import puzzles
 from pipeline.build import loop as build
 from pipeline.engine import reference
 from pipeline.engine.buffers import Pool
@@ -21,6 +20,7 @@ from pipeline.executors import closing
 from pipeline.executors.base import Executor, LevelJob
 from pipeline.executors.local.executor import LocalExecutor
 from pipeline.executors.sequential import SequentialExecutor
+from pipeline.puzzles import registry as puzzles
 
 #: Bytes of work so small that the rounds of the larger levels go to files.
 TINY = 1 << 16

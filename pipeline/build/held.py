@@ -21,6 +21,7 @@ from pipeline.engine.budget import STATE_BYTES, LevelPlan
 from pipeline.engine.buffers import Columns, Pool, owner
 from pipeline.engine.core import Graph, Level, States, excluded_depths
 from pipeline.engine.level import InMemory, LevelSource, read_all
+from pipeline.storage import scratch
 from pipeline.storage.format import FILE_ROWS
 from pipeline.storage.manifest import FileEntry
 from pipeline.storage.reader import LevelFiles
@@ -176,7 +177,7 @@ class Held:
         scratch: Path,
         reserve: int = 0,
     ) -> None:
-        """``scratch``: the build's spill folder (raw path counts go there);
+        """``scratch``: the build's scratch folder (raw path counts go there);
         ``reserve``: bytes the states seen of a general graph may grow to in place."""
         self.graph = graph
         self.parents = parents
@@ -230,11 +231,7 @@ class Held:
         parts = self.pool if packed and columns is None and not collect else None
         raw = None
         if parts is not None and counts:
-            # In the build's own scratch folder (made new: staging.Progress), a new file:
-            # "x" is O_EXCL, which never follows a link.
-            self.scratch.mkdir(exist_ok=True)
-            path = self.scratch / f"paths-{writer.depth:03d}.u64"
-            raw = open(path, "xb")  # noqa: SIM115 (closed by Output.close)
+            path, raw = scratch.new_counts(self.scratch, writer.depth)  # closed by Output.close
             self._raw[writer.depth] = path
         return Output(writer, columns, collect, parts, raw)
 

@@ -39,7 +39,7 @@ from pipeline.errors import CannotWrite, DiskFull, PuzzleDBError, TooBig
 from pipeline.executors.base import Executor, LevelJob, Place, StepStats, Table
 from pipeline.executors.local.executor import LocalExecutor
 from pipeline.puzzles.base import Puzzle
-from pipeline.storage import files, integrity, manifest
+from pipeline.storage import files, integrity, manifest, scratch
 from pipeline.storage.format import COLUMNS, FILE_ROWS, MANIFEST, PATHS_COLUMN, metadata
 from pipeline.storage.manifest import LevelEntry, Manifest
 from pipeline.storage.reader import LevelFiles
@@ -180,7 +180,7 @@ class Builder:
         # Parents of a kept level serve to skip the move back with compiled moves.
         skip_back = puzzle.has_kernels and puzzle.graph is not Graph.LAYERED
         #: Scratch of the level steps (spill files, raw path counts), gone at the end.
-        self.spill = self.staging / "spill"
+        self.spill = scratch.folder(self.staging)
         self.held = Held(
             puzzle.graph, self.staging, self.progress, skip_back, self.spill, budget.total
         )
@@ -188,7 +188,7 @@ class Builder:
         #: Whether to go on with a build too large for the disk or the time (--yes).
         self.yes = False
         #: A puzzle's own columns (symmetric peg tables: class_size), or None.
-        of = getattr(puzzle, "extra_columns", None)
+        of = puzzle.extra_columns
         self.extra = (puzzle.extra_fields, of) if of is not None else None  # type: ignore[attr-defined]
 
     def run(self, work: int | None, executor: Executor | None) -> Manifest:
@@ -405,7 +405,7 @@ class Builder:
             columns={
                 **COLUMNS,
                 **(PATHS_COLUMN if self.counts else {}),
-                **getattr(self.puzzle, "extra_docs", {}),
+                **self.puzzle.extra_docs,
             },
             total=progress.total,
             max_depth=progress.levels[-1].depth,

@@ -30,11 +30,11 @@ PAIR_BYTES = 56
 #: the rows it resolves to (a child and a parent, 16 a child: a few keys make one
 #: child, and the buffer the sort left free takes some), with room to spare.
 KEY_BYTES = 20
-#: Extra bytes a row carries with path counts (the weight column and its sums).
-WEIGHT_BYTES = 24
-#: Extra bytes a packed key carries with path counts: its weight, and again in the
-#: sort's scratch (a child's sum comes after, in what the sort left free).
-KEY_WEIGHT_BYTES = 12
+#: Extra bytes a row carries with path counts (its parent's count, and the child's).
+COUNT_BYTES = 24
+#: Extra bytes a packed key carries with path counts: its parent's count, and again in the
+#: sort's scratch (a child's count comes after, in what the sort left free).
+KEY_COUNT_BYTES = 12
 #: Bytes per state of a level kept in memory (its state and its parent).
 STATE_BYTES = 16
 #: The least the level step can work in.
@@ -99,11 +99,11 @@ def give_back_freed_memory() -> None:
         libc.mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD (fixed, so no longer raised)
 
 
-def move_bytes(packed: bool, weights: bool = False) -> int:
+def move_bytes(packed: bool, counts: bool = False) -> int:
     """Peak bytes one move costs the level step."""
     if packed:
-        return KEY_BYTES + (KEY_WEIGHT_BYTES if weights else 0)
-    return PAIR_BYTES + (WEIGHT_BYTES if weights else 0)
+        return KEY_BYTES + (KEY_COUNT_BYTES if counts else 0)
+    return PAIR_BYTES + (COUNT_BYTES if counts else 0)
 
 
 def buckets(n: int, branching: float, kept: int, work: int, per_move: int = PAIR_BYTES) -> int:
@@ -208,12 +208,12 @@ class Budget:
         per_state: float,
         held: int,
         packed: bool,
-        weights: bool = False,
+        counts: bool = False,
     ) -> LevelPlan:
         """The plan of the step from a level of ``size`` states (``held`` bytes kept
-        meanwhile; ``weights``: with path counts)."""
+        meanwhile; ``counts``: with path counts)."""
         guess = int(size * max(growth, 1.0))
-        step = guess * (STATE_BYTES + per_state * move_bytes(packed, weights))
+        step = guess * (STATE_BYTES + per_state * move_bytes(packed, counts))
         work = self.work - self.in_flight(guess)
         if self.strict and not self.forced and work < MIN_WORK:
             raise BadMemory(

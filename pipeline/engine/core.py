@@ -112,29 +112,30 @@ def merge_sorted(a: States, b: States) -> States:
 def resolve_sorted(
     child: States,
     parent: NDArray,
-    weights: States | None,
+    counts: States | None,
     exclude: Sequence[States] = (),
 ) -> tuple[States, NDArray, States | None]:
-    """Moves ordered by child to (unique children, smallest ``parent`` of each, weight sums),
-    minus the children found in ``exclude`` (sorted arrays).
+    """Moves ordered by child to (unique children, smallest ``parent`` of each, their
+    path counts), minus the children found in ``exclude`` (sorted arrays).
 
     ``parent`` is any column to take the minimum of (parent states, or indices
-    into a sorted frontier). The sums run over every move into a child, not
-    only the kept parent; past 64 bits they raise OverflowError.
+    into a sorted frontier); ``counts``, each move's parent's path count. A
+    child's count is the sum over every move into it, not only the kept parent;
+    past 64 bits it raises OverflowError.
     """
     if len(child) == 0:
         empty = np.empty(0, np.uint64)
-        return empty, parent[:0], (empty if weights is not None else None)
+        return empty, parent[:0], (empty if counts is not None else None)
     starts = np.flatnonzero(np.concatenate(([True], child[1:] != child[:-1])))
     children = child[starts]
     best = np.minimum.reduceat(parent, starts)
     keep = np.ones(len(children), dtype=bool)
     for done in exclude:
         keep &= absent(children, done)
-    sums = None
-    if weights is not None:
-        approx = np.add.reduceat(weights.astype(np.float64), starts)[keep]
+    out = None
+    if counts is not None:
+        approx = np.add.reduceat(counts.astype(np.float64), starts)[keep]
         if len(approx) and approx.max() >= 2.0**64 * 0.999:
             raise OverflowError("path counts pass 64 bits")
-        sums = np.add.reduceat(weights, starts)[keep]
-    return children[keep], best[keep], sums
+        out = np.add.reduceat(counts, starts)[keep]
+    return children[keep], best[keep], out

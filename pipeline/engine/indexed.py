@@ -3,41 +3,27 @@
 With path counts a move is a row ``(key, count of its parent)``, and spilling
 one writes both words and reads them back (english33 --paths spilled 18 GB of
 them). Where a puzzle's keys leave bits spare (a peg board's key is its holes
-and 7 bits of jump), a spill pass writes ``key << bits | i`` instead, ``i``
-the parent's row in its chunk of the frontier. A slot's keys keep the order
+and 7 bits of jump: :meth:`Rows.spare_bits`), a spill pass writes ``key << bits
+| i`` instead, ``i`` the parent's row in its chunk of the frontier. A slot's keys keep the order
 they were written in, chunk after chunk. For a level in indexed runs
 (rows.py) reading a slot back keeps the keys as they are, each ``i`` counted
 on by the rows before its chunk, and each run's table is a slice of the
 frontier's counts (:meth:`Index.rebase`); otherwise the pass writes each chunk's
-counts once to a side file, and reading joins each key to its count again
-chunk by chunk (:meth:`Index.attach`).
+counts once to a scratch file (storage/scratch.py), and reading joins each key
+to its count again chunk by chunk (:meth:`Index.attach`).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from pipeline.engine.core import States
 from pipeline.engine.level import Chunk
-from pipeline.engine.rows import Rows
-from pipeline.errors import CorruptTable
-
-#: The fewest spare bits worth it: chunks of the frontier are at most 2**bits rows.
-MIN_BITS = 12
-
-
-def index_bits(rows: Rows) -> int:
-    """Bits a spilled key has to spare for its parent's row (0: spill whole rows)."""
-    if not rows.weights or rows.kernels is None:
-        return 0
-    bits = 64 - rows.kernels.key_bits
-    return bits if bits >= MIN_BITS else 0
 
 
 def cut(parts: Iterator[Chunk], most: int) -> Iterator[Chunk]:
@@ -55,17 +41,16 @@ def rows_of_chunk(part: Chunk) -> States:
 @dataclass
 class Index:
     """How one spill pass's keys find their counts: the chunks of the frontier (first
-    row, rows) in order, and for each slot the keys each chunk wrote to it."""
+    row, states) in order, and for each slot the keys each chunk wrote to it."""
 
     bits: int
-    counts: Path
     chunks: list[tuple[int, int]] = field(default_factory=list)
     moves: list[list[int]] = field(default_factory=list)
 
-    def add(self, rows: int, bounds: list[int]) -> None:
-        """A chunk of ``rows`` states, whose keys went to each slot as ``bounds`` say."""
+    def add(self, states: int, bounds: list[int]) -> None:
+        """A chunk of ``states`` states, whose keys went to each slot as ``bounds`` say."""
         first = self.chunks[-1][0] + self.chunks[-1][1] if self.chunks else 0
-        self.chunks.append((first, rows))
+        self.chunks.append((first, states))
         if not self.moves:
             self.moves = [[] for _ in bounds[1:]]
         for slot, (a, b) in enumerate(itertools.pairwise(bounds)):
@@ -82,15 +67,16 @@ class Index:
             at += m
         return out
 
-    def attach(self, flat: States, slot: int, start: int) -> np.ndarray:
+    def attach(
+        self, flat: States, slot: int, start: int, counts_of: Callable[[int, int], States]
+    ) -> np.ndarray:
         """Rows ``(key, count)`` in place of the indexed keys of a slot from key
-        ``start`` on, read into the second half of ``flat`` (two words a key)."""
+        ``start`` on, read into the second half of ``flat`` (two words a key);
+        ``counts_of(first, states)``: the counts of a chunk of the frontier (the
+        pass wrote them to its scratch: storage/scratch.py)."""
         n = len(flat) // 2
         for chunk, at, m in self.segments(slot, start, start + n):
-            first, rows = self.chunks[chunk]
-            counts = np.fromfile(self.counts, np.uint64, rows, offset=8 * first)
-            if len(counts) != rows:
-                raise CorruptTable(f"{self.counts}: ends before its chunk (spill cut short)")
+            counts = counts_of(*self.chunks[chunk])
             _attach(flat, n, at, m, counts, np.uint64(self.bits))
         return flat.reshape(-1, 2)
 
@@ -116,14 +102,14 @@ class Index:
         made runs of their own: each move's row counted on, in place, by the rows
         of its run's chunks before its own. Returns the runs' tables, slices of
         the frontier's ``counts``."""
-        rows = [*(c[0] for c in self.chunks), len(counts)]
+        starts = [*(c[0] for c in self.chunks), len(counts)]
         moves = self.moves[slot]
         for run, (a, b) in zip(runs, ((0, cut), (cut, len(moves))), strict=True):
             at = 0
             for chunk in range(a, b):
-                run[at : at + moves[chunk]] += np.uint64(rows[chunk] - rows[a])
+                run[at : at + moves[chunk]] += np.uint64(starts[chunk] - starts[a])
                 at += moves[chunk]
-        return counts[: rows[cut]], counts[rows[cut] :]
+        return counts[: starts[cut]], counts[starts[cut] :]
 
 
 @njit(nogil=True, cache=True)

@@ -86,6 +86,11 @@ def read_all(level: LevelSource) -> States:
     return np.concatenate(parts) if parts else np.empty(0, np.uint64)
 
 
+#: Rows of a level an executor samples to plan a step (the moves out of them set
+#: the bucket boundaries): the local and the Spark executors alike.
+SAMPLE = 1 << 16
+
+
 def sample(level: LevelSource, count: int, parents: bool = False, counts: bool = False) -> Chunk:
     """About ``count`` rows spread evenly over the level (states, parents, path counts).
 

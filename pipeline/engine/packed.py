@@ -5,20 +5,20 @@ that the parent follows from the child and the tag, supplies :class:`Kernels`:
 a compiled kernel that expands states into keys ``child << tag_bits | tag``
 and an inline function that turns a key back into its parent. A level's keys
 then sort with numpy's plain ``np.sort`` (a SIMD sort, about ten times quicker
-than the ``argsort`` that :func:`bfs.step` needs to carry parents along), and
-one compiled pass (:func:`resolve`) keeps the unique children with the
+than the ``argsort`` that :func:`reference.step` needs to carry parents along),
+and one compiled pass (:func:`resolve`) keeps the unique children with the
 smallest parent of each, minus those in the excluded levels: the very rows
-of :func:`bfs.step`.
+of :func:`reference.step`.
 
 Sorting keys sorts children, so keys split into child ranges like children do
 (the local executor spills keys, 8 bytes a move instead of 16). A state that
 uses all 64 bits leaves no room for a tag: its kernels may then key a packed
 child, the state with its low ``drop`` bits left out, provided those bits
 follow from the rest (``unpack``) and packing keeps the order of states (the
-15 puzzle drops cell 0's nibble: see tile_moves.py). :meth:`Kernels.key_bound`
+15 puzzle drops cell 0's nibble: see puzzles/tiles/moves.py). :meth:`Kernels.key_bound`
 and :meth:`Kernels.children` turn child ranges into key ranges and back.
 
-Like bfs.py it knows no puzzle: the kernels come with the puzzle.
+Like reference.py it knows no puzzle: the kernels come with the puzzle.
 """
 
 from __future__ import annotations
@@ -174,8 +174,9 @@ class Kernels:
         more: States = _NO_ROWS,
         out: tuple[States, States, States] | None = None,
     ) -> tuple[States, States, States] | None:
-        """:meth:`resolve` of rows ``(key, weight)`` sorted by key, with the sum of each
-        kept child's weights (exact: OverflowError past 64 bits) as a third column."""
+        """:meth:`resolve` of rows ``(key, count of its parent)`` sorted by key, with each
+        kept child's path count, the sum of its moves' (exact: OverflowError past 64
+        bits), as a third column."""
         n = len(rows) + len(more)
         out = out or tuple(np.empty(n, np.uint64) for _ in range(3))
         return self._resolve(rows[:, 0], more[:, 0], rows[:, 1], more[:, 1], _pair(exclude), out)
@@ -190,7 +191,7 @@ class Kernels:
         out: tuple[States, States, States] | None = None,
     ) -> tuple[States, States, States] | None:
         """:meth:`resolve_counted` of indexed moves ``key << low | r`` sorted by key
-        (:meth:`index`): a move's weight is row ``r`` of its run's table (``items``
+        (:meth:`index`): a move's count is row ``r`` of its run's table (``items``
         reads ``tables[0]``, ``more`` reads ``tables[1]``)."""
         n = len(items) + len(more)
         out = out or tuple(np.empty(n, np.uint64) for _ in range(3))
@@ -200,19 +201,19 @@ class Kernels:
         self,
         keys: States,
         more: States,
-        weights: States,
-        more_weights: States,
+        counts: States,
+        more_counts: States,
         exclude: tuple[States, ...],
         out: tuple[States, States, States],
         low: int = 0,
     ) -> tuple[States, States, States] | None:
-        """The family's compiled pass: rows written into ``out`` (sums only when its
+        """The family's compiled pass: rows written into ``out`` (path counts only when its
         third buffer is not empty), as views; None if they do not fit."""
         ex = [*exclude, _EMPTY, _EMPTY]
         assert len(out[0]) == len(out[1]) and len(out[2]) in (0, len(out[0]))
         shift, low_ = np.uint64(self.tag_bits), np.uint64(low)
         m = self.resolver(
-            keys, more, weights, more_weights, shift, low_, ex[0], ex[1], *out, self.args
+            keys, more, counts, more_counts, shift, low_, ex[0], ex[1], *out, self.args
         )
         if m == -2:
             raise OverflowError("path counts pass 64 bits")
@@ -249,11 +250,25 @@ def resolve_core(run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents
     """The resolve pass, inlined into each puzzle family's compiled ``resolver``
     (a module-level function naming its ``undo``, so numba caches it on disk).
     Writes the rows into ``children`` and ``parents`` (and, when ``sums`` is not
-    empty, the sum of each child's weights ``wa``/``wb``, run for run, into it);
+    empty, each child's path count, the sum of its moves' ``wa``/``wb``, run for run,
+    into it: the kernels keep the name ``sums``, a rename moved numba's registers);
     returns how many, -1 when they do not fit (the caller tries again with room
     for every key) or -2 when a sum passes 64 bits."""
     return resolve_with(
-        run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, _shifted, undo, args
+        run_a,
+        run_b,
+        wa,
+        wb,
+        shift,
+        low,
+        ex_a,
+        ex_b,
+        children,
+        parents,
+        sums,
+        _shifted,
+        undo,
+        args,
     )
 
 
@@ -264,8 +279,21 @@ def resolve_with(
     """:func:`resolve_core` with the child of a key given by ``child(key, shift,
     args)`` (kernels that pack their children: ``drop`` > 0)."""
     if len(sums):
-        return _resolve_weighted(
-            run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, child, undo, args
+        return _resolve_with_counts(
+            run_a,
+            run_b,
+            wa,
+            wb,
+            shift,
+            low,
+            ex_a,
+            ex_b,
+            children,
+            parents,
+            sums,
+            child,
+            undo,
+            args,
         )
     na, nb = len(run_a), len(run_b)
     # Merge the two runs and group equal children, keeping the smallest parent.
@@ -316,13 +344,13 @@ def resolve_with(
 
 
 @njit(inline="always")
-def _resolve_weighted(
+def _resolve_with_counts(
     run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, child, undo, args
 ):
     """:func:`resolve_with` with path counts: each new child is looked up in the
-    excluded levels as it comes, so only the kept children's sums are added (and
+    excluded levels as it comes, so only the kept children's counts are summed (and
     must stay within 64 bits). ``low`` > 0: the runs hold indexed moves ``key <<
-    low | r``, sorted by key, each weighing ``wa[r]`` (``wb[r]`` in ``run_b``)."""
+    low | r``, sorted by key, each counting ``wa[r]`` (``wb[r]`` in ``run_b``)."""
     na, nb = len(run_a), len(run_b)
     mask = (np.uint64(1) << low) - np.uint64(1)
     top = ~np.uint64(0)
@@ -350,10 +378,8 @@ def _resolve_weighted(
         p = undo(key, args)
         if c != last:
             last = c
-            while e < len(ex_a) and ex_a[e] < c:
-                e += 1
-            while f < len(ex_b) and ex_b[f] < c:
-                f += 1
+            e = _seek(ex_a, e, c)
+            f = _seek(ex_b, f, c)
             kept = not ((e < len(ex_a) and ex_a[e] == c) or (f < len(ex_b) and ex_b[f] == c))
             if kept:
                 if m == len(children):
@@ -370,6 +396,15 @@ def _resolve_weighted(
                 return -2
             sums[m - 1] = total
     return m
+
+
+@njit(inline="always")
+def _seek(ex, e, c):
+    """The first place from ``e`` on in the sorted ``ex`` whose value is not below ``c``
+    (inlined: the split keeps :func:`_resolve_with_counts` readable at no cost)."""
+    while e < len(ex) and ex[e] < c:
+        e += 1
+    return e
 
 
 @njit(inline="always")

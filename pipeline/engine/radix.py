@@ -3,7 +3,7 @@
 numpy's ``np.sort`` of uint64 keys measured 55 to 68 ns a key here (2 to 20
 million keys; no SIMD sort on this build), and ``argsort``, the only way numpy
 carries a second column along, ten times more. A least-significant-digit
-radix sort moves each key (or each row ``(key, weight)``) whole, one pass per
+radix sort moves each key (or each row ``(key, count)``) whole, one pass per
 digit of the keys' span (the largest key less the smallest, so a bucket of
 close keys takes fewer passes), and skips a pass whose digit is the same in
 every key: 10 to 13 ns a key. :func:`partition` is the same idea one level
@@ -23,7 +23,7 @@ DIGIT_BITS = 10
 
 
 def sort_keys(keys: np.ndarray, spare: np.ndarray | None = None, low: int = 0) -> np.ndarray:
-    """Keys (1-D) or rows ``(key, weight)`` (n, 2) sorted by key, stably; returns
+    """Keys (1-D) or rows ``(key, count)`` (n, 2) sorted by key, stably; returns
     ``keys`` or a view of ``spare`` (scratch as large, new when None), whichever
     holds the result. ``low``: 1-D keys sort by their bits above the lowest ``low``
     only (indexed moves ``key << low | r``: no passes spent on ``r``)."""

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,14 +38,18 @@ PACKED_MIN = 1 << 18
 #: The most frontier states in one chunk the lanes expand at a time (lanes.py):
 #: a run of indexed moves holds half a level's states and up to half a chunk more.
 INDEX_CHUNK = 1 << 20
+#: The fewest spare bits worth indexing moves: chunks of the frontier are at most
+#: ``2**bits`` rows.
+MIN_BITS = 12
 
 
 @dataclass(frozen=True)
 class MoveRules:
     """The moves of a puzzle as the engine sees them.
 
-    ``packed``, the puzzle's compiled moves, are used when given (with
-    ``weights``, the path counts, only if they can weigh their keys);
+    ``packed``, the puzzle's compiled moves, are used when given (with path
+    counts, ``weights``, only if they can weigh their keys: set each beside its
+    parent's count; the field keeps its name for the executors that set it);
     ``skip_back`` leaves out each move back to a parent (true of every graph
     kind but a layered one, where the move back would be a new state);
     ``free`` are the zero-cost moves a level is closed under.
@@ -72,14 +75,15 @@ class Rows:
             packed = None
         self.kernels = packed
         self.expand = rules.expand
-        self.weights = rules.weights
+        #: Whether moves carry their parent's path count.
+        self.counted = rules.weights
         #: The columns of the current level a step reads: parents (to skip the
-        #: move back), path counts (the weights).
+        #: move back), path counts.
         self.want = (packed is not None and rules.skip_back, rules.weights)
         self.shift = packed.tag_bits if packed else 0
         #: Bits below the key of an indexed move (0: moves are keys or rows).
         self.low = self._index_bits(states)
-        # An indexed move is 8 bytes where a row is 16, but with the tables, the sums
+        # An indexed move is 8 bytes where a row is 16, but with the tables, the counts
         # and the buffers of the pool the peak was as high: english33 --paths peaked
         # at 2.93 GB counting its moves at 32 bytes, at 3.17 and 3.24 at 24 and 28.
         self.bytes = budget.move_bytes(packed is not None, rules.weights)
@@ -88,32 +92,38 @@ class Rows:
     def _index_bits(self, states: int) -> int:
         """The bits a move keeps for its parent's row when a level of ``states`` states
         goes in indexed runs (half of them and a chunk to a run), else 0."""
-        if not (self.weights and self.kernels and states):
+        if not (self.counted and self.kernels and states):
             return 0
-        from pipeline.engine import indexed  # numba: not on the solve path
-
-        bits = indexed.index_bits(self)
+        bits = self.spare_bits()
         return bits if bits and (states + 1) // 2 + INDEX_CHUNK <= 1 << bits else 0
+
+    def spare_bits(self) -> int:
+        """Bits a spilled key has to spare for its parent's row (0: spill whole rows):
+        keys with path counts, whose kernels leave at least :data:`MIN_BITS` free."""
+        if not self.counted or self.kernels is None:
+            return 0
+        bits = 64 - self.kernels.key_bits
+        return bits if bits >= MIN_BITS else 0
 
     def make(self, states: States, parents: States | None, counts: States | None) -> np.ndarray:
         """The moves out of a chunk of a level, unordered."""
         if self.kernels:
             keys = self.kernels.keys(states, parents)
-            if not self.weights:
+            if not self.counted:
                 return keys
             assert counts is not None
             return self.kernels.weigh(keys, states, counts)
         src, child = self.expand(states)
-        rows = np.empty((len(child), self.width), np.uint64)
-        rows[:, 0] = child
-        rows[:, 1] = states[src]
-        if self.weights:
+        moves = np.empty((len(child), self.width), np.uint64)
+        moves[:, 0] = child
+        moves[:, 1] = states[src]
+        if self.counted:
             assert counts is not None
-            rows[:, 2] = counts[src]
-        return rows
+            moves[:, 2] = counts[src]
+        return moves
 
     def probe(self, states: States, parents: States | None) -> np.ndarray:
-        """The moves out of a sample of a level without their weights: enough to count
+        """The moves out of a sample of a level without their path counts: enough to count
         them and to cut the level into child ranges (:meth:`lead` reads either)."""
         if self.kernels:
             return self.kernels.keys(states, parents)
@@ -122,18 +132,18 @@ class Rows:
     def empty(self) -> np.ndarray:
         return np.empty(0, np.uint64) if self.width == 1 else np.empty((0, self.width), np.uint64)
 
-    def lead(self, rows: np.ndarray) -> np.ndarray:
+    def lead(self, moves: np.ndarray) -> np.ndarray:
         """The column that orders moves by child (the keys themselves, or the children)."""
-        return rows if rows.ndim == 1 else rows[:, 0]
+        return moves if moves.ndim == 1 else moves[:, 0]
 
-    def order(self, rows: np.ndarray, spare: np.ndarray | None = None) -> np.ndarray:
-        """The moves sorted by child: keys (weighted or not) by a radix sort, into
-        ``rows`` or ``spare`` (scratch as large; returned is whichever holds them)."""
-        if rows.ndim == 1 or self.kernels:
+    def order(self, moves: np.ndarray, spare: np.ndarray | None = None) -> np.ndarray:
+        """The moves sorted by child: keys (with path counts or not) by a radix sort,
+        into ``moves`` or ``spare`` (as large; returned is whichever holds them)."""
+        if moves.ndim == 1 or self.kernels:
             from pipeline.engine import radix  # numba: not on the solve path
 
-            return radix.sort_keys(rows, spare, self.low)
-        return rows[np.argsort(rows[:, 0])]  # ties in any order: parents are reduced
+            return radix.sort_keys(moves, spare, self.low)
+        return moves[np.argsort(moves[:, 0])]  # ties in any order: parents are reduced
 
     def search(self, run: np.ndarray, key: int) -> int:
         """Where ``key`` would go in a sorted run of moves (the first lead value not below it)."""
@@ -144,10 +154,6 @@ class Rows:
         from pipeline.engine import radix
 
         return int(radix.lower_bound(run, np.uint64(key)))
-
-    def load(self, path: Path) -> np.ndarray:
-        rows = np.fromfile(path, dtype=np.uint64)
-        return rows if self.width == 1 else rows.reshape(-1, self.width)
 
     def children(self, lead: np.ndarray) -> np.ndarray:
         """The child of each move's lead value (a key, or the child itself)."""
@@ -165,38 +171,39 @@ class Rows:
         return [0, *(int(c) for c in cuts), 1 << 64]
 
     def resolve(
-        self, rows: np.ndarray, exclude: Sequence[States]
+        self, moves: np.ndarray, exclude: Sequence[States]
     ) -> tuple[States, States, States | None]:
-        """Ordered moves to (unique children, smallest parents, path sums), minus ``exclude``."""
+        """Ordered moves to (unique children, smallest parents, path counts), minus
+        ``exclude``."""
         if self.kernels:
-            got = self.resolve_keys(rows, exclude)
+            got = self.resolve_keys(moves, exclude)
             assert got is not None  # made with room for every key
             return got
-        weights = rows[:, 2] if self.weights else None
-        return resolve_sorted(rows[:, 0], rows[:, 1], weights, exclude)
+        counts = moves[:, 2] if self.counted else None
+        return resolve_sorted(moves[:, 0], moves[:, 1], counts, exclude)
 
     def resolve_keys(
         self,
-        rows: np.ndarray,
+        moves: np.ndarray,
         exclude: Sequence[States],
         more: np.ndarray | None = None,
         out: tuple[States, ...] | None = None,
         tables: tuple[States, States] | None = None,
     ) -> tuple[States, States, States | None] | None:
-        """:meth:`resolve` of sorted keys (or weighted key rows) merged with a second
-        sorted run ``more``, into buffers ``out`` (two, three with weights, as long
-        as each other) when given: None if the children do not fit in them.
-        ``tables``: the counts of indexed runs (``rows`` and ``more``)."""
+        """:meth:`resolve` of sorted keys (or rows ``(key, count)``) merged with a second
+        sorted run ``more``, into buffers ``out`` (two, three with path counts, as
+        long as each other) when given: None if the children do not fit in them.
+        ``tables``: the counts of indexed runs (``moves`` and ``more``)."""
         assert self.kernels is not None
         if self.low:
             assert tables is not None
             more = _NO_KEYS if more is None else more
-            return self.kernels.resolve_indexed(rows, tables, self.low, tuple(exclude), more, out)
-        if self.weights:
+            return self.kernels.resolve_indexed(moves, tables, self.low, tuple(exclude), more, out)
+        if self.counted:
             more = _NO_ROWS if more is None else more
-            return self.kernels.resolve_counted(rows, tuple(exclude), more, out)
+            return self.kernels.resolve_counted(moves, tuple(exclude), more, out)
         args = {} if more is None else {"more": more}
-        got = self.kernels.resolve(rows, tuple(exclude), out=out and out[:2], **args)
+        got = self.kernels.resolve(moves, tuple(exclude), out=out and out[:2], **args)
         return None if got is None else (*got, None)
 
 

@@ -32,6 +32,7 @@ from pipeline.engine.core import NO_PARENT, States, unique
 from pipeline.engine.level import InMemory
 from pipeline.engine.rows import MoveRules
 from pipeline.executors.base import LevelJob, Sink, StepStats
+from pipeline.storage.scratch import Round
 
 #: A level step without zero-cost moves (an executor's own).
 Step = Callable[[LevelJob, Sink], StepStats]
@@ -128,42 +129,33 @@ def _mapped(part: InMemory) -> bool:
 
 class _Collector:
     """A round's rows as the step hands them on (sorted runs): copied into memory
-    until they pass ``limit`` bytes, then appended to two raw files."""
+    until they pass ``limit`` bytes, then appended to the round's files in
+    ``scratch`` (the rounds' scratch folder; None: kept in memory)."""
 
-    def __init__(self, folder: Path | None, number: int, limit: int) -> None:
-        self.folder, self.number, self.limit = folder, number, limit
+    def __init__(self, scratch: Path | None, number: int, limit: int) -> None:
+        self.scratch, self.number, self.limit = scratch, number, limit
         self.runs: list[tuple[States, States]] = []
         self.bytes = 0
-        self.files: list = []
+        self.files: Round | None = None
 
     def add(self, states: States, parents: States, _counts: States | None) -> bool:
-        if self.files:
-            states.tofile(self.files[0])
-            parents.tofile(self.files[1])
+        if self.files is not None:
+            self.files.add(states, parents)
             return True
         self.runs.append((states.copy(), parents.copy()))
         self.bytes += len(states) * ROW_BYTES
-        if self.folder is not None and self.bytes > self.limit:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            self.files = [open(self._path(c), "wb") for c in "sp"]  # noqa: SIM115
+        if self.scratch is not None and self.bytes > self.limit:
+            self.files = Round(self.scratch, self.number)
             for s, p in self.runs:
-                s.tofile(self.files[0])
-                p.tofile(self.files[1])
+                self.files.add(s, p)
             self.runs = []
         return True
 
-    def _path(self, column: str) -> Path:
-        assert self.folder is not None
-        return self.folder / f"round{self.number:04d}-{column}.bin"
-
     def finish(self, depth: int) -> InMemory:
         """The round as a level (memory-mapped when it was spilled)."""
-        if self.files:
-            for f in self.files:
-                f.close()
-            if self._path("s").stat().st_size:
-                cols = [np.memmap(self._path(c), np.uint64, "r") for c in "sp"]
-                return InMemory(depth, np.asarray(cols[0]), np.asarray(cols[1]))
+        mapped = self.files.mapped() if self.files is not None else None
+        if mapped is not None:
+            return InMemory(depth, *mapped)
         if len(self.runs) == 1:
             return InMemory(depth, *self.runs[0])
         empty = np.empty(0, np.uint64)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 import string
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,7 +23,10 @@ from pipeline.engine.core import Expander, Graph, States
 from pipeline.errors import BadPosition, PuzzleDBError
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from pipeline.engine.packed import Kernels
+    from pipeline.storage.table import Table
 
 
 def sql_str(text: str) -> str:
@@ -168,23 +172,50 @@ class Cells:
 class Puzzle(ABC):
     """A puzzle: data (cells, roots, graph kind) plus a vectorised expander.
 
-    Subclasses set the attributes and implement :meth:`expand`. The engine
-    sees only ``roots``, ``graph``, ``expand`` and ``expand_free``.
+    The whole interface is here, grouped by what it is for: what the manifest
+    records, the rules the engine walks, the codec between states and text, the
+    display of a walk, and derived tables and extra columns. Subclasses set the
+    attributes and implement :meth:`expand`; every optional hook has a default
+    (None, empty, or the plain behaviour), so no caller asks whether it exists.
+    The engine sees only ``roots``, ``graph``, ``expand``, ``expand_free`` and
+    ``kernels``.
     """
 
+    # -- what the manifest and the catalog record -------------------------------
     name: str
     title: str
-    cells: Cells
-    graph: Graph
-    #: "goal" when enumerated from the goal (a parent walk is an optimal
-    #: solution), "start" when from the start (a walk is a shortest way there).
-    origin: str
-    root_texts: tuple[str, ...]
     encoding: str
     #: Number of reachable positions when known in advance (checked by verify).
     expected_total: int | None = None
     #: Built by ``make build-db`` / ``puzzledb build --default``.
     default: bool = False
+    #: The TOML text of the spec that defines the puzzle (puzzles defined in a
+    #: file, pipeline/puzzles/spec/parse.py); the manifest records it.
+    spec: str | None = None
+
+    def describe(self) -> dict[str, object]:
+        """What the manifest and the catalog record about the puzzle."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "graph": str(self.graph),
+            "origin": self.origin,
+            "roots": list(self.root_texts),
+            "encoding": self.encoding,
+            "cells": self.cells.count,
+            "bits_per_cell": self.cells.bits,
+            "symbols": list(self.cells.symbols),
+            "separator": self.cells.separator,
+            "layout": self.cells.layout,
+            **({"spec": self.spec} if self.spec is not None else {}),
+        }
+
+    # -- the rules: the graph the engine walks ----------------------------------
+    graph: Graph
+    #: "goal" when enumerated from the goal (a parent walk is an optimal
+    #: solution), "start" when from the start (a walk is a shortest way there).
+    origin: str
+    root_texts: tuple[str, ...]
     #: Kernels that cost nothing (0-1 BFS), or None.
     expand_free: Expander | None = None
     #: Whether each child is one move of ``expand`` from its parent, without
@@ -197,47 +228,6 @@ class Puzzle(ABC):
     kernels: Kernels | None = None
     #: Whether ``kernels`` may exist (known without compiling anything).
     has_kernels: bool = False
-    #: Tables a derived table is computed from (built first, read by :meth:`bind`).
-    requires: tuple[str, ...] = ()
-    #: The table whose parent walk answers ``solve`` (None: this puzzle's own).
-    solved_by: str | None = None
-    #: The TOML text of the spec that defines the puzzle (puzzles defined in a
-    #: file, pipeline/puzzles/spec/parse.py); the manifest records it.
-    spec: str | None = None
-
-    #: Whether a position may also be typed as moves from the root (:meth:`from_moves`).
-    typed_moves: bool = False
-    #: Bits a state may use (None: exactly its cells'); peg boards also keep the last jump.
-    state_bits: int | None = None
-
-    def from_moves(self, text: str) -> int:
-        """The position a sequence of moves reaches from the root (when ``typed_moves``)."""
-        raise BadPosition(f"{self.name}: positions cannot be typed as moves")
-
-    def bind(self, data: Path) -> Puzzle:
-        """The puzzle ready to build or verify in ``data`` (derived tables read their source)."""
-        return self
-
-    def variants(self, state: int) -> list[int]:
-        """Every state a typed position stands for (one, unless the state holds more)."""
-        return [state]
-
-    def unsolved(self, state: int, where: Any, own_built: bool) -> PuzzleDBError:
-        """Why a position is missing from the table that solves it (``solved_by``):
-        ``where`` is its row in this puzzle's own table (None if not there or not
-        built, ``own_built`` telling which)."""
-        return BadPosition(f"{self.text(state)} is not in the {self.solved_by} table")
-
-    #: What one step of a table walk is called (peg boards: "jump").
-    step_word: str = "move"
-
-    def moves_in(self, states: Sequence[int]) -> int:
-        """Moves along a line of states, first to last (peg boards: runs of one peg's jumps)."""
-        return len(states) - 1
-
-    def notation(self, states: Sequence[int]) -> str | None:
-        """A compact line of moves from the first state to the last, when the family has one."""
-        return None
 
     @abstractmethod
     def expand(self, states: States) -> tuple[np.ndarray, States]:
@@ -245,6 +235,23 @@ class Puzzle(ABC):
 
     def roots(self) -> list[int]:
         return [self.parse(t) for t in self.root_texts]
+
+    def depth_parity(self, state: int) -> int | None:
+        """Depth mod 2 when the state alone decides it (bipartite graphs), else None.
+
+        Lets a look-up of a position's depth skip half the levels.
+        """
+        return None
+
+    # -- the codec: states as typed and printed text ------------------------------
+    cells: Cells
+    #: Bits a state may use (None: exactly its cells'); peg boards also keep the last jump.
+    state_bits: int | None = None
+    #: Whether a position may also be typed as moves from the root (:meth:`from_moves`).
+    typed_moves: bool = False
+    #: The smallest image of each state, for a table that stores one state a
+    #: symmetry class (``<board>-sym``), or None: states are stored as they are.
+    canonical: Callable[[States], States] | None = None
 
     def parse(self, text: str) -> int:
         """A typed position as a state; raises BadPosition naming what is wrong."""
@@ -273,32 +280,57 @@ class Puzzle(ABC):
         self.check(values)
         return state
 
-    def depth_parity(self, state: int) -> int | None:
-        """Depth mod 2 when the state alone decides it (bipartite graphs), else None.
+    def from_moves(self, text: str) -> int:
+        """The position a sequence of moves reaches from the root (when ``typed_moves``)."""
+        raise BadPosition(f"{self.name}: positions cannot be typed as moves")
 
-        Lets a look-up of a position's depth skip half the levels.
-        """
-        return None
+    def variants(self, state: int) -> list[int]:
+        """Every state a typed position stands for (one, unless the state holds more)."""
+        return [state]
 
     def text(self, state: int) -> str:
         return self.cells.text(state)
 
+    # -- the display of a position and of a walk ----------------------------------
+    #: What one step of a table walk is called (peg boards: "jump").
+    step_word: str = "move"
+    #: The table whose parent walk answers ``solve`` (None: this puzzle's own).
+    solved_by: str | None = None
+
     def draw(self, state: int) -> str:
         return self.cells.draw(state)
 
-    def describe(self) -> dict[str, object]:
-        """What the manifest and the catalog record about the puzzle."""
-        return {
-            "name": self.name,
-            "title": self.title,
-            "graph": str(self.graph),
-            "origin": self.origin,
-            "roots": list(self.root_texts),
-            "encoding": self.encoding,
-            "cells": self.cells.count,
-            "bits_per_cell": self.cells.bits,
-            "symbols": list(self.cells.symbols),
-            "separator": self.cells.separator,
-            "layout": self.cells.layout,
-            **({"spec": self.spec} if self.spec is not None else {}),
-        }
+    def moves_in(self, states: Sequence[int]) -> int:
+        """Moves along a line of states, first to last (peg boards: runs of one peg's jumps)."""
+        return len(states) - 1
+
+    def notation(self, states: Sequence[int]) -> str | None:
+        """A compact line of moves from the first state to the last, when the family has one."""
+        return None
+
+    def as_typed(self, state: int, line: list[int], forward: bool = False) -> list[int]:
+        """A walk of stored states from ``state``, as positions one move apart from the
+        position as typed (symmetric tables map each class back); here the walk itself."""
+        return line
+
+    def unsolved(self, state: int, where: Any, own_built: bool) -> PuzzleDBError:
+        """Why a position is missing from the table that solves it (``solved_by``):
+        ``where`` is its row in this puzzle's own table (None if not there or not
+        built, ``own_built`` telling which)."""
+        return BadPosition(f"{self.text(state)} is not in the {self.solved_by} table")
+
+    # -- derived tables and a family's own columns ----------------------------------
+    #: Tables a derived table is computed from (built first, read by :meth:`bind`).
+    requires: tuple[str, ...] = ()
+    #: Columns a level file holds besides state, depth and parent (symmetric peg
+    #: tables: ``class_size``), their values (:attr:`extra_columns`) and their
+    #: documentation in the manifest.
+    extra_fields: tuple[pa.Field, ...] = ()
+    extra_columns: Callable[[States], dict[str, np.ndarray]] | None = None
+    extra_docs: Mapping[str, str] = MappingProxyType({})
+    #: Verify's checks of those columns, given the table: (problems, checks made).
+    check_table: Callable[[Table], tuple[list[str], list[str]]] | None = None
+
+    def bind(self, data: Path) -> Puzzle:
+        """The puzzle ready to build or verify in ``data`` (derived tables read their source)."""
+        return self

@@ -10,12 +10,17 @@ The grammar (part of the data contract, README "Names"):
 ``<board>`` is a built-in board (``3x3``, ``hex6``, ``triangle15`` ...), any
 rectangle ``RxC`` (2 <= R, C and R*C <= 16), or the name of a spec in the
 data folder (pipeline/puzzles/spec/parse.py). ``-multi`` (rectangles only) counts
-a slide of several tiles of one line as one move (multi.py). ``@<cell>``
+a slide of several tiles of one line as one move (tiles/multi.py). ``@<cell>``
 puts the blank (the empty hole) there and the tiles in order in the other
 cells. ``<hash>`` is the first 8 hex digits of the sha256 of the root as the
 board prints it (``board(puzzle, state)``, e.g. ``'8 6 7 2 5 4 3 0 1'``): it
 depends on the position alone, so ``3x3~h`` and ``3x3-multi~h`` start from the
 same root. Such a table is found again from the root its manifest records.
+
+The one grammar: the families supply the boards (the built-ins, builtin.py;
+rectangles, tiles/board.py; specs, spec/parse.py) and the puzzles a suffix
+makes (``goal_cell``, ``TilePuzzle.with_goal``, ``PegPuzzle``'s start hole,
+``WinnablePuzzle``, ``multi_rectangle``); no family parses a name.
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ from pathlib import Path
 
 from pipeline.errors import BadPosition, PuzzleDBError, UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.builtin import REGISTRY, unknown
 from pipeline.puzzles.pegs.board import PegPuzzle, WinnablePuzzle
+from pipeline.puzzles.spec import parse as spec
 from pipeline.puzzles.tiles.board import TilePuzzle, rectangle
 from pipeline.puzzles.tiles.multi import MultiTilePuzzle, multi_rectangle
 
@@ -44,10 +51,14 @@ def root_hash(text: str) -> str:
 
 
 def resolve(name: str, data: Path | None = None) -> Puzzle | None:
-    """The puzzle a composed name stands for, or None when the name is not one.
+    """The puzzle a name stands for: a built-in, else the one its parts build; None
+    when it is neither (the registry says why).
 
     Names that depend on the data folder (specs, typed roots) need ``data``.
     """
+    found = REGISTRY.get(name)
+    if found is not None:
+        return found
     m = ROOTED.fullmatch(name)
     if m:
         return _rooted_from_folder(name, m["base"], data)
@@ -70,10 +81,7 @@ def resolve(name: str, data: Path | None = None) -> Puzzle | None:
 
 def _board(name: str, data: Path | None) -> Puzzle | None:
     """A board the grammar builds on: built-in, any rectangle, or a spec in ``data``."""
-    from pipeline import puzzles
-    from pipeline.puzzles.spec import parse as spec
-
-    found = puzzles.REGISTRY.get(name)
+    found = REGISTRY.get(name)
     if found is not None:
         plain = type(found) in (TilePuzzle, PegPuzzle)
         return found if plain else None
@@ -85,12 +93,10 @@ def _board(name: str, data: Path | None) -> Puzzle | None:
 
 
 def _multi(board: Puzzle) -> MultiTilePuzzle:
-    from pipeline import puzzles
-
     m = RECTANGLE.fullmatch(board.name)
     if m is None or not isinstance(board, TilePuzzle):
         raise UnknownPuzzle(f"{board.name}-multi: the multi-tile metric is for rectangles only")
-    known = puzzles.REGISTRY.get(f"{board.name}-multi")
+    known = REGISTRY.get(f"{board.name}-multi")
     return known if isinstance(known, MultiTilePuzzle) else multi_rectangle(int(m[1]), int(m[2]))
 
 
@@ -177,32 +183,15 @@ def recorded_root(data: Path, name: str) -> str | None:
 
 
 def _rooted_from_folder(name: str, base: str, data: Path | None) -> Puzzle | None:
-    from pipeline import puzzles
-
     if data is None:
         return None
     root = recorded_root(data, name)
     if root is None:
         return None
-    p = rooted(puzzles.get(base, data), root)
+    board = resolve(base, data)
+    if board is None:
+        raise unknown(base)
+    p = rooted(board, root)
     if p.name != name:
         raise UnknownPuzzle(f"{name}: the root its manifest records hashes to {p.name}")
     return p
-
-
-def listed(data: Path) -> list[Puzzle]:
-    """What ``puzzledb list`` shows: the built-ins, the tables of each spec kept in
-    ``data``, and every other table built there (other goals, typed roots)."""
-    from pipeline import puzzles
-    from pipeline.puzzles.spec import parse as spec
-
-    out = dict(puzzles.REGISTRY)
-    for s in spec.kept(data):
-        for suffix in spec.families()[s.family].TABLES:
-            out.setdefault(s.name + suffix, puzzles.get(s.name + suffix, data))
-    for manifest in sorted(data.glob("*/_manifest.json")):
-        name = manifest.parent.name
-        if name not in out:
-            with contextlib.suppress(PuzzleDBError):
-                out[name] = puzzles.get(name, data)
-    return list(out.values())

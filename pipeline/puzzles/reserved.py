@@ -7,7 +7,8 @@ is read and a table found under it is left out of the catalog.
 
 from __future__ import annotations
 
-#: The views, tables and macros every catalog creates (catalog.py, peg_sql.py, walk_sql.py).
+#: The views, tables and macros every catalog creates (query/catalog.py,
+#: query/walk_sql.py, pegs/sql.py).
 _CATALOG = "puzzles levels summary board cells drawing state_of path winnable can_jump canonical"
 CATALOG_NAMES = frozenset(_CATALOG.split())
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from pipeline import hints
 from pipeline.errors import CorruptTable, PuzzleDBError
+from pipeline.puzzles import registry
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.reserved import reserved
 from pipeline.storage.format import MANIFEST
@@ -29,14 +30,12 @@ FREE = ("title",)
 def puzzle_of(m: Manifest, data: Path) -> Puzzle:
     """The puzzle of table ``m`` in ``data``; CorruptTable (one line) when its name is
     reserved, names no puzzle here, or its manifest records the puzzle otherwise."""
-    from pipeline import puzzles
-
     where = f"{data / m.table / MANIFEST}"
     why = reserved(m.table)
     if why is not None:
         raise CorruptTable(f"{where}: the table's name is refused: {why}")
     try:
-        p = puzzles.get(m.table, data)
+        p = registry.get(m.table, data)
     except PuzzleDBError as e:
         raise CorruptTable(f"{where}: names no puzzle known here ({_first_line(e)})") from None
     field = first_difference(m.puzzle, p.describe())

@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import CannotWrite, CorruptTable
-from pipeline.puzzles import family_sql, trusted
+from pipeline.puzzles import trusted
 from pipeline.puzzles.base import Cells, glob_escape, ident, sql_str
+from pipeline.puzzles.registry import family_sql
 from pipeline.query import walk_sql
 from pipeline.storage import files
 from pipeline.storage import manifest as manifests_

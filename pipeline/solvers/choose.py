@@ -20,6 +20,8 @@ from typing import Any
 from pipeline import hints
 from pipeline.answers import MethodSolution, Solution
 from pipeline.errors import BadMethod, BadPosition, NotBuilt, Unsolvable
+from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.tiles.board import TilePuzzle
 from pipeline.puzzles.tiles.patterns import PARTITIONS
 
 METHODS = ("auto", "table", "optimal", "loop")
@@ -47,7 +49,7 @@ def not_built(puzzle: str, data: Path | None = None) -> NotBuilt:
 
 def from_table(sol: Solution, p: Any) -> MethodSolution:
     """A table walk as a method solution (with the tiles slid on rectangles)."""
-    tiles = _tiles_of(sol.states, p) if p.name in PARTITIONS else []
+    tiles = tiles_slid(p, sol.states) if p.name in PARTITIONS else []
     return MethodSolution(
         sol.puzzle, sol.origin, sol.states, sol.path, sol.notation, method="table", tiles=tiles
     )
@@ -64,7 +66,12 @@ def _slide(cells: Sequence[int], tiles: Sequence[int]) -> list[list[int]]:
     return out
 
 
-def _tiles_of(states: list[int], p: Any) -> list[int]:
+def slides_tiles(p: Puzzle) -> bool:
+    """Whether ``p`` is a sliding puzzle: each step of a walk slides a tile into the blank."""
+    return isinstance(p, TilePuzzle)
+
+
+def tiles_slid(p: Any, states: Sequence[int]) -> list[int]:
     """The tile slid between consecutive states of a sliding-puzzle walk."""
     out = []
     for a, b in itertools.pairwise(states):

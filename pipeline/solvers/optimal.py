@@ -1,7 +1,7 @@
 """Optimal solutions of rectangular sliding puzzles from additive pattern databases.
 
 The pattern databases are ordinary tables (``<board>-pdb-<label>``, built by
-the engine, see pipeline/puzzles/pdb.py). For the search each is also kept as
+the engine, see pipeline/puzzles/tiles/patterns.py). For the search each is also kept as
 a compact array, ``<data>/<table>/_pdb.npy``: uint8, indexed by
 ``sum(cell of pattern tile i * cells**i)``, holding the minimum depth over the
 blank's cells (255 where no position has those cells). It is derived from the

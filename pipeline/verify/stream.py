@@ -8,9 +8,9 @@ level ``d`` (closure), and level ``d + 1`` with its parents to check that
 each parent is in level ``d`` and one legal move away. Memory: 8 bytes a state
 of the widest level plus a few chunks' moves. french37's widest level (427
 million states) is 3.4 GB held; the window of three levels with parents that
-verify.py holds would be some 18 GB.
+window.py holds would be some 18 GB.
 
-The checks and their messages are verify.py's (a closure's example may be
+The checks and their messages are window.py's (a closure's example may be
 another of the moves that miss: the smallest, not the first made); the moves are the puzzle's own
 ``expand``, never the build's kernels. Membership is a merge: a chunk's moves
 are radix-sorted and walked against the held level with a galloping search.
@@ -30,7 +30,8 @@ from pipeline.engine.core import NO_PARENT, absent, unique
 from pipeline.puzzles.base import Puzzle
 from pipeline.storage.reader import LevelFiles
 from pipeline.storage.table import Table
-from pipeline.verify.checks import one_move
+from pipeline.verify.moves import one_move
+from pipeline.verify.report import Report
 
 #: Rows a chunk: a peg chunk's moves (about ten a state) stay near 160 MB.
 CHUNK = 1 << 18
@@ -93,9 +94,9 @@ def _in_pairs(pool: ThreadPoolExecutor, fn: Callable, items: Iterable[tuple]) ->
 
 
 class Layered:
-    """The per-level checks of verify.py, one level held at a time."""
+    """The per-level checks of window.py, one level held at a time."""
 
-    def __init__(self, puzzle: Puzzle, table: Table, report: Any) -> None:
+    def __init__(self, puzzle: Puzzle, table: Table, report: Report) -> None:
         self.puzzle = puzzle
         self.table = table
         self.report = report

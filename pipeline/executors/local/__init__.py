@@ -2,5 +2,5 @@
 
 executor.py (planning a step: whole, re-expanded or spilled buckets),
 lanes.py (packed keys on two threads), spill.py (buckets of rows spilled to
-files).
+files). Their files are storage/scratch.py's.
 """

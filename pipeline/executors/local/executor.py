@@ -25,17 +25,12 @@ import numpy as np
 
 from pipeline.engine import budget
 from pipeline.engine.buffers import Pool
-from pipeline.engine.level import read_all, sample
+from pipeline.engine.level import SAMPLE, read_all, sample
 from pipeline.engine.rows import Rows
 from pipeline.executors import closing
 from pipeline.executors.base import LevelJob, Place, Scratch, Sink, StepStats
 from pipeline.executors.local import lanes, spill
-
-#: Up to this many buckets of rows (no kernels), each re-expands the frontier
-#: instead of spilling (packed keys: lanes.REEXPAND).
-REEXPAND = 4
-#: States expanded for the sample that sets the bucket boundaries.
-SAMPLE = 1 << 16
+from pipeline.storage import scratch
 
 
 class LocalExecutor(Scratch):
@@ -68,8 +63,7 @@ class LocalExecutor(Scratch):
     def run_level(self, job: LevelJob, sink: Sink) -> StepStats:
         assert self.spill is not None, "a LocalExecutor needs a spill folder: bind it"
         if job.rules.free is not None:
-            rounds = self.spill.with_name(self.spill.name + "-rounds")
-            return closing.run(self.run_level, job, sink, rounds)
+            return closing.run(self.run_level, job, sink, scratch.rounds_folder(self.spill))
         n = len(job.frontier)
         rows = Rows(job.rules, n)
         stats = StepStats()
@@ -88,7 +82,7 @@ class LocalExecutor(Scratch):
             return lanes.run(job, rows, sink, k, moves, branching, stats, self.pool, self.spill)
         if k == 1:  # a frontier no larger than the sample: its moves are made
             return _whole(job, rows, sink, stats, moves if n <= SAMPLE else None)
-        if k <= REEXPAND:
+        if k <= spill.REEXPAND_ROWS:
             return spill.reexpand(job, rows, sink, rows.cuts(moves, k), branching, stats)
         return spill.spill(job, rows, sink, rows.cuts(moves, k), branching, stats, self.spill)
 

@@ -1,32 +1,31 @@
 """Packed keys on two threads: the local executor's step for puzzles with kernels.
 
 A level is cut into child ranges (buckets), made one after the other. Up to
-:data:`REEXPAND` buckets, each is made by expanding the whole frontier again,
-keeping only the keys of its range (the kernel filters them). Past that, a
-pass expands the frontier once for a run of buckets, groups each chunk's keys
-by bucket (radix.partition, linear) and appends them to the buckets' spill
-files (8 bytes a key, or 5 where the bucket's keys span less than 2**40: their
-offset from its first; with path counts 16, or 8 where the key has bits to
-spare for its parent's row: indexed.py); then the buckets are read back one
-by one. Either way a bucket comes as two runs of keys that the two threads
-sort (a radix sort; with path counts indexed moves beside a table of counts,
-rows.py, or rows ``(key, weight)``), and each thread resolves one half of the
-bucket's range from both runs. The kernels and the
-sorts release the GIL, and the rows reach the sink in range order: the same
-rows as one thread would make. Big buffers come from a pool and go back to it
-(fresh pages cost: buffers.py).
+:data:`REEXPAND_KEYS` buckets, each is made by expanding the whole frontier
+again, keeping only the keys of its range (the kernel filters them). Past
+that, a pass expands the frontier once for a run of buckets, groups each
+chunk's keys by bucket (radix.partition, linear) and appends them to the
+buckets' slots in the scratch folder (storage/scratch.py: 8 bytes a key, or 5
+where the bucket's keys span less than 2**40: their offset from its first;
+with path counts 16, or 8 where the key has bits to spare for its parent's
+row: indexed.py); then the buckets are read back one by one. Either way a
+bucket comes as two runs of keys that the two threads sort (a radix sort;
+with path counts indexed moves beside a table of counts, rows.py, or rows
+``(key, count)``), and each thread resolves one half of the bucket's range
+from both runs. The kernels and the sorts release the GIL, and the rows reach
+the sink in range order: the same rows as one thread would make. Big buffers
+come from a pool and go back to it (fresh pages cost: buffers.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,21 +33,22 @@ from pipeline.engine.buffers import Pool, owner
 from pipeline.engine.core import States, unique
 from pipeline.engine.level import Chunk, InMemory
 from pipeline.engine.rows import INDEX_CHUNK, Rows
-from pipeline.errors import CorruptTable
 from pipeline.executors.base import LevelJob, Sink, StepStats
 from pipeline.executors.local import spill
+from pipeline.storage.scratch import Slots
 
 if TYPE_CHECKING:
     from pipeline.engine import indexed
 
 #: A level of at least this many states is worked in two lanes (threads).
 LANE_MIN = 1 << 14
-#: Up to this many buckets, each re-expands the frontier instead of spilling.
+#: Up to this many buckets of packed keys, each re-expands the frontier instead of
+#: spilling (rows: spill.REEXPAND_ROWS).
 #: Re-expanding costs a whole expansion a bucket, spilling about one in all:
 #: english33 (levels of 3 and 4 buckets) built in 52.7 to 55.7 s at 1 or 2
 #: against 59.4 to 60.8 s at 4 (interleaved, load 2); 2 keeps the levels just
 #: past the budget off the disk.
-REEXPAND = 2
+REEXPAND_KEYS = 2
 #: A bucket: its child range, its two runs of moves, the pooled buffers they use,
 #: and with indexed moves (rows.py) each run's table of counts.
 Bucket = tuple[int, int, tuple[States, States], list[States], tuple[States, States] | None]
@@ -63,10 +63,10 @@ def run(
     branching: float,
     stats: StepStats,
     buffers: Pool,
-    folder: Path | None = None,
+    scratch: Path | None = None,
 ) -> StepStats:
     """The level in ``k`` child ranges, each on two threads (see the module docstring);
-    ``folder`` takes the spill files (None: every bucket re-expands)."""
+    ``scratch`` takes the slot files (None: every bucket re-expands)."""
     assert rows.kernels is not None
     edges = rows.cuts(sample, k)
     stats.buckets = len(edges) - 1
@@ -74,10 +74,10 @@ def run(
     two = len(job.frontier) >= LANE_MIN
     stats.pairs = 0
     with ThreadPoolExecutor(max_workers=2) as pool:
-        if stats.buckets <= REEXPAND or folder is None:
+        if stats.buckets <= REEXPAND_KEYS or scratch is None:
             made = _expanded(pool, job, rows, edges, branching, buffers, stats)
         else:
-            made = _spilled(pool, job, rows, edges, branching, buffers, stats, folder)
+            made = _spilled(pool, job, rows, edges, branching, buffers, stats, scratch)
         for bucket in made:
             _resolve(pool, job, rows, sink, bucket, children if two else None, buffers, stats)
     return stats
@@ -112,9 +112,9 @@ def _resolve(
         for (a, b), room in zip(itertools.pairwise(splits), free, strict=False)
     ]
     resolver = _span_resolver(rows, runs, buffers, tables)
-    for states, parents, sums, out in pool.map(resolver, spans):
-        copied = sink(states, parents, sums)
-        del states, parents, sums
+    for states, parents, counts, out in pool.map(resolver, spans):
+        copied = sink(states, parents, counts)
+        del states, parents, counts
         if copied:
             buffers.give(*out)
         else:
@@ -163,33 +163,30 @@ def _spilled(
     branching: float,
     buffers: Pool,
     stats: StepStats,
-    folder: Path,
+    scratch: Path,
 ) -> Iterator[Bucket]:
-    """The buckets through spill files, in passes over runs of buckets when their moves
+    """The buckets through slot files, in passes over runs of buckets when their moves
     would pass ``spill.SPILL_BYTES`` on disk (each pass expands the frontier again)."""
     k = len(edges) - 1
-    from pipeline.engine import indexed  # numba: kept off the solve path's imports
-
     counts = job.frontier.path_counts() if rows.low else None
-
-    word = 8 if indexed.index_bits(rows) else 8 * rows.width  # bytes a spilled move
-    narrow = None if indexed.index_bits(rows) else _narrow(rows, edges)
+    bits = rows.spare_bits()
+    word = 8 if bits else 8 * rows.width  # bytes a spilled move
+    narrow = None if bits else _narrow(rows, edges)
     if narrow is not None:
         word = float(np.where(narrow[0], 5, 8).mean())  # buckets: about equal in moves
     on_disk = len(job.frontier) * max(1.0, branching) * word
     passes = min(k, max(1, math.ceil(on_disk / spill.SPILL_BYTES)))
     for run in np.array_split(np.arange(k), passes):
         first, last = int(run[0]), int(run[-1]) + 1
-        sizes, index = _spill_pass(
-            pool, job, rows, edges, (first, last), branching, buffers, stats, folder, narrow
+        slots, index = _spill_pass(
+            pool, job, rows, edges, (first, last), branching, buffers, stats, scratch, narrow
         )
         for b in range(first, last):
             clock = time.perf_counter()
-            slot = (folder, b - first, sizes[b - first])
             base = int(narrow[1][b]) if narrow is not None and narrow[0][b] else None
-            runs, taken, tables = _read_slot(pool, slot, rows, buffers, index, counts, base)
+            got = _read_slot(pool, slots, b - first, rows, buffers, index, counts, base)
             stats.expand += time.perf_counter() - clock
-            yield edges[b], edges[b + 1], runs, taken, tables
+            yield edges[b], edges[b + 1], *got
 
 
 def _spill_pass(
@@ -201,15 +198,14 @@ def _spill_pass(
     branching: float,
     buffers: Pool,
     stats: StepStats,
-    folder: Path,
+    scratch: Path,
     narrow: tuple[np.ndarray, np.ndarray] | None = None,
-) -> tuple[list[int], indexed.Index | None]:
-    """The moves into buckets ``run[0] <= b < run[1]``, each written to its slot file
+) -> tuple[Slots, indexed.Index | None]:
+    """The moves into buckets ``run[0] <= b < run[1]``, each written to its slot
     (bucket ``b`` to slot ``b - run[0]``): the threads expand and group chunks, this
     one writes them in order (``narrow``, :func:`_narrow`: which buckets' keys go
-    in 5 bytes, 4 to the slot file and 1 to its ``.top`` file). Returns the bytes
-    written to each slot, and how its keys find their path counts when they are
-    indexed (indexed.py)."""
+    in 5 bytes). Returns the slots written, and how their keys find their path
+    counts when they are indexed (indexed.py)."""
     from pipeline.engine import indexed, radix  # numba: kept off the solve path's imports
 
     clock = time.perf_counter()
@@ -218,99 +214,80 @@ def _spill_pass(
     cut_keys <<= np.uint64(rows.low)  # indexed moves are grouped as they are
     share = branching * (last - first) / (len(edges) - 1)
     span = (edges[first], edges[last])
-    bits = indexed.index_bits(rows)
+    bits = rows.spare_bits()
 
     pack = 0 if rows.low else bits  # rows (key, parent's row) to pack into one word
     flags = narrow[0][first:last] if narrow is not None else np.zeros(last - first, bool)
     narrowing = (flags, narrow[1][first:last]) if narrow is not None else None
 
     def group(part: Chunk) -> tuple[States, list[int], States | None]:
-        weights = indexed.rows_of_chunk(part) if pack else None
-        moves, buffer = _chunk_keys(rows, buffers, part, *span, share, weights)
+        beside = indexed.rows_of_chunk(part) if pack else None
+        moves, buffer = _chunk_keys(rows, buffers, part, *span, share, beside)
         out = buffers.take(len(moves) if bits else moves.size)
         out = out if bits else out.reshape(moves.shape)
         bounds = radix.partition(moves, cut_keys, out, pack, narrowing)
         buffers.give(buffer)
         return out, bounds, part[2]
 
-    per = _chunk_rows(job, rows, share)
+    per = _chunk_states(job, rows, share)
     parts = job.frontier.chunks(per, *rows.want)
-    index = indexed.Index(bits, folder / "counts.bin") if bits else None
-    with contextlib.ExitStack() as stack:
-        files = [stack.enter_context(_slot(folder, i)) for i in range(last - first)]
-        tops = [
-            stack.enter_context(_slot(folder, i, "top")) if f else None for i, f in enumerate(flags)
-        ]
-        # Indexed runs find their counts in the frontier's (rows.py): no side file.
-        counts = stack.enter_context(_slot(folder, "counts")) if pack else None
-        for out, bounds, weights in _bounded_map(
+    index = indexed.Index(bits) if bits else None
+    # Indexed runs find their counts in the frontier's (rows.py): no counts file.
+    with Slots(scratch, flags, counts=bool(pack)) as slots:
+        for out, bounds, counts in _bounded_map(
             pool, group, indexed.cut(parts, 1 << bits) if index else parts
         ):
-            for f, top, a, b in zip(files, tops, bounds, bounds[1:], strict=False):
-                if b > a and top is not None:
-                    low, high = radix.narrowed(out, a, b)
-                    f.write(low)
-                    top.write(high)
-                elif b > a:
-                    f.write(out[a:b])
+            _write_chunk(slots, flags, out, bounds)
             if index:
-                if counts:
-                    counts.write(weights)  # type: ignore[arg-type]
-                index.add(len(weights), bounds)  # type: ignore[arg-type]
+                if pack:
+                    slots.write_counts(counts)  # type: ignore[arg-type]
+                index.add(len(counts), bounds)  # type: ignore[arg-type]
             buffers.give(out)
-        sizes = [f.tell() for f in files]
     stats.expand += time.perf_counter() - clock
-    return sizes, index
+    return slots, index
 
 
-def _slot(folder: Path, i: int | str, kind: str = "bin") -> BinaryIO:
-    """Spill file ``i``, open to be written from its start. Slots are overwritten in
-    place, never truncated nor removed until the build ends (``LocalExecutor.close``):
-    on this machine writing pages the page cache holds ran at 11 GB/s, while new
-    pages (a new or truncated file) ran at 0.7 GB/s and reading them back at 0.4."""
-    path = folder / (f"slot{i:05d}.{kind}" if isinstance(i, int) else f"{i}.{kind}")
-    if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        path.touch()
-    return open(path, "r+b")
+def _write_chunk(slots: Slots, narrow: np.ndarray, out: States, bounds: list[int]) -> None:
+    """A chunk's keys grouped by bucket (``bounds``) to their slots, 5-byte ones where
+    ``narrow`` says."""
+    from pipeline.engine import radix
+
+    for i, (a, b) in enumerate(itertools.pairwise(bounds)):
+        if b > a and narrow[i]:
+            slots.write_narrow(i, *radix.narrowed(out, a, b))
+        elif b > a:
+            slots.write(i, out[a:b])
 
 
 def _read_slot(
     pool: ThreadPoolExecutor,
-    slot: tuple[Path, int, int],
+    slots: Slots,
+    i: int,
     rows: Rows,
     buffers: Pool,
     index: indexed.Index | None,
     counts: States | None = None,
     base: int | None = None,
 ) -> tuple[tuple[States, States], list, tuple[States, States] | None]:
-    """A bucket's spilled moves (``slot``: the folder, the slot, the bytes written to
-    it) as two runs in pooled buffers (listed second, to give back). Indexed
-    moves (``counts``, the frontier's: rows.py) come with the runs' tables, cut
-    where :meth:`indexed.Index.split` says; other keys with an index are joined
+    """Slot ``i``'s moves as two runs in pooled buffers (listed second, to give back).
+    Indexed moves (``counts``, the frontier's: rows.py) come with the runs' tables,
+    cut where :meth:`indexed.Index.split` says; other keys with an index are joined
     to their path counts on the two threads; 5-byte keys (``base``, the bucket's
     first key: :func:`_read_narrow`) are widened; the rest are cut in halves."""
     if base is not None:
-        runs, taken = _read_narrow(pool, slot, base, buffers)
+        runs, taken = _read_narrow(pool, slots, i, base, buffers)
         return runs, taken, None
-    folder, i, size = slot
-    n = size // (8 if index else 8 * rows.width)
+    n = slots.sizes[i] // (8 if index else 8 * rows.width)
     cut = index.split(i) if index and counts is not None else None
     first = n // 2 if cut is None else cut[1]
     join = index is not None and cut is None  # keys to rows (key, count): two words each
-    word = 1 if index else rows.width  # uint64s a spilled move
-    taken = []
-    with open(folder / f"slot{i:05d}.bin", "rb") as f:
-        for count in (first, n - first):
-            flat = buffers.take(count * rows.width)
-            if f.readinto(flat[count:] if join else flat) != 8 * count * word:
-                raise CorruptTable(f"{f.name}: ends before its moves (spill cut short)")
-            taken.append(flat)
+    taken = [buffers.take(count * rows.width) for count in (first, n - first)]
+    slots.read(i, [t[len(t) // 2 :] if join else t for t in taken])
     if cut is not None:
         assert index is not None and counts is not None
         return (taken[0], taken[1]), taken, index.rebase(taken, i, cut[0], counts)
     if index:
-        a, b = pool.map(index.attach, taken, (i, i), (0, first))
+        a, b = pool.map(lambda t, at: index.attach(t, i, at, slots.counts), taken, (0, first))
         return (a, b), taken, None
     a, b = (t if rows.width == 1 else t.reshape(-1, rows.width) for t in taken)
     return (a, b), taken, None
@@ -331,34 +308,27 @@ def _narrow(rows: Rows, edges: list[int]) -> tuple[np.ndarray, np.ndarray] | Non
 
 
 def _read_narrow(
-    pool: ThreadPoolExecutor, slot: tuple[Path, int, int], base: int, buffers: Pool
+    pool: ThreadPoolExecutor, slots: Slots, i: int, base: int, buffers: Pool
 ) -> tuple[tuple[States, States], list]:
-    """A bucket's 5-byte keys (slot file and ``.top``, ``base`` their smallest key) as
-    two runs of keys in pooled buffers (listed second, to give back); each buffer
-    holds its run's 4-byte parts in its second half and fifth bytes after its end
-    while they are widened in place."""
+    """Slot ``i``'s 5-byte keys (``base`` their smallest key) as two runs of keys in
+    pooled buffers (listed second, to give back); each buffer holds its run's
+    4-byte parts in its second half and fifth bytes after its end while they are
+    widened in place."""
     from pipeline.engine import radix
 
-    folder, i, size = slot
-    n = size // 4
+    n = slots.sizes[i] // 4
     parts = []
-    with (
-        open(folder / f"slot{i:05d}.bin", "rb") as low,
-        open(folder / f"slot{i:05d}.top", "rb") as top,
-    ):
-        for count in (n // 2, n - n // 2):
-            flat = buffers.take(count + (count + 7) // 8)
-            keys = flat[:count]
-            high = flat[count:].view(np.uint8)[:count]
-            got = low.readinto(keys.view(np.uint32)[count:]) + top.readinto(high)
-            if got != 5 * count:
-                raise CorruptTable(f"{low.name}: ends before its moves (spill cut short)")
-            parts.append((flat, keys, high))
+    for count in (n // 2, n - n // 2):
+        flat = buffers.take(count + (count + 7) // 8)
+        keys = flat[:count]
+        high = flat[count:].view(np.uint8)[:count]
+        parts.append((flat, keys, high))
+    slots.read_narrow(i, [(keys.view(np.uint32)[len(keys) :], high) for _, keys, high in parts])
     a, b = pool.map(lambda p: radix.widen(p[1], p[2], base), parts)
     return (a, b), [p[0] for p in parts]
 
 
-def _chunk_rows(job: LevelJob, rows: Rows, share: float) -> int:
+def _chunk_states(job: LevelJob, rows: Rows, share: float) -> int:
     """Frontier states a pass expands at a time: up to four chunks are in flight,
     each with its moves twice (as made, and grouped), within an eighth of the work."""
     room = max(job.work - job.held, job.work // 4) // 8
@@ -405,26 +375,26 @@ def _chunk_keys(
     lo: int,
     hi: int,
     expect: float,
-    weights: States | None = None,
+    beside: States | None = None,
 ) -> tuple[States, States]:
     """The moves of one chunk of the frontier, and the pooled buffer they were written to
-    (``weights``: set beside each key instead of its parent's path count; indexed
+    (``beside``: set beside each key instead of its parent's path count; indexed
     moves carry their parent's row in the chunk instead)."""
     states, parents, counts = part
-    counts = counts if weights is None else weights
+    counts = counts if beside is None else beside
     moves = rows.kernels
     assert moves is not None
     buffer = buffers.take(int(len(states) * expect * 1.1) + 1024)
     keys = moves.keys(states, parents, lo, hi, expect, buffer)
-    if not rows.weights:
+    if not rows.counted:
         return keys, buffer
     if rows.low:
         return moves.index(keys, states, rows.low), buffer
     flat = buffers.take(2 * len(keys))
-    weighted = moves.weigh(keys, states, counts, flat.reshape(-1, 2))
+    counted = moves.weigh(keys, states, counts, flat.reshape(-1, 2))
     del keys
     buffers.give(buffer)
-    return weighted, flat
+    return counted, flat
 
 
 def _span_resolver(
@@ -440,7 +410,7 @@ def _span_resolver(
 
     def resolve(span: tuple[list[tuple[int, int]], tuple[States, ...], States | None]) -> tuple:
         ((a0, b0), (a1, b1)), exclude, room = span
-        width = 2 + rows.weights
+        width = 2 + rows.counted
         if room is not None and len(room) >= width:
             cap = len(room) // width
             out = tuple(room[i * cap : (i + 1) * cap] for i in range(width))

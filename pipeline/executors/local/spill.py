@@ -1,18 +1,17 @@
-"""Buckets of moves as rows ``(child, parent[, weight])``, for puzzles without kernels.
+"""Buckets of moves as rows ``(child, parent[, count])``, for puzzles without kernels.
 
-Up to a few buckets, the frontier is expanded once per bucket, keeping the
-moves of that bucket's child range. Beyond that, the frontier is read in
-chunks and each move is appended to its bucket's spill file (16 or 24 bytes a
-row); then bucket by bucket the moves are loaded, sorted, resolved against
-the same range of the excluded levels and handed to the sink. (Packed keys
+Up to :data:`REEXPAND_ROWS` buckets, the frontier is expanded once per bucket,
+keeping the moves of that bucket's child range. Beyond that, the frontier is
+read in chunks and each move is appended to its bucket's scratch file (16 or
+24 bytes a row: storage/scratch.py); then bucket by bucket the moves are
+loaded, sorted, resolved against the same range of the excluded levels and
+handed to the sink. (Packed keys
 take the two-thread path of lanes.py, which spills in the same passes.)
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
-import shutil
 import time
 from pathlib import Path
 
@@ -20,9 +19,10 @@ import numpy as np
 
 from pipeline.engine.rows import Rows
 from pipeline.executors.base import LevelJob, Sink, StepStats
+from pipeline.storage.scratch import Buckets
 
 
-def _chunk_rows(job: LevelJob, rows: Rows, branching: float) -> int:
+def _chunk_states(job: LevelJob, rows: Rows, branching: float) -> int:
     """Frontier states expanded at a time so that their moves fit the work."""
     room = max(job.work - job.held, job.work // 4)
     return max(1024, int(room / (max(1.0, branching) * rows.bytes)))
@@ -35,7 +35,7 @@ def reexpand(
     k = len(edges) - 1
     stats.buckets, stats.pairs = k, 0
     cut_keys = np.array([rows.key_bound(e) for e in edges[1:-1]], np.uint64)
-    per = max(1024, min(_chunk_rows(job, rows, branching) // k, 1 << 21))
+    per = max(1024, min(_chunk_states(job, rows, branching) // k, 1 << 21))
     for b in range(k):
         clock = time.perf_counter()
         kept_moves = []
@@ -55,7 +55,10 @@ def reexpand(
     return stats
 
 
-#: Most bytes of moves in spill files at once: a level with more is spilled in
+#: Up to this many buckets of rows, each re-expands the frontier instead of spilling
+#: (packed keys: lanes.REEXPAND_KEYS).
+REEXPAND_ROWS = 4
+#: Most bytes of moves in scratch files at once: a level with more is spilled in
 #: passes over runs of its buckets, each pass expanding the whole frontier again
 #: (french37's widest step has about 35 GB of moves: disk traded for expansion).
 SPILL_BYTES = 16 << 30
@@ -68,9 +71,9 @@ def spill(
     edges: list[int],
     branching: float,
     stats: StepStats,
-    folder: Path,
+    scratch: Path,
 ) -> StepStats:
-    """Every move to its bucket's spill file, then bucket by bucket resolved (in passes
+    """Every move to its bucket's scratch file, then bucket by bucket resolved (in passes
     over runs of buckets when the moves would pass SPILL_BYTES on disk)."""
     k = len(edges) - 1
     stats.buckets, stats.pairs = k, 0
@@ -78,7 +81,7 @@ def spill(
     passes = min(k, max(1, math.ceil(on_disk / SPILL_BYTES)))
     for run in np.array_split(np.arange(k), passes):
         _spill_run(
-            job, rows, sink, edges, (int(run[0]), int(run[-1]) + 1), branching, stats, folder
+            job, rows, sink, edges, (int(run[0]), int(run[-1]) + 1), branching, stats, scratch
         )
     return stats
 
@@ -91,33 +94,26 @@ def _spill_run(
     run: tuple[int, int],
     branching: float,
     stats: StepStats,
-    folder: Path,
+    scratch: Path,
 ) -> None:
     """The buckets ``run[0] <= b < run[1]``: their moves spilled, then resolved in order."""
     clock = time.perf_counter()
     first, last = run
     cut_keys = np.array([rows.key_bound(e) for e in edges[1:-1]], np.uint64)
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    with contextlib.ExitStack() as stack:
-        files = {
-            b: stack.enter_context(open(folder / f"b{b:05d}.bin", "wb")) for b in range(first, last)
-        }
-        for chunk in job.frontier.chunks(_chunk_rows(job, rows, branching), *rows.want):
+    with Buckets(scratch, first, last, rows.width) as buckets:
+        for chunk in job.frontier.chunks(_chunk_states(job, rows, branching), *rows.want):
             moves, bounds = _by_bucket(rows.make(*chunk), rows, cut_keys)
             for b in range(first, last):
                 if bounds[b + 1] > bounds[b]:
-                    moves[bounds[b] : bounds[b + 1]].tofile(files[b])
+                    buckets.add(b, moves[bounds[b] : bounds[b + 1]])
             stats.pairs += bounds[last] - bounds[first]
             del moves
-    stats.expand += time.perf_counter() - clock
-    for b in range(first, last):
-        clock = time.perf_counter()
-        path = folder / f"b{b:05d}.bin"
-        moves = rows.load(path)
-        path.unlink()
-        _resolve_bucket(job, rows, moves, edges[b], edges[b + 1], sink, stats, clock)
-    shutil.rmtree(folder, ignore_errors=True)
+        buckets.close()
+        stats.expand += time.perf_counter() - clock
+        for b in range(first, last):
+            clock = time.perf_counter()
+            moves = buckets.take(b)
+            _resolve_bucket(job, rows, moves, edges[b], edges[b + 1], sink, stats, clock)
 
 
 def _by_bucket(moves: np.ndarray, rows: Rows, cut_keys: np.ndarray) -> tuple[np.ndarray, list[int]]:

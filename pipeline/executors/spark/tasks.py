@@ -73,7 +73,7 @@ def puzzle_for(puzzle: str, data: str) -> Any:
     """The puzzle in this process, bound to the data folder, made once."""
     key = (puzzle, data)
     if key not in _PUZZLES:
-        from pipeline.puzzles import get
+        from pipeline.puzzles.registry import get
 
         _PUZZLES[key] = get(puzzle, Path(data)).bind(Path(data))
     return _PUZZLES[key]

@@ -167,8 +167,6 @@ o o o o o o o o o
     centre=20,
 )
 
-BOARDS = {b.name: b for b in (TRIANGLE15, ENGLISH33, FRENCH37, DIAMOND41)}
-
 
 def popcount(states: States) -> np.ndarray:
     return np.bitwise_count(states).astype(np.int64)
@@ -404,14 +402,6 @@ class PegMovesPuzzle(PegPuzzle):
         return {**super().describe(), "last_jump_bits": [LAST_SHIFT, LAST_SHIFT + LAST_BITS - 1]}
 
 
-def _read_level(directory: Path, depth: int) -> States:
-    """One level's states of a built table (sorted)."""
-    from pipeline.engine.level import read_all
-    from pipeline.storage.table import Table
-
-    return read_all(Table(directory).level(depth))
-
-
 class WinnablePuzzle(Puzzle):
     """Positions that can still be won, from the goal by reversed jumps, kept to reachable ones.
 
@@ -442,10 +432,14 @@ class WinnablePuzzle(Puzzle):
         self.spec = forward.spec
 
     def bind(self, data: Path) -> WinnablePuzzle:
-        """The same puzzle reading reachable positions from ``data/<forward>``."""
+        """The same puzzle reading reachable positions from ``data/<forward>``
+        (the one read of storage a family makes: a derived table's source)."""
+        from pipeline.storage.table import Table
+
         bound = type(self)(self.forward, default=self.default)
         folder = data / self.forward.name
-        bound._source = lambda depth: _read_level(folder, depth)
+        # Every state of a level, sorted: the range with no upper end.
+        bound._source = lambda depth: Table(folder).level(depth).between(0, 1 << 64)
         return bound
 
     def reachable(self, pegs: int) -> States:
@@ -515,12 +509,3 @@ PUZZLES: list[Puzzle] = [
     FRENCH37_JUMPS,
     DIAMOND41_JUMPS,
 ]
-
-
-def variant(name: str) -> list[Puzzle] | None:
-    """``<board>@<hole>`` (and its ``-winnable``): a peg board started from another hole."""
-    m = re.fullmatch(r"([a-z0-9]+)@(\d+)(-winnable)?", name)
-    if not m or m.group(1) not in BOARDS:
-        return None
-    p = PegPuzzle(BOARDS[m.group(1)], empty=int(m.group(2)), name=f"{m.group(1)}@{m.group(2)}")
-    return [p, WinnablePuzzle(p)]

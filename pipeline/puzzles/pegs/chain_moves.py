@@ -2,7 +2,7 @@
 
 A move out of a board is every board that one peg reaches by a chain of one
 or more jumps. The kernels walk each peg's chains depth-first (a jump removes a
-peg, so a chain ends). Used by the English board in moves (peg_chains.py), both
+peg, so a chain ends). Used by the English board in moves (chains.py), both
 as packed keys for the fast level step and as ``(src, child)`` rows.
 
 The packed key is ``child << tag_bits | tag`` with ``tag = f | loc(t) << fb |
@@ -13,7 +13,7 @@ connected set of holes of the jump graph (holes a peg may land in from one
 another); on the English board the largest has 12 holes and 16 'over' holes,
 so the tag takes 6 + 4 + 16 = 26 bits and a key 59. The parent is then the
 child with ``f``, ``t`` and the removed pegs flipped back (``f == t`` cancels).
-Imported on first use, like peg_moves.py.
+Imported on first use, like moves.py.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ _follow_back = _follower(0)
 def _chain_keys(states, skip, lo, hi, out, args):
     """The keys in [lo, hi] of every chain of jumps by one peg out of every state.
 
-    The first jumps are found bit-parallel on the board's grid, as peg_moves.py
+    The first jumps are found bit-parallel on the board's grid, as moves.py
     finds jumps; each is then followed by its peg's further jumps."""
     to_grid, grid, left, right, lines, jump_at, _, bit_index, _ = args[10]
     jf, jo, jt = args[11], args[12], args[13]
@@ -170,6 +170,14 @@ def _grown(a):
     return np.concatenate((a, np.empty(len(a), a.dtype)))
 
 
+@njit(inline="always")
+def _with_room(src, kid, m):
+    """``src`` and ``kid`` with room for row ``m`` (grown when full)."""
+    if m == len(kid):
+        return _grown(src), _grown(kid)
+    return src, kid
+
+
 @njit(nogil=True, cache=True)
 def _unique_tail(kid, first, m):
     """Sort ``kid[first:m]`` keeping each value once; the new end."""
@@ -225,8 +233,7 @@ def chain_rows(states, over, to, reverse):
                         seen[mark] = 0
                     boards[top], where[top] = nb, t
                     top += 1
-                    if m == len(kid):
-                        src, kid = _grown(src), _grown(kid)
+                    src, kid = _with_room(src, kid, m)
                     src[m], kid[m] = i, nb
                     m += 1
         m = _unique_tail(kid, first, m)
@@ -240,7 +247,28 @@ def chain_kernels(
     picture), or None when a key would not fit in 64 bits; ``reverse``: of
     reversed moves (see :func:`chain_rows`)."""
     n = len(holes)
+    comp_of, members, overs = _classes(n, jumps)
+    fb = max(1, (n - 1).bit_length())
+    tb = max(1, (max(len(m) for m in members) - 1).bit_length())
+    ob = max(len(o) for o in overs)
+    tag_bits = fb + tb + ob
+    if n + tag_bits > 64:
+        return None
+    grid = _grid_args(n, holes, jumps)
+    if grid is None:
+        return None
     over, to = jump_table(n, jumps)
+    places = _places(n, members, overs, ob)
+    ends = [np.array([j[i] for j in jumps], np.int64) for i in range(3)]
+    args = (over, to, comp_of, places[0], places[1], fb, tb, tag_bits, *places[2:], grid, *ends)
+    return Kernels(tag_bits, _chain_keys_back if reverse else _chain_keys, args, _chain_resolve)
+
+
+def _classes(
+    n: int, jumps: Sequence[tuple[int, int, int]]
+) -> tuple[np.ndarray, list[list[int]], list[list[int]]]:
+    """The classes of holes (connected by jumps): each hole's class, each class's
+    holes and the 'over' holes of its jumps, in order."""
     comp = list(range(n))
 
     def find(x: int) -> int:
@@ -254,16 +282,19 @@ def chain_kernels(
     comp_of = np.array([roots.index(find(h)) for h in range(n)], np.int64)
     members = [[h for h in range(n) if comp_of[h] == c] for c in range(len(roots))]
     overs = [sorted({o for f, o, _ in jumps if comp_of[f] == c}) for c in range(len(roots))]
-    fb = max(1, (n - 1).bit_length())
-    tb = max(1, (max(len(m) for m in members) - 1).bit_length())
-    ob = max(len(o) for o in overs)
-    tag_bits = fb + tb + ob
-    if n + tag_bits > 64:
-        return None
+    return comp_of, members, overs
+
+
+def _places(
+    n: int, members: list[list[int]], overs: list[list[int]], ob: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(loc, over_loc, comp_holes, over_masks): each hole's place in its class, each
+    'over' hole's bit in its class's mask, the holes of each class by place, and per
+    class the holes each byte of an ``overs`` mask stands for."""
     loc = np.zeros(n, np.int64)
-    comp_holes = np.zeros((len(roots), max(len(m) for m in members)), np.int64)
-    over_loc = np.zeros((len(roots), n), np.int64)
-    over_masks = np.zeros((len(roots), (ob + 7) // 8, 256), np.uint64)
+    comp_holes = np.zeros((len(members), max(len(m) for m in members)), np.int64)
+    over_loc = np.zeros((len(members), n), np.int64)
+    over_masks = np.zeros((len(members), (ob + 7) // 8, 256), np.uint64)
     for c, hs in enumerate(members):
         for i, h in enumerate(hs):
             loc[h], comp_holes[c, i] = i, h
@@ -272,18 +303,13 @@ def chain_kernels(
             for v in range(256):
                 if v >> (i % 8) & 1:
                     over_masks[c, i // 8, v] |= np.uint64(1 << o)
-    grid = _grid_args(n, holes, jumps)
-    if grid is None:
-        return None
-    ends = [np.array([j[i] for j in jumps], np.int64) for i in range(3)]
-    args = (over, to, comp_of, loc, over_loc, fb, tb, tag_bits, comp_holes, over_masks, grid, *ends)
-    return Kernels(tag_bits, _chain_keys_back if reverse else _chain_keys, args, _chain_resolve)
+    return loc, over_loc, comp_holes, over_masks
 
 
 def _grid_args(
     n: int, holes: Sequence[tuple[int, int]], jumps: Sequence[tuple[int, int, int]]
 ) -> tuple | None:
-    """The board's grid and jump lines as peg_moves.py lays them (to find first jumps)."""
+    """The board's grid and jump lines as moves.py lays them (to find first jumps)."""
     from pipeline.puzzles.pegs.moves import peg_moves
 
     single = peg_moves(holes, jumps)

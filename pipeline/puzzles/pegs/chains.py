@@ -1,7 +1,7 @@
 """Peg boards counted in moves, the state being the board alone (``english33-moves``).
 
 A move is a run of jumps by one peg, so a move out of a board is every board
-one peg reaches by a chain of one or more jumps (peg_chain_moves.py walks the
+one peg reaches by a chain of one or more jumps (chain_moves.py walks the
 chains, compiled). The depth is then the fewest moves to the board, one row a
 board, as George Bell counts them. Moves remove one peg or more, so a board
 may be reached at several depths: the graph is general (a new level is

@@ -1,6 +1,6 @@
 """Verify's checks of a symmetric peg table beyond the common ones.
 
-The common checks (verify.py) run with the table's own moves, which make
+The common checks (pipeline/verify/checks.py) run with the table's own moves, which make
 children canonical: a parent is one jump from some image of its child, and
 no jump out of a class leads anywhere but the next level. Here, file by file:
 every state is the smallest of its class, and every class size is the number
@@ -9,17 +9,28 @@ of distinct images of the state.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import pyarrow.parquet as pq
 
+from pipeline.engine.core import States
+
 if TYPE_CHECKING:
-    from pipeline.puzzles.pegs.sym import PegSymPuzzle
     from pipeline.storage.table import Table
 
 
-def check_table(puzzle: PegSymPuzzle, table: Table) -> tuple[list[str], list[str]]:
+class Classes(Protocol):
+    """What the checks ask of a symmetric table's puzzle (sym.PegSymPuzzle)."""
+
+    def canonical(self, states: States) -> States: ...
+
+    def class_sizes(self, states: States) -> np.ndarray: ...
+
+    def text(self, state: int) -> str: ...
+
+
+def check_table(puzzle: Classes, table: Table) -> tuple[list[str], list[str]]:
     """(problems, checks made): canonical states and class sizes in every file."""
     problems: list[str] = []
     classes = 0
@@ -41,7 +52,7 @@ def check_table(puzzle: PegSymPuzzle, table: Table) -> tuple[list[str], list[str
 
 
 def _states(
-    puzzle: PegSymPuzzle, name: str, states: np.ndarray, sizes: np.ndarray, problems: list[str]
+    puzzle: Classes, name: str, states: np.ndarray, sizes: np.ndarray, problems: list[str]
 ) -> None:
     for lo in range(0, len(states), 1 << 21):
         s, z = states[lo : lo + (1 << 21)], sizes[lo : lo + (1 << 21)]

@@ -1,6 +1,6 @@
 """Peg jumps into canonical children as compiled kernels (tables ``<board>-sym``).
 
-As peg_moves.py, with each child replaced by its smallest image under the
+As moves.py, with each child replaced by its smallest image under the
 board's symmetries (byte tables: an image is the OR of its bytes' images).
 A key is ``canonical child << 10 | g << 7 | j``: the child of jump j, mapped
 by symmetry g to its canonical form, so the parent is the canonical child
@@ -18,7 +18,7 @@ from numba import njit
 from pipeline.engine.packed import Kernels, bit_position, resolve_core, room
 from pipeline.puzzles.pegs.moves import TAG_BITS as JUMP_BITS
 from pipeline.puzzles.pegs.moves import peg_moves
-from pipeline.puzzles.pegs.sym import byte_tables
+from pipeline.puzzles.pegs.symmetries import byte_tables
 
 #: Bits of the symmetry in a key's tag (up to 8 symmetries).
 SYM_BITS = 3

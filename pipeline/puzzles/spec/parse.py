@@ -5,7 +5,7 @@ after its family::
 
     name = "plus"                 # a-z, 0-9, _: no built-in, catalog name or DuckDB keyword
     title = "plus-shaped sliding puzzle"
-    [tiles]                       # or [pegs]: see spec_tiles.py, spec_pegs.py
+    [tiles]                       # or [pegs]: see spec/tiles.py, spec/pegs.py
     ...
 
 ``puzzledb build --spec FILE`` checks the spec, copies it to
@@ -14,57 +14,37 @@ the name there (``list``, ``solve``, ``verify``, the name grammar of names.py:
 ``plus@3``, ``plus~<hash>``), and each table's manifest records the spec's
 text, so a table stays readable and rebuildable without the file.
 
-A family is a module with ``KEYS`` (the keys of its table, required ones
-marked ``True``), ``TABLES`` (the suffixes of the tables ``build --spec``
-builds) and ``load(spec) -> Puzzle`` raising :class:`Problem`; a bad spec is
-one line naming the file, the key path and, where known, the line.
+A family is a module (spec/pegs.py, spec/tiles.py) with ``KEYS`` (the keys of
+its table, required ones marked ``True``), ``TABLES`` (the suffixes of the
+tables ``build --spec`` builds) and ``load(spec) -> Puzzle`` raising
+:class:`Problem` (spec/base.py); a bad spec is one line naming the file, the
+key path and, where known, the line.
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pipeline.errors import BadSpec, CannotWrite, PuzzleDBError, UnknownPuzzle
+from pipeline.errors import BadSpec, CannotWrite, PuzzleDBError
 from pipeline.puzzles.base import Puzzle
-from pipeline.storage import files
+from pipeline.puzzles.builtin import REGISTRY
+from pipeline.puzzles.reserved import reserved
+from pipeline.puzzles.spec import pegs as spec_pegs
+from pipeline.puzzles.spec import tiles as spec_tiles
+from pipeline.puzzles.spec.base import Problem, Spec
+from pipeline.storage import files, manifest
 
 SPECS = "specs"
 NAME = re.compile(r"[a-z][a-z0-9_]*")
 TOP_KEYS = {"name": True, "title": False}
 
 
-class Problem(Exception):
-    """What is wrong with a spec, and where (a key path like ``tiles.adjacency[3]``)."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(f"{key}: {message}")
-        self.key = key
-        self.message = message
-
-
-@dataclass(frozen=True)
-class Spec:
-    """A parsed spec: its name, title, family and the family's table."""
-
-    name: str
-    title: str
-    family: str
-    table: dict[str, Any]
-    text: str
-    #: The file (or manifest) it was read from, for messages.
-    where: str
-
-
 def families() -> dict[str, ModuleType]:
     """The families a spec may define, by the name of their table."""
-    from pipeline.puzzles.spec import pegs as spec_pegs
-    from pipeline.puzzles.spec import tiles as spec_tiles
-
     return {"tiles": spec_tiles, "pegs": spec_pegs}
 
 
@@ -110,17 +90,13 @@ def _parse(doc: dict[str, Any], text: str, where: str) -> Spec:
 
 
 def _no_clash(name: str) -> None:
-    from pipeline import puzzles
-    from pipeline.puzzles.reserved import reserved
-
     why = reserved(name)
     if why is not None:
         raise Problem("name", f"{why}: choose another name")
-    try:
-        puzzles.get(name)
-    except UnknownPuzzle:
-        return
-    raise Problem("name", f"{name!r} is a built-in puzzle: choose another name")
+    # A spec's name (a-z, 0-9, _, a letter first) can only be a built-in's: every
+    # other name of the grammar holds @, ~ or - or starts with a digit.
+    if name in REGISTRY:
+        raise Problem("name", f"{name!r} is a built-in puzzle: choose another name")
 
 
 def check_keys(table: dict[str, Any], keys: dict[str, bool], prefix: str) -> None:
@@ -198,8 +174,6 @@ def add(path: Path, data: Path) -> list[str]:
 
 def _recorded(data: Path) -> list[tuple[str, str]]:
     """(table, spec text) of every built table whose manifest records a spec."""
-    from pipeline.storage import manifest
-
     out = []
     for m in sorted(data.glob("*/_manifest.json")):
         try:

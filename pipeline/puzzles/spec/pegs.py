@@ -10,7 +10,7 @@
     steps = [[0, 2], [1, 0]]  # step vectors (row, column) of the jump lines, in the picture
     start = 6                 # the hole empty at the start, and the goal's last peg
 
-Like the built-in boards (pegs.py): ``<name>`` counts jumps from the start,
+Like the built-in boards (pegs/board.py): ``<name>`` counts jumps from the start,
 ``<name>-winnable`` the positions that can still end with one peg in the
 start hole, ``<name>@<hole>`` starts from another hole. Every hole must lie
 on a jump line.
@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.puzzles.pegs.board import LAST_SHIFT, Board, PegPuzzle
-from pipeline.puzzles.spec.parse import Problem, Spec
+from pipeline.puzzles.spec.base import Problem, Spec
 
 #: The tables `build --spec` builds: the board and its winnable positions.
 TABLES = ("", "-winnable")

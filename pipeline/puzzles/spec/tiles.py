@@ -19,7 +19,7 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from pipeline.puzzles.spec.parse import Problem, Spec
+from pipeline.puzzles.spec.base import Problem, Spec
 from pipeline.puzzles.tiles.board import TilePuzzle
 
 #: The tables `build --spec` builds: the board.

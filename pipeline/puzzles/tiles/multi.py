@@ -1,7 +1,7 @@
 """The multi-tile metric: sliding several tiles of the blank's row or column is one move.
 
 The positions and their encoding are those of the single-tile board
-(tiles.py): the tile of cell i in bits 4i..4i+3, blank 0; only the moves
+(board.py): the tile of cell i in bits 4i..4i+3, blank 0; only the moves
 differ. A move takes the blank to any other cell of one of its lines (a row
 or a column of a rectangle), and every tile between moves one cell towards
 the blank's old cell, order kept. A slide of k tiles is k single slides, so
@@ -55,15 +55,6 @@ def slide_table(count: int, lines: Sequence[Sequence[int]]) -> list[list[Slide]]
     for slides in table:
         slides.sort()
     return table
-
-
-def slide(state: int, blank: int, to: int, table: list[list[Slide]]) -> int:
-    """The state after the blank slides from ``blank`` to ``to`` (a line of the table)."""
-    for t, mask, left, right in table[blank]:
-        if t == to:
-            moved = state & mask
-            return (state ^ moved) | ((moved << left) >> right)
-    raise ValueError(f"no slide from cell {blank} to cell {to}")
 
 
 class MultiTilePuzzle(TilePuzzle):

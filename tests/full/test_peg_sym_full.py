@@ -10,21 +10,18 @@ verify; then the winnable classes (their sizes sum to english33-winnable's
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
-from pipeline.puzzles.pegs.sym import images
-from tests.test_pegs_full import ENGLISH33_LEVELS, ENGLISH33_WINNABLE
+from pipeline.puzzles.pegs.symmetries import images
+from tests.full.test_pegs_full import ENGLISH33_LEVELS, ENGLISH33_WINNABLE
 
-pytestmark = pytest.mark.skipif(
-    not os.environ.get("PUZZLEDB_ENGLISH33_FULL"), reason="make test-full"
-)
+pytestmark = pytest.mark.full
 
 
 def test_english33_sym_in_full(tmp_path: Path) -> None:

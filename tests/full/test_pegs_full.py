@@ -1,40 +1,37 @@
 """The English board, outside CI: `make test-full`.
 
 Checks the engine's first levels against independent searches, pins every
-level's size from an independent bucketed count (tests/english33_count.py)
+level's size from an independent bucketed count (tools/english33_count.py)
 whose figures reproduce the published ones (the total 187,636,299 and the five
 one-peg positions at depth 31), and builds the whole board through the
-pipeline's bucketed engine, then verifies it (PUZZLEDB_ENGLISH33_FULL=1, set
-by `make test-full`: minutes and about 1 GB of disk).
+pipeline's bucketed engine, then verifies it (minutes and about 1 GB of
+disk). --english33-depth sets how deep the engine's levels are checked (12).
 """
 
 from __future__ import annotations
 
 import itertools
-import os
 from pathlib import Path
 
 import pytest
 
 import pipeline
-from pipeline import puzzles
 from pipeline.engine import reference
+from pipeline.puzzles import registry as puzzles
 from tests.test_pegs import python_english_levels
 
-pytestmark = pytest.mark.skipif(not os.environ.get("PUZZLEDB_FULL"), reason="make test-full")
+pytestmark = pytest.mark.full
 
-#: Positions after 0..31 jumps from the start, by tests/english33_count.py.
+#: Positions after 0..31 jumps from the start, by tools/english33_count.py.
 ENGLISH33_LEVELS = [
     *(1, 4, 12, 60, 296, 1338, 5648, 21842, 77559, 249690, 717788, 1834379),
     *(4138302, 8171208, 14020166, 20773236, 26482824, 28994876, 27286330, 22106348),
     *(15425572, 9274496, 4792664, 2120101, 800152, 255544, 68236, 14727, 2529, 334, 32, 5),
 ]
 #: Of them, the positions that can still end with one peg in the centre: by the
-#: duality in tests/english33_count.py, and the same from WinnablePuzzle with the
+#: duality in tools/english33_count.py, and the same from WinnablePuzzle with the
 #: engine reading those levels (1,841,556 at the widest, depths 15 and 16).
 ENGLISH33_WINNABLE = 13_428_122
-#: How deep the engine is run here (levels 0..12 peak at about 0.8 GB).
-ENGINE_DEPTH = int(os.environ.get("PUZZLEDB_ENGLISH33_DEPTH", "12"))
 
 
 def test_the_level_sizes_add_up_to_the_published_figures() -> None:
@@ -49,16 +46,13 @@ def test_engine_matches_a_plain_set_search() -> None:
     assert engine == python_english_levels(8) == ENGLISH33_LEVELS[:9]
 
 
-def test_engine_first_levels() -> None:
+def test_engine_first_levels(english33_depth: int) -> None:
+    # How deep: --english33-depth (levels 0..12, the default, peak at about 0.8 GB).
     p = puzzles.get("english33")
-    levels = itertools.islice(reference.search(p.roots(), p.expand, p.graph), ENGINE_DEPTH + 1)
-    assert [len(lv) for lv in levels] == ENGLISH33_LEVELS[: ENGINE_DEPTH + 1]
+    levels = itertools.islice(reference.search(p.roots(), p.expand, p.graph), english33_depth + 1)
+    assert [len(lv) for lv in levels] == ENGLISH33_LEVELS[: english33_depth + 1]
 
 
-@pytest.mark.skipif(
-    not os.environ.get("PUZZLEDB_ENGLISH33_FULL"),
-    reason="the full English board: make test-full (PUZZLEDB_ENGLISH33_FULL=1)",
-)
 def test_english33_in_full(tmp_path: Path) -> None:
     db = pipeline.open(tmp_path)
     db.build(["english33-winnable"])  # builds english33 first
@@ -74,10 +68,6 @@ def test_english33_in_full(tmp_path: Path) -> None:
     assert db.verify("english33-winnable").ok
 
 
-@pytest.mark.skipif(
-    not os.environ.get("PUZZLEDB_ENGLISH33_FULL"),
-    reason="the full English board: make test-full (PUZZLEDB_ENGLISH33_FULL=1)",
-)
 def test_english33_game_counts(tmp_path: Path) -> None:
     # George Bell's counts for the central game (recreational-mathematics pages on
     # peg solitaire): 40,861,647,040,079,968 jump sequences win; 577,116,156,815,

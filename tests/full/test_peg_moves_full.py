@@ -1,6 +1,6 @@
 """The English board in moves (english33-moves, english33-moves-winnable): `make test-full`.
 
-Builds both tables in $PUZZLEDB_DATA (default data/) when missing (with
+Builds both tables in --full-data (default data/) when missing (with
 english33 and english33-winnable, to check them against: about 3 GB of disk
 and several minutes), then checks the published figures (PUZZLES.md section 8,
 George Bell: the deepest boards need 23 moves; towards one peg in the centre no
@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
-from pipeline.api import default_data
+from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.pegs import board as pegs
+
+pytestmark = pytest.mark.full
 
 TABLES = ("english33-moves", "english33-moves-winnable")
 #: George Bell's table of the central game by moves, counted up to the 8
@@ -37,8 +39,8 @@ BELL_TO_CENTRE = [
 
 
 @pytest.fixture(scope="module")
-def db() -> pipeline.Database:
-    opened = pipeline.open(default_data())
+def db(full_data: Path) -> pipeline.Database:
+    opened = pipeline.open(full_data)
     opened.build(["english33", "english33-winnable", *TABLES], yes=True)
     return opened
 

@@ -1,6 +1,6 @@
 """An independent count of the English board's levels, bucketed on disk (for test-full).
 
-    python -m tests.english33_count OUTDIR
+    python -m tools.english33_count OUTDIR
 
 Written apart from the pipeline (its own board geometry, no engine, no
 Parquet) so that it can check the engine: each level is expanded in chunks

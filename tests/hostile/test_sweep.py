@@ -35,6 +35,8 @@ import pytest
 from pipeline.query import catalog
 from tests.test_cli_property import check, run, snapshot
 
+pytestmark = pytest.mark.hostile
+
 #: Small tables copied into every folder (built once by the session fixture).
 TABLES = ("2x3", "triangle15", "triangle15-winnable", "knight14", "magic9")
 #: A spec of each family, kept in the folder and built there.

@@ -1,9 +1,11 @@
 """Regenerate docs/report.png, the README's picture of the report (a kept file, not build output).
 
-    .venv/bin/python -m tests_browser.screenshot [data/report.html] [docs/report.png]
+    .venv/bin/python -m tools.screenshot [data/report.html] [docs/report.png]
 
 The summary and one table's section of the report, in Debian's chromium at
 1000 pixels wide, stacked and reduced to a 64-colour palette to stay small.
+It needs what `make test-browser` installs (chromium, playwright); FLAGS are
+also the flags tests/browser/ starts chromium with.
 """
 
 from __future__ import annotations
@@ -12,8 +14,18 @@ import io
 import sys
 from pathlib import Path
 
-from tests_browser.test_browser import CHROMIUM, FLAGS
-
+CHROMIUM = "/usr/bin/chromium"
+#: Headless, and nothing fetched behind the page's back.
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 PARTS = ("header", "#summary", "#t-triangle15")
 
 

@@ -1,28 +1,24 @@
 """The pattern-database solver against the full 3x4 and 2x6 databases (``make test-full``).
 
-Skipped unless PUZZLEDB_TEST_FULL=1: the full tables have 239,500,800 positions
-each. They are built (or reused) in $PUZZLEDB_DATA (default ``data/``).
+Marked full: the full tables have 239,500,800 positions each. They are built
+(or reused) in --full-data (default ``data/``).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("PUZZLEDB_TEST_FULL") != "1", reason="full databases: make test-full"
-)
+pytestmark = pytest.mark.full
 
 
 @pytest.mark.parametrize("board", ["3x4", "2x6"])
-def test_pdb_lengths_equal_the_full_database(board: str) -> None:
-    data = Path(os.environ.get("PUZZLEDB_DATA") or "data")
-    db = pipeline.open(data)
+def test_pdb_lengths_equal_the_full_database(board: str, full_data: Path) -> None:
+    db = pipeline.open(full_data)
     db.build([board])
     solver = db.pattern_solver(board)
     p = puzzles.get(board)

@@ -1,5 +1,5 @@
 """The full 3x4 and 2x6 boards in the multi-tile metric (239,500,800 positions each):
-`make test-full`, which builds them into $PUZZLEDB_DATA (`make build-db-full`).
+`make test-full`, which builds them into --full-data (`make build-db-full`).
 
 The first levels are compared, position for position, with a plain Python
 search that slides tiles in lists (tests/test_multi.py); verify certifies the
@@ -12,12 +12,14 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import pipeline
-from pipeline.api import default_data
 from tests.test_multi import one_slide_apart, python_levels
+
+pytestmark = pytest.mark.full
 
 #: name: (rows, cols, positions, deepest level, positions there), from the builds here.
 FULL = {
@@ -29,8 +31,8 @@ FIRST = 10
 
 
 @pytest.fixture(scope="module")
-def db() -> pipeline.Database:
-    return pipeline.open(default_data())
+def db(full_data: Path) -> pipeline.Database:
+    return pipeline.open(full_data)
 
 
 @pytest.mark.parametrize("name", FULL)
@@ -78,9 +80,9 @@ def test_deepest_positions_walk_home_in_legal_slides(db: pipeline.Database, name
         assert all(one_slide_apart(a, b, rows, cols) for a, b in itertools.pairwise(boards))
 
 
-def test_2x5_multi_in_full_against_a_plain_search() -> None:
+def test_2x5_multi_in_full_against_a_plain_search(full_data: Path) -> None:
     # 1,814,400 positions by list slides (about 30 s): every level's size.
-    db = pipeline.open(default_data())
+    db = pipeline.open(full_data)
     if "2x5-multi" not in db.built():
         db.build(["2x5-multi"])
     levels = python_levels(2, 5)

@@ -1,18 +1,17 @@
 """The report and a solution strip in a real browser (`make test-browser`, not `make test`).
 
 Debian's chromium, driven headless by playwright-python (its own browser
-download cannot be fetched here, so ``executable_path`` points at
-$PUZZLEDB_CHROMIUM, default /usr/bin/chromium). Each page is opened at 1280 and
+download cannot be fetched here, so ``executable_path`` points at the
+chromium given by --chromium, default /usr/bin/chromium). Each page is opened at 1280 and
 390 pixels wide; a test fails on any console error or page error, on any
 request that leaves the page, on a picture that did not render (no size, or
 all one colour), and on a page wider than the window. Screenshots go to
-$PUZZLEDB_SHOTS (default build/screenshots/) to be looked at.
+--shots (default build/screenshots/) to be looked at.
 """
 
 from __future__ import annotations
 
 import io
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,20 +21,10 @@ from typing import Any
 import pytest
 
 import pipeline
-from pipeline import puzzles
+from pipeline.puzzles import registry as puzzles
+from tools.screenshot import FLAGS
 
-CHROMIUM = os.environ.get("PUZZLEDB_CHROMIUM", "/usr/bin/chromium")
-SHOTS = Path(os.environ.get("PUZZLEDB_SHOTS", "build/screenshots"))
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+pytestmark = pytest.mark.browser
 WIDTHS = (1280, 390)
 
 
@@ -71,13 +60,13 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make test-browser` installs Debian's chromium (root)")
+def browser(chromium: str) -> Iterator[Any]:
+    if not Path(chromium).exists():
+        pytest.fail(f"{chromium} is missing: `make test-browser` installs Debian's chromium (root)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        b = pw.chromium.launch(executable_path=chromium, args=FLAGS, headless=True)
         yield b
         b.close()
 
@@ -127,7 +116,7 @@ def check_pictures(w: Watched) -> int:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_report_renders(browser: Any, pages: dict[str, Path], width: int) -> None:
+def test_report_renders(browser: Any, pages: dict[str, Path], shots: Path, width: int) -> None:
     w = Watched(browser, width)
     w.open(pages["report"])
     n = check_pictures(w)
@@ -137,10 +126,10 @@ def test_report_renders(browser: Any, pages: dict[str, Path], width: int) -> Non
     assert n >= 2 * len(built)  # a chart and at least one board a table
     overflow = w.page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the page is {overflow}px wider than a {width}px window"
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    w.page.screenshot(path=str(SHOTS / f"report-{width}.png"), full_page=True)
+    shots.mkdir(parents=True, exist_ok=True)
+    w.page.screenshot(path=str(shots / f"report-{width}.png"), full_page=True)
     w.page.evaluate("window.scrollTo(0, 0)")
-    w.page.screenshot(path=str(SHOTS / f"report-{width}-top.png"))
+    w.page.screenshot(path=str(shots / f"report-{width}-top.png"))
     assert w.errors == []
     assert w.requests == [pages["report"].resolve().as_uri()], "the page fetched something"
     w.page.close()
@@ -149,13 +138,13 @@ def test_report_renders(browser: Any, pages: dict[str, Path], width: int) -> Non
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("name", ["solution-3x3", "tour"])
 def test_solution_strip_renders(
-    browser: Any, pages: dict[str, Path], name: str, width: int
+    browser: Any, pages: dict[str, Path], shots: Path, name: str, width: int
 ) -> None:
     w = Watched(browser, width)
     w.open(pages[name])
     assert check_pictures(w) == 1
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    w.page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+    shots.mkdir(parents=True, exist_ok=True)
+    w.page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
     assert w.errors == []
     page = pages[name].resolve()
     assert w.requests == [page.as_uri(), page.with_suffix(".svg").as_uri()]

@@ -2,7 +2,7 @@
 
 Not in `make test`: the tables take minutes to build and over a gigabyte of
 disk each. These tests read the tables `make build-db-full` built in
-$PUZZLEDB_DATA (default data/).
+the folder given by --full-data (default data/).
 """
 
 from __future__ import annotations
@@ -10,20 +10,22 @@ from __future__ import annotations
 import resource
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pipeline
-from pipeline import puzzles
-from pipeline.api import default_data
+from pipeline.puzzles import registry as puzzles
+
+pytestmark = pytest.mark.full
 
 FULL = {"3x4": (239_500_800, 53, 18), "2x6": (239_500_800, 80, 2)}
 
 
 @pytest.fixture(scope="module")
-def db() -> pipeline.Database:
-    return pipeline.open(default_data())
+def db(full_data: Path) -> pipeline.Database:
+    return pipeline.open(full_data)
 
 
 @pytest.mark.parametrize("name", FULL)

@@ -1,4 +1,4 @@
-"""Build progress for people: a bar per table on a terminal, a few true lines in logs.
+"""Progress bars for people: a bar per table on a terminal, a few true lines in logs.
 
 Without a terminal (a log, CI, a pipe) nothing is printed for a build that
 finishes within :data:`INTERVAL` seconds: the command's own line per table
@@ -16,8 +16,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from pipeline import puzzles
 from pipeline.build.loop import LevelDone
+from pipeline.puzzles import registry as puzzles
 from pipeline.words import plural, rate, seconds
 
 #: Seconds between two log lines of one table's build (no terminal).
@@ -41,7 +41,7 @@ class _Bars:
             self._progress.__exit__(exc_type, exc, tb)
 
 
-class BuildProgress(_Bars):
+class BuildBars(_Bars):
     """Shows depth, positions, rate and (when the total is known) time left."""
 
     def __init__(self, names: list[str], data: Path | None = None) -> None:
@@ -51,7 +51,7 @@ class BuildProgress(_Bars):
         self._tasks: dict[str, Any] = {}
         self._logged: dict[str, float] = {}
 
-    def __enter__(self) -> BuildProgress:
+    def __enter__(self) -> BuildBars:
         if sys.stderr.isatty():
             self._progress = _bars()
             self._progress.__enter__()
@@ -118,7 +118,7 @@ def line(name: str, done: LevelDone, data: Path | None = None) -> str:
     return text
 
 
-class VerifyProgress(_Bars):
+class VerifyBars(_Bars):
     """Verify's progress, level by level: a bar on a terminal, else a line every
     :data:`INTERVAL` seconds (a large table takes minutes)."""
 
@@ -132,7 +132,7 @@ class VerifyProgress(_Bars):
         self._start = time.monotonic()
         self._logged = 0.0
 
-    def __enter__(self) -> VerifyProgress:
+    def __enter__(self) -> VerifyBars:
         if sys.stderr.isatty():
             self._progress = _bars()
             self._progress.__enter__()

@@ -1,7 +1,7 @@
 """An independent count of the first levels of the French and diamond peg boards.
 
-    python -m tests.peg_count french37 DEPTH [OUTDIR]
-    python -m tests.peg_count diamond41 DEPTH [OUTDIR]
+    python -m tools.peg_count french37 DEPTH [OUTDIR]
+    python -m tools.peg_count diamond41 DEPTH [OUTDIR]
 
 Written apart from the pipeline (no engine, no Parquet, no picture of the
 board): each board is the set of cells (row, column) of a square grid within

@@ -2,8 +2,8 @@
 
 No published per-level table exists for french37. Its level sizes below come
 from the pipeline's build (`make bench-french37`); the independent count
-(tests/peg_count.py: its own geometry, no engine) reproduces levels 0..12 here
-(several minutes). The built table (PUZZLEDB_FRENCH37_DATA, the folder `make
+(tools/peg_count.py: its own geometry, no engine) reproduces levels 0..12 here
+(several minutes). The built table (--french-data, the folder `make
 bench-french37` builds into; skipped when it holds no french37) must begin
 with these levels and have the published shape (a little under 3 billion
 positions, 34 jumps at most, two pegs left at the deepest level, the largest
@@ -15,7 +15,6 @@ sample shows closed under the board's symmetries and jumps, and pass verify
 from __future__ import annotations
 
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -27,10 +26,10 @@ import pytest
 
 import pipeline
 from pipeline.storage.table import Table
-from tests import peg_count
 from tests.test_pegs_french import FRENCH37_FIRST
+from tools import peg_count
 
-pytestmark = pytest.mark.skipif(not os.environ.get("PUZZLEDB_FULL"), reason="make test-full")
+pytestmark = pytest.mark.full
 
 #: Positions after 0..34 jumps from the centre (2,993,979,754 in all). Depths
 #: 0..19 come from the full build (`make bench-french37`, stopped after depth
@@ -59,15 +58,15 @@ def test_the_first_levels_match_the_independent_count(tmp_path: Path) -> None:
     assert counted == FRENCH37_LEVELS[: INDEPENDENT_DEPTH + 1]
 
 
-def _built() -> Path:
-    data = Path(os.environ.get("PUZZLEDB_FRENCH37_DATA", "bench-results/french37-data"))
-    if not (data / "french37" / "_manifest.json").exists():
-        pytest.skip(f"no french37 built in {data}: make bench-french37")
-    return data
+@pytest.fixture(scope="module")
+def built(french_data: Path) -> Path:
+    if not (french_data / "french37" / "_manifest.json").exists():
+        pytest.skip(f"no french37 built in {french_data}: make bench-french37")
+    return french_data
 
 
-def test_the_built_table_has_these_levels_and_the_published_shape() -> None:
-    data = _built()
+def test_the_built_table_has_these_levels_and_the_published_shape(built: Path) -> None:
+    data = built
     db = pipeline.open(data)
     levels = [n for _, n in db.histogram("french37").rows()]
     assert levels == FRENCH37_LEVELS
@@ -81,14 +80,14 @@ def test_the_built_table_has_these_levels_and_the_published_shape() -> None:
     assert sum(f["bytes"] for f in manifest["files"]) <= 5 * sum(levels)
 
 
-def test_verify_passes_holding_one_level_at_a_time() -> None:
+def test_verify_passes_holding_one_level_at_a_time(built: Path) -> None:
     # The certificate, every row: each parent one jump up, every jump out of a
     # level into the next, each level sorted, each state once. A child process,
     # so its peak memory can be bounded: the widest level's states (3.4 GB), not
     # three levels with parents (some 18 GB).
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     r = subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", "verify", "french37", "--data", str(_built())],
+        [sys.executable, "-m", "pipeline.cli", "verify", "french37", "--data", str(built)],
         capture_output=True,
         text=True,
     )
@@ -125,11 +124,11 @@ def _sample(table: Table, depth: int, n: int) -> list[tuple[int, int]]:
     return rows[:n]
 
 
-def test_sampled_rows_are_closed_under_symmetry_and_jumps() -> None:
+def test_sampled_rows_are_closed_under_symmetry_and_jumps(built: Path) -> None:
     # Independent of the engine's geometry: every sampled row's parent is one jump
     # (of peg_count's board) away and one level up, its 8 images are in its level,
     # and every jump out of it lands in the next level.
-    table = Table(_built() / "french37")
+    table = Table(built / "french37")
     jumps = [(int(f), int(need)) for f, need in peg_count.jump_masks(peg_count.cells("french37"))]
     for depth in range(1, 35):
         for state, parent in _sample(table, depth, 30):
@@ -143,10 +142,10 @@ def test_sampled_rows_are_closed_under_symmetry_and_jumps() -> None:
                     assert table.find_at(state ^ f, depth + 1) is not None, (depth, state)
 
 
-def test_french37_sym_expands_to_every_level(tmp_path: Path) -> None:
+def test_french37_sym_expands_to_every_level(tmp_path: Path, french_sym_data: Path | None) -> None:
     # The board's classes (about 5 minutes, 1.7 GB): their sizes give every
     # level's count, the published shape, without the 13 GB full table.
-    data = Path(os.environ.get("PUZZLEDB_FRENCH37_SYM_DATA", tmp_path))
+    data = french_sym_data or tmp_path
     db = pipeline.open(data)
     db.build(["french37-sym"])
     sql = (

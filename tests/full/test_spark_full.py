@@ -1,5 +1,6 @@
 """3x4 (239,500,800 positions) through Spark on a two-executor local cluster:
-`make test-spark-full` (not in `make test`: about 2.6 GB of disk and many minutes).
+`make test-spark-full` (not in `make test`: about 2.6 GB of disk and many minutes;
+--spark-master picks the master, local-cluster[2,1,4096] by default).
 
 The same board is built with the local executor in the same run, for the
 rows (compared level by level) and the time beside it; the times are printed
@@ -18,10 +19,7 @@ import pytest
 import pipeline
 from pipeline.storage.reader import LevelFiles
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("PUZZLEDB_SPARK_FULL") != "1", reason="make test-spark-full"
-)
-MASTER = os.environ.get("PUZZLEDB_SPARK_MASTER", "local-cluster[2,1,4096]")
+pytestmark = [pytest.mark.full, pytest.mark.spark]
 
 
 def _timed(folder: Path, engine: object) -> tuple[pipeline.Database, float]:
@@ -31,10 +29,10 @@ def _timed(folder: Path, engine: object) -> tuple[pipeline.Database, float]:
     return db, time.perf_counter() - clock
 
 
-def test_3x4_on_a_local_cluster(tmp_path: Path) -> None:
+def test_3x4_on_a_local_cluster(tmp_path: Path, spark_master: str) -> None:
     from pipeline.executors.spark.executor import SparkExecutor
 
-    spark = SparkExecutor(MASTER)
+    spark = SparkExecutor(spark_master)
     clock = time.perf_counter()
     spark.start(tmp_path / "spark")
     started = time.perf_counter() - clock
@@ -55,7 +53,7 @@ def test_3x4_on_a_local_cluster(tmp_path: Path) -> None:
     verify_s = time.perf_counter() - clock
     load = os.getloadavg()
     line = (
-        f"3x4: Spark on {MASTER} {spark_s:.0f} s ({m.build['seconds']:.0f} s of levels, "
+        f"3x4: Spark on {spark_master} {spark_s:.0f} s ({m.build['seconds']:.0f} s of levels, "
         f"session start {started:.0f} s), local executor {local_s:.0f} s "
         f"({lm.build['seconds']:.0f} s of levels): {spark_s / local_s:.1f}x; "
         f"verify {verify_s:.0f} s; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"

@@ -1,6 +1,6 @@
 """An estimate of a peg board's size from its first levels (the 41-hole diamond).
 
-    python -m tests.peg_estimate
+    python -m tools.peg_estimate
 
 The ratio of one level's size to the one before falls as the board empties.
 Fitting that ratio as a straight line in the depth over levels 5..N and
@@ -8,7 +8,7 @@ running the line on until it reaches zero gives a total, which on the boards
 we know is too small by a steady factor: the ratio falls ever more slowly in
 the tail (the English board: 6.5e7 from levels 5..10 against 187,636,299 in
 full, x2.9; the French board: 7.9e8 against "a little under 3 billion",
-x3.6 to x3.8). The diamond's first levels (tests/peg_count.py) under the
+x3.6 to x3.8). The diamond's first levels (tools/peg_count.py) under the
 same fit, times those two factors, give its range.
 """
 
@@ -25,7 +25,7 @@ ENGLISH33 = [
 ]
 #: The French board from the centre: the published "a little under 3 billion".
 FRENCH37_TOTAL = (2.8e9, 3.0e9)
-#: The diamond's levels 9..11 (tests/peg_count.py diamond41 11, 14 minutes on a
+#: The diamond's levels 9..11 (tools/peg_count.py diamond41 11, 14 minutes on a
 #: busy machine; levels 0..8 are in tests/test_pegs_french.py).
 DIAMOND41_MORE = [1_248_030, 4_441_654, 14_300_439]
 

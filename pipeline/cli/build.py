@@ -1,0 +1,155 @@
+"""The ``build`` command: which tables, then the API builds them under progress bars."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from pipeline.cli.shared import DataOpt, db, interruptible
+from pipeline.words import plural, seconds
+
+#: What an interrupted build says (its finished levels are kept in staging).
+INTERRUPTED = "interrupted (rerun the same build to resume)"
+
+# The options of `build` (kept here so that the command reads at once).
+PuzzlesArg = Annotated[list[str] | None, typer.Argument(help="Puzzles to build.")]
+DefaultOpt = Annotated[bool, typer.Option("--default", help="Build the default set.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Rebuild aside and swap in at the end.")]
+PathsOpt = Annotated[
+    bool,
+    typer.Option("--paths", help="Add the path-count column (rebuilds a table without it)."),
+]
+MemoryOpt = Annotated[
+    str,
+    typer.Option(
+        "--memory",
+        help="Memory budget of the build (e.g. 3GB, 1GB); larger levels go in buckets.",
+    ),
+]
+RootOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--root",
+        help="Build the named boards from this position (tables <board>~<hash>).",
+    ),
+]
+SpecOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--spec", help="Also build a puzzle defined in a TOML file (kept in DATA/specs/)."
+    ),
+]
+YesOpt = Annotated[
+    bool,
+    typer.Option("--yes", help="Go on with a build too large for the free disk or over two hours."),
+]
+MaxDepthOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-depth",
+        min=0,
+        max=255,
+        help="Build the first levels only, up to this depth (a partial table).",
+    ),
+]
+SymmetryOpt = Annotated[
+    bool,
+    typer.Option(
+        "--symmetry",
+        help="Build the named peg boards' symmetry classes instead (tables <board>-sym).",
+    ),
+]
+ExecutorOpt = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        help="Where the levels are made: local, or spark (pip install 'puzzledb[spark]').",
+    ),
+]
+#: The old name of --executor, still taken (not shown in the help).
+EngineOpt = Annotated[str | None, typer.Option("--engine", hidden=True)]
+MasterOpt = Annotated[
+    str,
+    typer.Option("--master", help="The Spark master URL with --executor spark."),
+]
+
+
+@interruptible(INTERRUPTED)
+def build(
+    puzzle: PuzzlesArg = None,
+    default: DefaultOpt = False,
+    force: ForceOpt = False,
+    paths: PathsOpt = False,
+    memory: MemoryOpt = "3GB",
+    root: RootOpt = None,
+    spec: SpecOpt = None,
+    yes: YesOpt = False,
+    max_depth: MaxDepthOpt = None,
+    symmetry: SymmetryOpt = False,
+    executor: ExecutorOpt = "local",
+    master: MasterOpt = "local[*]",
+    data: DataOpt = Path("data"),
+    engine: EngineOpt = None,
+) -> None:
+    """Build tables (resuming an interrupted build), then the DuckDB catalog."""
+    from pipeline.cli.bars import BuildBars
+
+    base = db(data)
+    names = _names(base, puzzle or [], default, symmetry, spec, root)
+    with BuildBars(names, data) as bars:
+        manifests = base.build(
+            names,
+            force=force,
+            paths=paths,
+            on_level=bars.level,
+            memory=memory,
+            root=root,
+            yes=yes,
+            max_depth=max_depth,
+            executor=_executor(executor, engine),
+            master=master,
+        )
+    for m in manifests:
+        typer.echo(_built_line(m), err=True)
+    typer.echo(f"catalog: {data / 'puzzles.duckdb'}", err=True)
+
+
+def _names(
+    base: Any, named: list[str], default: bool, symmetry: bool, spec: Path | None, root: str | None
+) -> list[str]:
+    """The tables to build, each checked to be a puzzle (a spec is kept in the data folder)."""
+    names = base.build_names(named, symmetry=symmetry, default=default)
+    if spec is not None:
+        tables = base.add_spec(spec)
+        names += [n for n in (tables[:1] if root is not None else tables) if n not in names]
+    if not names:
+        raise typer.BadParameter("name at least one puzzle, or --default, or --spec")
+    if root is not None and default:
+        raise typer.BadParameter("--root goes with board names, not --default")
+    for n in names:
+        base.puzzle(n)
+    return names
+
+
+def _executor(executor: str, engine: str | None) -> str:
+    """--executor, or its old name --engine when that is the one given."""
+    if engine is None:
+        return executor
+    if executor != "local" and executor != engine:
+        raise typer.BadParameter("--engine is the old name of --executor: give one of them")
+    return engine
+
+
+def _built_line(m: Any) -> str:
+    """One line a table: what it holds, and whether this build made it or found it done."""
+    what = (
+        f"{m.table}: {plural(m.total, 'position')}, max depth {m.max_depth} "
+        f"({m.max_depth_positions:,} there)"
+    )
+    if m.partial_depth is not None:
+        what += f", partial: depths 0..{m.partial_depth} only (--max-depth)"
+    if m.up_to_date:
+        return f"{what}, up to date (nothing to build; --force rebuilds)"
+    return f"{what}, built in {seconds(m.build['seconds'])}"

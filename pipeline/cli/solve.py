@@ -1,0 +1,160 @@
+"""The commands about one position: ``show`` draws it, ``solve`` walks it to a root."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from pipeline.cli.shared import (
+    DataOpt,
+    JsonOpt,
+    PositionArg,
+    PuzzleArg,
+    SvgOpt,
+    db,
+    emit,
+    write_svg,
+)
+from pipeline.cli.walk import print_walk
+from pipeline.errors import BadMethod
+from pipeline.words import plural
+
+MethodOpt = Annotated[
+    str,
+    typer.Option(
+        "--method",
+        help="auto (the table if built, else optimal on 4x4), table, optimal "
+        "(IDA* with pattern databases, built on first use), loop (4x4 only).",
+    ),
+]
+SolveMovesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--moves",
+        help="Print the tiles slid (sliding puzzles); for the pocket cube, "
+        "POSITION is turns from solved, e.g. \"R U R' U'\".",
+    ),
+]
+NoBuildOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-build",
+        help="Never build pattern databases (4x4's take minutes and GBs): fail instead.",
+    ),
+]
+#: How each method's answer is described.
+HOW = {
+    "table": "optimal, from the table",
+    "optimal": "optimal, pattern databases",
+    "loop": "the loop method, not optimal",
+}
+
+
+def show(
+    puzzle: PuzzleArg,
+    position: PositionArg,
+    moves: Annotated[
+        bool, typer.Option("--moves", help="POSITION is turns from solved (pocket cube).")
+    ] = False,
+    data: DataOpt = Path("data"),
+    as_json: JsonOpt = False,
+    svg: SvgOpt = None,
+) -> None:
+    """Draw a position in the board's real shape, with its depth when the table is built."""
+    base = db(data)
+    base.require_folder(puzzle)
+    state = _typed(base, puzzle, position, moves, only_turns=True)
+    drawing = base.draw(puzzle, state)
+    if svg is not None:
+        write_svg(svg, base.board_svg(puzzle, state))
+    depth = base.depth(puzzle, state) if base.has_table(puzzle) else None
+    if as_json:
+        emit({"puzzle": puzzle, "position": position, "depth": depth, "drawing": drawing})
+        return
+    typer.echo(drawing)
+    if depth is not None:
+        typer.echo(f"depth {depth}")
+
+
+def solve(
+    puzzle: PuzzleArg,
+    position: PositionArg,
+    oneline: Annotated[bool, typer.Option("--oneline", help="One line per position.")] = False,
+    method: MethodOpt = "auto",
+    moves: SolveMovesOpt = False,
+    no_build: NoBuildOpt = False,
+    data: DataOpt = Path("data"),
+    as_json: JsonOpt = False,
+    svg: SvgOpt = None,
+) -> None:
+    """The path from a position to the root of its table, by walking parents.
+
+    Sliding puzzles are enumerated from the goal: the path is an optimal
+    solution. Oshidori is enumerated from the start: the path is a shortest
+    way from the start to the position, printed from the start.
+    """
+    from pipeline.solvers.choose import pick
+
+    base = db(data)
+    p = base.puzzle(puzzle)
+    typed = _typed(base, puzzle, position, moves)
+    tiles = moves and not p.typed_moves
+    if tiles and not base.slides_tiles(puzzle):
+        raise BadMethod(f"--moves prints the tiles slid: {puzzle} is not a sliding puzzle")
+    if pick(method, puzzle, method == "auto" and base.is_built(puzzle)) != "table":
+        _solve_by(base, puzzle, typed, method, moves, as_json, svg, not no_build)
+        return
+    sol = base.solve(puzzle, typed)
+    slid = base.tiles_slid(sol) if tiles else None
+    if svg is not None:
+        write_svg(svg, base.solution_svg(sol))
+    if as_json:
+        emit({**sol.as_dict(), **({"tiles": slid} if slid is not None else {})})
+        return
+    print_walk(p, sol, oneline, slid)
+
+
+def _typed(base: Any, puzzle: str, position: str, moves: bool, only_turns: bool = False) -> Any:
+    """The position as typed, or with ``--moves`` (the pocket cube) the state its turns reach.
+
+    ``only_turns``: ``--moves`` means nothing else here, so a puzzle without turns is an error.
+    """
+    p = base.puzzle(puzzle)
+    if moves and (p.typed_moves or only_turns):
+        return int(p.from_moves(position))
+    return position
+
+
+def _solve_by(
+    base: Any,
+    puzzle: str,
+    position: str | int,
+    method: str,
+    moves: bool,
+    js: bool,
+    svg: Path | None,
+    build: bool = True,
+) -> None:
+    """Solve by a method (the move count; the tiles slid with ``moves``)."""
+    from pipeline.cli.bars import BuildBars
+
+    with BuildBars([]) as bars:
+        sol = base.solve_by(
+            puzzle,
+            position,
+            method,
+            on_level=bars.level,
+            build=build,
+            on_build=lambda text: typer.echo(f"puzzledb: {text}", err=True),
+        )
+    if svg is not None:
+        write_svg(svg, base.solution_svg(sol))
+    if js:
+        emit(sol.as_dict())
+        return
+    effort = f", {sol.nodes:,} nodes, {sol.seconds:.2f} s" if sol.nodes is not None else ""
+    typer.echo(f"{puzzle}: {plural(sol.moves, 'move')} to the goal ({HOW[sol.method]}{effort})")
+    if moves:
+        typer.echo("tiles slid: " + " ".join(map(str, sol.tiles)))

@@ -1,0 +1,163 @@
+"""The commands about built tables as a whole: list, catalog, histogram, longest,
+verify, report, plot histogram."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from pipeline.cli.shared import DataOpt, JsonOpt, PuzzleArg, db, emit
+from pipeline.words import plural
+
+
+def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
+    """List the puzzles: name, graph, whether built (and how many positions), default, title.
+
+    A table of the first levels only (build --max-depth N) shows as built "to N"."""
+    rows = _listed(db(data))
+    if as_json:
+        emit(rows)
+        return
+    width = max(len(r["name"]) for r in rows)
+    typer.echo(f"{'name':<{width}}  {'graph':<10}  {'built':<5}  {'positions':>13}  default  title")
+    for r in rows:
+        count = f"{r['positions']:,}" if r["built"] else ""
+        built, default = ("yes" if r["built"] else "no"), ("yes" if r["default"] else "")
+        if r["partial_depth"] is not None:
+            built = f"to {r['partial_depth']}"
+        typer.echo(
+            f"{r['name']:<{width}}  {r['graph']:<10}  {built:<5}  {count:>13}  {default:<7}  "
+            f"{r['title']}"
+        )
+
+
+def _listed(base: Any) -> list[dict[str, Any]]:
+    """A row a puzzle known here: built-ins, specs kept in the data folder, built tables."""
+    found = base.manifests()
+    totals = {m.table: m.total for m in found}
+    partial = {m.table: m.partial_depth for m in found}
+    return [
+        {
+            "name": p.name,
+            "title": p.title,
+            "graph": str(p.graph),
+            "origin": p.origin,
+            "default": p.default,
+            "built": p.name in totals,
+            "positions": totals.get(p.name),
+            "partial_depth": partial.get(p.name),
+        }
+        for p in base.known_puzzles()
+    ]
+
+
+def catalog(data: DataOpt = Path("data")) -> None:
+    """Rewrite the DuckDB catalog (data/puzzles.duckdb) from the built tables."""
+    typer.echo(str(db(data).write_catalog()))
+
+
+def histogram(puzzle: PuzzleArg, data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
+    """Positions at each depth."""
+    rows = db(data).histogram(puzzle).rows()
+    if as_json:
+        emit({"puzzle": puzzle, "histogram": [{"depth": d, "positions": n} for d, n in rows]})
+        return
+    total = sum(n for _, n in rows)
+    typer.echo(f"{'depth':>5} {'positions':>14}")
+    for d, n in rows:
+        typer.echo(f"{d:>5} {n:>14,}")
+    typer.echo(f"{'total':>5} {total:>14,}")
+
+
+def longest(puzzle: PuzzleArg, data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
+    """The positions farthest from the roots (the deepest level)."""
+    base = db(data)
+    rows = base.longest(puzzle)["position"].to_list()
+    depth = base.table(puzzle).max_depth
+    if as_json:
+        emit({"puzzle": puzzle, "depth": depth, "positions": rows})
+        return
+    typer.echo(f"{puzzle}: {plural(len(rows), 'position')} at depth {depth}")
+    for r in rows:
+        typer.echo(r)
+
+
+def verify(
+    puzzle: Annotated[list[str], typer.Argument(help="Puzzles to check.")],
+    data: DataOpt = Path("data"),
+    as_json: JsonOpt = False,
+) -> None:
+    """Check a table: each state once, parents one legal move up, nothing missing."""
+    from pipeline.cli.bars import VerifyBars
+
+    base = db(data)
+    reports = []
+    for name in puzzle:
+        with VerifyBars(name, base.table(name).histogram()) as bars:
+            reports.append(base.verify(name, on_level=bars.level))
+    # The manifest's count: a failed check stops early, so the rows it read say less.
+    totals = {r.table: base.table(r.table).manifest.total for r in reports}
+    if as_json:
+        emit([_verified(r, totals[r.table]) for r in reports])
+    else:
+        for r in reports:
+            _print_verified(r, totals[r.table])
+    if not all(r.ok for r in reports):
+        raise typer.Exit(1)
+
+
+def _verified(r: Any, total: int) -> dict[str, Any]:
+    return {
+        "puzzle": r.table,
+        "ok": r.ok,
+        "positions": total,
+        "checked": r.positions,
+        "problems": r.problems,
+    }
+
+
+def _print_verified(r: Any, total: int) -> None:
+    """The checks passed, or the problems found, under one line naming the table."""
+    if r.ok:
+        typer.echo(
+            f"{r.table}: ok ({plural(r.positions, 'position')}, {plural(r.levels, 'level')})"
+        )
+        for c in r.checks:
+            typer.echo(f"  - {c}")
+        return
+    typer.echo(f"{r.table}: FAILED ({r.positions:,} of the manifest's {total:,} positions checked)")
+    for pr in r.problems:
+        typer.echo(f"  ! {pr}")
+
+
+def report(
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Folder for report.html [default: the data folder]."),
+    ] = None,
+    data: DataOpt = Path("data"),
+) -> None:
+    """One self-contained HTML page: every table's numbers, histogram, deepest positions."""
+    typer.echo(str(db(data).report(out)))
+
+
+def plot_histogram(
+    puzzle: Annotated[list[str], typer.Argument(help="Tables: bars for one, lines for several.")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="SVG or PNG file, by its suffix [default: NAME-histogram.svg]."),
+    ] = None,
+    log: Annotated[bool, typer.Option("--log", help="Logarithmic counts.")] = False,
+    percent: Annotated[
+        bool, typer.Option("--percent", help="Each depth as a percentage of its table.")
+    ] = False,
+    data: DataOpt = Path("data"),
+) -> None:
+    """Positions per depth as a chart (counts from the manifests)."""
+    from pipeline.pictures import charts
+
+    fig = db(data).plot_histogram(puzzle, log=log, percent=percent)
+    path = out or Path("-".join(puzzle) + "-histogram.svg")
+    typer.echo(str(charts.save(fig, path)))

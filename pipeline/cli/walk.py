@@ -1,0 +1,79 @@
+"""How ``solve`` prints a table walk: a head line, the line of moves, the boards.
+
+Every word about the puzzle comes from it: ``step_word`` names a step of the
+walk and ``moves_in`` counts the moves along it (peg boards: a step is a jump,
+and a run of one peg's jumps is one move). What a step means where a step is
+not a move is said by :data:`STEP_NOTES`, keyed by the step word.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import typer
+
+from pipeline.words import plural
+
+
+class StepNote(NamedTuple):
+    """What the head line says of a walk whose steps are not moves."""
+
+    line: str  # what a walk to the goal is (after "a")
+    each: str  # what each step does, so that every such line is as long
+    run: str  # which steps make one move
+
+
+#: The puzzle's own words for its steps, by ``step_word``. They belong on the
+#: puzzle (a ``step_note`` attribute beside ``step_word``); kept here until
+#: puzzles/base.py declares one, so the CLI tests no puzzle class.
+STEP_NOTES = {
+    "jump": StepNote("winning line", "removes a peg", "a run of one peg's jumps is one move")
+}
+
+
+def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[int] | None = None) -> None:
+    """The count, the line and the boards of a table walk, all in one order: the line's.
+
+    A walk from the goal lists the position first; a walk from the start is
+    printed from the start, as its line reads. Boards are numbered by the
+    table's steps (jumps on peg boards, where a run of one peg's jumps is one move).
+    """
+    start_first = sol.origin == "start"
+    states = sol.states[::-1] if start_first else sol.states
+    texts = sol.path[::-1] if start_first else sol.path
+    typer.echo(head(p, sol, states))
+    if sol.notation:
+        where = "from the start" if start_first else "to the goal"
+        moves = f", {plural(p.moves_in(states), 'move')}" if p.step_word != "move" else ""
+        typer.echo(f"line {where}{moves}: {sol.notation}")
+    if tiles is not None:
+        typer.echo("tiles slid: " + " ".join(map(str, tiles)))
+    for i, (s, text) in enumerate(zip(states, texts, strict=True)):
+        if oneline:
+            typer.echo(f"{i:>3}  {text}")
+        else:
+            typer.echo(f"-- {plural(i, p.step_word)}" if p.step_word != "move" else f"-- {i}")
+            typer.echo(p.draw(s))
+
+
+def head(p: Any, sol: Any, states: list[int]) -> str:
+    """``3x3: 31 moves to the goal (optimal)``; steps that are not moves are counted apart."""
+    steps, word = len(states) - 1, p.step_word
+    if word == "move":
+        if sol.origin == "goal":
+            return f"{sol.puzzle}: {plural(steps, 'move')} to the goal (optimal)"
+        return (
+            f"{sol.puzzle}: {plural(steps, 'move')} from the start (shortest; "
+            "boards from the start to the position)"
+        )
+    note = STEP_NOTES[word]
+    if sol.origin == "goal":
+        return (
+            f"{sol.puzzle}: {plural(steps, word)} to the goal (a {note.line}; each {word} "
+            f"{note.each}, so every {note.line} from here takes {steps})"
+        )
+    return (
+        f"{sol.puzzle}: {plural(p.moves_in(states), 'move')} from the start (the fewest; "
+        f"{plural(steps, word)}, {note.run}; "
+        "boards from the start to the position)"
+    )

@@ -1,0 +1,69 @@
+"""The registry: every puzzle by its public name (part of the data contract).
+
+A name is a built-in (builtin.py), a name of the grammar built from parts
+(names.py: ``3x3@4``, ``triangle15@3-winnable``, ``plus`` from a kept spec,
+``3x3~1b2c3d4e``), or a group of tables (``4x4-pdb``). Callers find puzzles
+here; nothing below imports it back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import PuzzleDBError
+from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.builtin import BUILTIN, GROUPS, REGISTRY, unknown
+from pipeline.puzzles.names import resolve
+from pipeline.puzzles.pegs import sql as peg_sql
+from pipeline.puzzles.spec import parse as spec
+
+__all__ = ["GROUPS", "REGISTRY", "defaults", "expand_names", "family_sql", "get", "listed"]
+
+
+def get(name: str, data: Path | None = None) -> Puzzle:
+    """The puzzle registered as ``name``; UnknownPuzzle lists the known names.
+
+    Names built from parts (``3x3-multi@4``) resolve too (names.py); those whose
+    definition lives in a data folder (specs, typed roots) need ``data``.
+    """
+    found = resolve(name, data)
+    if found is None:
+        raise unknown(name)
+    return found
+
+
+def defaults() -> list[Puzzle]:
+    """The puzzles ``make build-db`` builds."""
+    return [p for p in BUILTIN if p.default]
+
+
+def expand_names(names: list[str]) -> list[str]:
+    """Replace each group name by its tables, keeping order and dropping repeats."""
+    out: list[str] = []
+    for n in names:
+        for m in GROUPS.get(n, [n]):
+            if m not in out:
+                out.append(m)
+    return out
+
+
+def listed(data: Path) -> list[Puzzle]:
+    """What ``puzzledb list`` shows: the built-ins, the tables of each spec kept in
+    ``data``, and every other table built there (other goals, typed roots)."""
+    out = dict(REGISTRY)
+    for s in spec.kept(data):
+        for suffix in spec.families()[s.family].TABLES:
+            out.setdefault(s.name + suffix, get(s.name + suffix, data))
+    for manifest in sorted(data.glob("*/_manifest.json")):
+        name = manifest.parent.name
+        if name not in out:
+            with contextlib.suppress(PuzzleDBError):
+                out[name] = get(name, data)
+    return list(out.values())
+
+
+def family_sql(found: list[Any]) -> list[str]:
+    """Catalog statements the families add for the tables in ``found`` (manifests)."""
+    return peg_sql.statements(found)
