@@ -50,7 +50,7 @@ def test_every_executor_of_the_registry_builds_the_same_files(
 
 
 def test_an_unknown_executor_is_refused() -> None:
-    with pytest.raises(PuzzleDBError, match="unknown engine 'dask'"):
+    with pytest.raises(PuzzleDBError, match="unknown executor 'dask'"):
         executor_for("dask", "local[*]", Path("."))
 
 

@@ -154,7 +154,7 @@ def test_bad_input_is_one_line_and_touches_nothing_built(data: Path, tmp_path: P
     started = time.monotonic()
     _fails([*build, "--master", "spark://127.0.0.1:9"], {}, "does not answer")
     assert time.monotonic() - started < 30
-    _fails([*build[:-2], "--engine", "dask", "--data", str(tmp_path)], {}, "unknown engine")
+    _fails([*build[:-2], "--engine", "dask", "--data", str(tmp_path)], {}, "unknown executor")
     # No pyspark: the same command in a Python that cannot import it.
     code = "import sys; sys.modules['pyspark'] = None; from pipeline.cli.app import main; main()"
     p = subprocess.run(

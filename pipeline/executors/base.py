@@ -110,7 +110,7 @@ class Executor(Protocol):
         ...
 
 
-class Scratch:
+class Lifecycle:
     """The lifecycle most executors need: the build's place kept, its scratch
     folder removed when the build ends (inherit it: sequential.py)."""
 

@@ -1,4 +1,4 @@
-"""The executors by name (``--engine``): which executor a build runs on.
+"""The executors by name (``--executor``): which executor a build runs on.
 
 Adding an executor is its module and one line in :data:`EXECUTORS`
 (sequential.py says how).
@@ -15,7 +15,7 @@ from pipeline.executors.local.executor import LocalExecutor
 from pipeline.executors.sequential import SequentialExecutor
 from pipeline.executors.spark.executor import SparkExecutor
 
-#: Each executor's maker by name: ``configured(master, data)`` (base.Scratch).
+#: Each executor's maker by name: ``configured(master, data)`` (base.Lifecycle).
 EXECUTORS: dict[str, Callable[[str, Path], Executor]] = {
     "local": LocalExecutor.configured,
     "sequential": SequentialExecutor.configured,
@@ -23,12 +23,12 @@ EXECUTORS: dict[str, Callable[[str, Path], Executor]] = {
 }
 
 
-def executor_for(engine: str | Executor, master: str, data: Path) -> Executor:
-    """The executor named ``engine``, ready before anything is built (Spark: Java,
+def executor_for(executor: str | Executor, master: str, data: Path) -> Executor:
+    """The executor named ``executor``, ready before anything is built (Spark: Java,
     pyspark, the master, the workers seeing ``data``, checked); an executor object
     is returned as it is (tests, the API)."""
-    if not isinstance(engine, str):
-        return engine
-    if engine not in EXECUTORS:
-        raise PuzzleDBError(f"unknown engine {engine!r}: choose one of {', '.join(EXECUTORS)}")
-    return EXECUTORS[engine](master, data)
+    if not isinstance(executor, str):
+        return executor
+    if executor not in EXECUTORS:
+        raise PuzzleDBError(f"unknown executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
+    return EXECUTORS[executor](master, data)

@@ -9,7 +9,7 @@ exists so that every other executor can be checked against it row for row.
 Adding an executor (Dask, a GPU) takes one module and one line:
 
 1. A class like this one: a ``name``; the lifecycle of base.Executor
-   (``bind``, ``__enter__``, ``__exit__``: inherit base.Scratch, and start a
+   (``bind``, ``__enter__``, ``__exit__``: inherit base.Lifecycle, and start a
    session or check a cluster in ``__enter__`` if it needs one); and
    ``run_level(job, sink)``, which hands the new level to ``sink`` in runs
    sorted by state, each above the last, with the smallest parent of each
@@ -34,10 +34,10 @@ import numpy as np
 
 from pipeline.engine.rows import Rows
 from pipeline.executors import closing
-from pipeline.executors.base import LevelJob, Scratch, Sink, StepStats
+from pipeline.executors.base import LevelJob, Lifecycle, Sink, StepStats
 
 
-class SequentialExecutor(Scratch):
+class SequentialExecutor(Lifecycle):
     """Cuts the child states into ``ranges`` equal spans of the key space."""
 
     name = "sequential"

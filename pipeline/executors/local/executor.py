@@ -28,12 +28,12 @@ from pipeline.engine.buffers import Pool
 from pipeline.engine.level import SAMPLE, read_all, sample
 from pipeline.engine.rows import Rows
 from pipeline.executors import closing
-from pipeline.executors.base import LevelJob, Place, Scratch, Sink, StepStats
+from pipeline.executors.base import LevelJob, Lifecycle, Place, Sink, StepStats
 from pipeline.executors.local import lanes, spill
 from pipeline.storage import scratch
 
 
-class LocalExecutor(Scratch):
+class LocalExecutor(Lifecycle):
     """Level steps in this process: two threads for packed keys, spill files for the rest.
 
     ``spill`` is the folder for spill files; ``pool`` lends the packed path its

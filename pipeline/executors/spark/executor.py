@@ -35,10 +35,10 @@ from typing import Any, Self
 
 import numpy as np
 
-from pipeline.engine.level import sample
+from pipeline.engine.level import SAMPLE, sample
 from pipeline.errors import PuzzleDBError
 from pipeline.executors import closing
-from pipeline.executors.base import LevelJob, Place, Scratch, Sink, StepStats, Table
+from pipeline.executors.base import LevelJob, Lifecycle, Place, Sink, StepStats, Table
 from pipeline.executors.local.executor import LocalExecutor
 from pipeline.executors.spark import tasks
 from pipeline.executors.spark.session import SparkUnavailable, check_shared, session
@@ -48,14 +48,12 @@ from pipeline.storage.reader import LevelFiles
 
 #: Levels below this many positions run on the driver (the local executor).
 THRESHOLD = 100_000
-#: Overrides the threshold (``--engine spark``).
+#: Overrides the threshold (``--executor spark``).
 THRESHOLD_ENV = "PUZZLEDB_SPARK_THRESHOLD"
 #: Forces the number of child ranges of each Spark level (tests).
 RANGES_ENV = "PUZZLEDB_SPARK_RANGES"
 #: Moves (8 bytes each when packed) a reduce task aims at.
 RANGE_MOVES = 16 << 20
-#: States of the frontier sampled to cut the first level's ranges.
-SAMPLE = 1 << 16
 #: Parts one level may have (file names hold three digits).
 MAX_PARTS = 1000
 #: One round of a level: each child range's result (in range order), and the
@@ -63,7 +61,7 @@ MAX_PARTS = 1000
 Round = tuple[list[dict[str, Any]], float]
 
 
-class SparkExecutor(Scratch):
+class SparkExecutor(Lifecycle):
     """Level steps on a Spark cluster (``master``), each level's parts written by the workers;
     the levels Spark should not make go to the local executor it holds (``local``).
 
