@@ -8,6 +8,11 @@ from pathlib import Path
 import pytest
 
 from pipeline.build import loop as build
+from pipeline.engine.buffers import Pool
+from pipeline.errors import PuzzleDBError
+from pipeline.executors.base import Place
+from pipeline.executors.local.executor import LocalExecutor
+from pipeline.executors.registry import EXECUTORS, executor_for
 from pipeline.executors.sequential import SequentialExecutor
 from pipeline.puzzles import registry as puzzles
 
@@ -28,3 +33,31 @@ def test_sequential_executor_builds_the_files_of_the_local_one(
     m = build.build(p, tmp_path, executor=SequentialExecutor(ranges=3))
     assert m.total == json.loads((data / name / "_manifest.json").read_text())["total"]
     assert _shas(tmp_path / name) == _shas(data / name)
+
+
+@pytest.mark.parametrize("name", [n for n in EXECUTORS if n != "spark"])  # spark: test_spark.py
+def test_every_executor_of_the_registry_builds_the_same_files(
+    data: Path, tmp_path: Path, name: str
+) -> None:
+    # By name, as --engine gives it: an executor object (never None), entered by the build.
+    executor = executor_for(name, "local[*]", tmp_path)
+    assert executor.name == name
+    m = build.build(puzzles.get("3x3"), tmp_path, executor=executor, work=1 << 20)
+    assert m.build["executor"] == name
+    assert max(lv.stats.get("buckets", 1) for lv in m.levels) > 1  # cut, so spilled
+    assert _shas(tmp_path / "3x3") == _shas(data / "3x3")
+    assert not (tmp_path / ".staging" / "3x3").exists()  # its scratch gone with the build
+
+
+def test_an_unknown_executor_is_refused() -> None:
+    with pytest.raises(PuzzleDBError, match="unknown executor 'dask'"):
+        executor_for("dask", "local[*]", Path("."))
+
+
+def test_an_executor_removes_its_scratch_even_when_the_build_fails(tmp_path: Path) -> None:
+    place = Place(tmp_path / "spill", Pool(0), tmp_path)
+    with pytest.raises(RuntimeError), LocalExecutor().bind(place):
+        place.scratch.mkdir()
+        (place.scratch / "slot0000.bin").write_bytes(b"moves")
+        raise RuntimeError("a level failed")
+    assert not place.scratch.exists()

@@ -77,6 +77,19 @@ def test_spark_builds_the_rows_of_the_local_build(
     assert db.verify(name).ok
 
 
+def test_levels_below_the_threshold_go_to_the_local_executor_it_holds(
+    spark: Any, data: Path, tmp_path: Path
+) -> None:
+    # One build, both kinds of level: the loop never asks which (executors/base.py).
+    ex = SparkExecutor(MASTER, threshold=2_000, ranges=2)
+    (m,) = pipeline.open(tmp_path).build(["3x3"], engine=ex)
+    on_spark = [lv.depth for lv in m.levels if lv.stats.get("spark")]
+    assert on_spark and len(on_spark) < len(m.levels) - 1
+    assert len(ex.timings) == len(on_spark)
+    _same_rows(tmp_path / "3x3", data / "3x3")
+    assert not (tmp_path / ".staging" / "3x3").exists()  # both executors' scratch gone
+
+
 def test_a_worker_killed_mid_reduce_is_retried(spark: Any, data: Path, tmp_path: Path) -> None:
     crash = tmp_path / "crashed"
     ex = SparkExecutor(MASTER, threshold=0, ranges=3, crash_once=crash)
@@ -141,7 +154,7 @@ def test_bad_input_is_one_line_and_touches_nothing_built(data: Path, tmp_path: P
     started = time.monotonic()
     _fails([*build, "--master", "spark://127.0.0.1:9"], {}, "does not answer")
     assert time.monotonic() - started < 30
-    _fails([*build[:-2], "--engine", "dask", "--data", str(tmp_path)], {}, "unknown engine")
+    _fails([*build[:-2], "--engine", "dask", "--data", str(tmp_path)], {}, "unknown executor")
     # No pyspark: the same command in a Python that cannot import it.
     code = "import sys; sys.modules['pyspark'] = None; from pipeline.cli.app import main; main()"
     p = subprocess.run(

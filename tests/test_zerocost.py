@@ -27,7 +27,13 @@ TINY = 1 << 16
 
 
 def _levels(name: str, executor: Executor, buckets: int | None, work: int) -> list[Level]:
-    """Every level of ``name`` made by ``executor`` from the reference's roots."""
+    """Every level of ``name`` made by ``executor`` from the reference's roots (its
+    scratch removed at the end: ``with``)."""
+    with executor:
+        return _made(name, executor, buckets, work)
+
+
+def _made(name: str, executor: Executor, buckets: int | None, work: int) -> list[Level]:
     p = puzzles.get(name)
     first = reference.roots_level(p.roots(), p.expand_free)
     got = [first]
@@ -82,6 +88,7 @@ def test_local_executor_closes_levels_bucket_by_bucket(
     _same(got, want)
     assert any(spilled) and not all(spilled)  # some rounds went to files, some not
     assert not spill.with_name("spill-rounds").exists()  # the rounds' files are gone
+    assert not spill.exists()  # and the spill files, once the executor is left
 
 
 def test_sequential_executor_closes_levels_too(reference_levels: tuple[str, list[Level]]) -> None:

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 
 
 class Output:
-    """Where the level step's runs go: the writer, and a copy kept for the next step.
+    """Where the level step's runs go: the writer, and a copy kept for the next step
+    (or, from an executor that writes the level's files itself, their entries: :meth:`parts`).
 
     The packed step lends its rows (pooled buffers): a kept level is copied into
     pooled columns, handed to the writer a part at a time as views; a level not
@@ -60,6 +61,8 @@ class Output:
         self.pool = pool
         self._part: list[States] = []
         self._filled = 0
+        #: The entries of the files an executor wrote itself (None: it handed rows).
+        self.written: list[dict[str, Any]] | None = None
         if pool is not None:
             writer.recycle = pool.give
 
@@ -86,6 +89,10 @@ class Output:
         if self.runs is not None:
             self.runs.append(run)
         return views  # True: copied, the caller's buffers are free again
+
+    def parts(self, entries: list[dict[str, Any]]) -> None:
+        """The level as files the executor wrote (in state order): the writer takes no rows."""
+        self.written = entries
 
     def _copy(self, run: tuple[States, ...]) -> None:
         """The run into pooled part buffers, each handed to the writer when full."""
@@ -244,14 +251,16 @@ class Held:
             self._seen.add(runs)
             self._seen_level = InMemory(-1, self._seen.states)
 
-    def parts_level(self, depth: int, files: list[FileEntry]) -> None:
-        """A level another executor wrote as files: read back from them, and (a general
+    def let_go(self, out: Output) -> None:
+        """Give back the buffers of an output that took no rows (the executor wrote files)."""
+        if out.columns is not None:
+            self.pool.give(*out.columns.owned)
+
+    def files_level(self, depth: int, files: list[FileEntry]) -> None:
+        """A level an executor wrote as files: read back from them, and (a general
         graph) added to the states seen."""
         self.levels[depth] = LevelFiles(self.staging, depth, files)
         self._add_seen([read_all(self.levels[depth])])
-
-    def recorded(self, depth: int) -> None:
-        """A level's files are written: nothing to do while it is held in memory."""
 
     def release(self, depth: int, pending: Pending) -> None:
         """After level ``depth`` is made: let go of what the next step does not need.

@@ -4,7 +4,10 @@
 the staging folder and its lock, resume after a kill, the memory plan of
 each level, the writers, progress reports and the manifest (storage/). The
 level step itself is an executor's (executors/base.py): the local one by
-default. Levels stay in memory while they fit (levels.py decides which, and
+default. Every level takes the same path: a :class:`LevelJob` to the executor
+(entered for the whole build: ``with``), whose rows go to the writers or
+whose files (an executor that writes them itself: Spark) are recorded as
+they are. Levels stay in memory while they fit (held.py decides which, and
 lends the buffers), else the next step reads them back from their files.
 """
 
@@ -21,25 +24,22 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
 
 from pipeline import hints
-from pipeline.build.held import Held, Pending
-from pipeline.engine import budget as budgets
-from pipeline.engine import rows as row_rules
-from pipeline.engine.budget import Budget
+from pipeline.build.held import Held, Output, Pending
+from pipeline.engine import rows
+from pipeline.engine.budget import Budget, LevelPlan, give_back_freed_memory, rss, size_of
 from pipeline.engine.core import Graph, Level, excluded_depths
 from pipeline.engine.reference import roots_level
 from pipeline.engine.rows import MoveRules
 from pipeline.errors import CannotWrite, DiskFull, PuzzleDBError, TooBig
-from pipeline.executors.base import Executor, LevelJob, StepStats
+from pipeline.executors.base import Executor, LevelJob, Place, StepStats, Table
 from pipeline.executors.local.executor import LocalExecutor
 from pipeline.puzzles.base import Puzzle
-from pipeline.storage import files, integrity, scratch
-from pipeline.storage import manifest as manifests
+from pipeline.storage import files, integrity, manifest, scratch
 from pipeline.storage.format import COLUMNS, FILE_ROWS, MANIFEST, PATHS_COLUMN, metadata
 from pipeline.storage.manifest import LevelEntry, Manifest
 from pipeline.storage.reader import LevelFiles
@@ -71,33 +71,6 @@ class LevelDone:
     level_seconds: float = 0.0
 
 
-@dataclass(frozen=True)
-class PartsJob:
-    """A level step whose executor writes the level's files itself (pipeline/executors/spark/):
-    the finished levels as files, where to write, and the files' metadata."""
-
-    puzzle: str
-    data: Path
-    staging: Path
-    frontier: LevelFiles
-    excluded: list[LevelFiles]
-    metadata: dict[str, str]
-    #: Whether the level is closed under the puzzle's zero-cost moves.
-    free: bool = False
-
-
-class PartsExecutor(Protocol):
-    """An executor that writes some levels' parts itself and hands back their entries
-    (the manifest's file entries: sorted parts, ranges increasing); the rest of the
-    levels the build loop runs with the local executor."""
-
-    name: str
-
-    def writes_parts(self, size: int, free: bool, counts: bool) -> bool: ...
-
-    def write_level(self, job: PartsJob) -> tuple[list[dict], StepStats]: ...
-
-
 def build(
     puzzle: Puzzle,
     data: Path,
@@ -107,7 +80,7 @@ def build(
     on_level: Callable[[LevelDone], None] | None = None,
     memory: int | str | None = None,
     work: int | None = None,
-    executor: Executor | PartsExecutor | None = None,
+    executor: Executor | None = None,
     yes: bool = False,
     max_depth: int | None = None,
 ) -> Manifest:
@@ -118,14 +91,15 @@ def build(
     ``memory`` is the budget for the whole process (default 3GB); ``work``
     sets the bytes of the level step directly instead (tests use it to force
     many buckets on small boards). The rows are the same whatever the budget
-    and the executor. A table of known size that would not fit the free disk or
-    take over two hours stops early (TooBig) unless ``yes``.
+    and the executor (the local one when None). A table of known size that
+    would not fit the free disk or take over two hours stops early (TooBig)
+    unless ``yes``.
     ``max_depth`` builds the first levels only (a partial table: see
     :func:`covers`); a table with fewer levels than asked is built again aside.
     """
     target = data / puzzle.name
     if (target / MANIFEST).exists() and not force:
-        built = manifests.read(target)
+        built = manifest.read(target)
         if (not paths or built.has_paths) and covers(built, max_depth):
             built.up_to_date = True
             return built
@@ -136,8 +110,8 @@ def build(
         budget = Budget.parse(memory)
         if budget.asked is not None:
             print(
-                f"puzzledb: warning: --memory {budgets.size_of(budget.asked)} is more than this "
-                f"machine has; using {budgets.size_of(budget.total)}",
+                f"puzzledb: warning: --memory {size_of(budget.asked)} is more than this "
+                f"machine has; using {size_of(budget.total)}",
                 file=sys.stderr,
             )
         builder = Builder(puzzle, data, budget, paths, on_level, max_depth)
@@ -217,28 +191,24 @@ class Builder:
         of = puzzle.extra_columns
         self.extra = (puzzle.extra_fields, of) if of is not None else None  # type: ignore[attr-defined]
 
-    def run(self, work: int | None, executor: Executor | PartsExecutor | None) -> Manifest:
+    def run(self, work: int | None, executor: Executor | None) -> Manifest:
         self.budget.set_work(3 * PART_BYTES, work, part_rows=FILE_ROWS)
-        self.executor_name = getattr(executor, "name", "local") if executor else "local"
-        if hasattr(executor, "write_level"):
-            self.parts: PartsExecutor | None = executor  # type: ignore[assignment]
-            executor = None
-        else:
-            self.parts = None
-        executor = executor or LocalExecutor(self.spill, self.held.pool)
-        with ThreadPoolExecutor(max_workers=2) as writers:  # compressing takes as long
-            self.pending = Pending(writers.submit, self._record)
+        executor = executor if executor is not None else LocalExecutor()
+        self.executor_name = executor.name
+        place = Place(self.spill, self.held.pool, self.target.parent)
+        # The writers stop first (every file written), then the executor (its scratch gone).
+        with executor.bind(place) as step, ThreadPoolExecutor(max_workers=2) as writers:
+            self.pending = Pending(writers.submit, self._record)  # compressing takes as long
             if not self.progress.levels:
                 self._roots()
-            self._levels(executor)
+            self._levels(step)
             self.pending.settle()
-        shutil.rmtree(self.spill, ignore_errors=True)  # LocalExecutor.close
-        manifest = self._manifest()
-        write_json_atomic(self.staging / MANIFEST, manifest.to_dict())
+        made = self._manifest()
+        write_json_atomic(self.staging / MANIFEST, made.to_dict())
         self.progress.finish()
         publish(self.staging, self.target)
-        integrity.remember(self.target, manifest)  # hashed as written: no need to read again
-        return manifest
+        integrity.remember(self.target, made)  # hashed as written: no need to read again
+        return made
 
     def _roots(self) -> None:
         started = time.perf_counter()
@@ -256,72 +226,94 @@ class Builder:
         prev = self.progress.levels[-2].positions if len(self.progress.levels) > 1 else 0
         per_state = 4.0  # moves per state of the level before (a guess until one is made)
         while size and (self.max_depth is None or depth < self.max_depth):
-            self._check_size(size / max(1, prev))
-            rules = self._rules(size)
-            held = self.held.bytes() + self.pending.bytes(self.held)
-            plan = self.budget.plan(
-                size, size / max(1, prev), per_state, held, rules.packed is not None, self.counts
-            )
-            self.held.pool.trim(plan.spare)
-            frontier = self.held.get(depth)
-            last_bytes = sum(f.bytes for f in self.progress.files_at(depth)) or size * 6
-            check_disk(self.staging, last_bytes + size * 48, size / max(1, prev))
-            if self._on_parts(size):
-                rows = self._own_parts(self.parts, depth)
-                if not rows:
-                    break
-                depth, prev, size = depth + 1, size, rows
-                continue
-            started = time.perf_counter()
-            writer = LevelWriter(
-                self.staging, depth + 1, self.metadata, self.pending.submit,
-                pending=None if plan.keep else 2, extra=self.extra,
-            )  # fmt: skip
-            out = self.held.output(writer, plan, rules.packed is not None, self.counts)
-            job = LevelJob(frontier, self.held.excluded(depth), rules, plan.work, plan.held)
-            stats = executor.run_level(job, out.sink)
-            cols = out.close(whole=plan.keep)
-            del frontier, job
-            if not writer.rows:
-                for f in writer.close():
-                    (self.staging / f["name"]).unlink()
+            positions, stats = self._level(executor, depth, size, size / max(1, prev), per_state)
+            if not positions:
                 break
-            self.pending.add(depth + 1, writer, started, self._stats(stats, plan.keep))
-            self.held.finish(depth + 1, out, cols, plan.keep)
-            self.pending.settle(WRITE_LAG if plan.keep else 0)
-            self.held.release(depth + 1, self.pending)
             if stats.pairs:
                 per_state = max(1.0, stats.pairs / size)
-            depth, prev, size = depth + 1, size, writer.rows
+            depth, prev, size = depth + 1, size, positions
 
-    def _on_parts(self, size: int) -> bool:
-        """Whether the next level goes to an executor that writes its own parts (never
-        for a table with columns of its own, like class_size: the parts lack them)."""
-        if self.parts is None or self.extra is not None:
-            return False
-        return self.parts.writes_parts(size, self.puzzle.expand_free is not None, self.counts)
-
-    def _own_parts(self, executor: PartsExecutor, depth: int) -> int:
-        """A level whose executor writes its parts (every level before it on disk first);
-        recorded once every part is; the rows it has (0: the search is over)."""
-        self.pending.settle(0)
+    def _level(
+        self, executor: Executor, depth: int, size: int, growth: float, per_state: float
+    ) -> tuple[int, StepStats]:
+        """Level ``depth + 1`` (after ``size`` states, ``growth`` times the level before)
+        made by the executor and on its way to disk; its rows (0: the search is over)
+        and the step's stats."""
+        self._check_size(growth)
+        rules = self._rules(size)
+        held = self.held.bytes() + self.pending.bytes(self.held)
+        packed = rules.packed is not None
+        plan = self.budget.plan(size, growth, per_state, held, packed, self.counts)
+        self.held.pool.trim(plan.spare)
+        frontier = self.held.get(depth)
+        last_bytes = sum(f.bytes for f in self.progress.files_at(depth)) or size * 6
+        check_disk(self.staging, last_bytes + size * 48, growth)
         started = time.perf_counter()
-        excluded = excluded_depths(self.puzzle.graph, depth)
-        job = PartsJob(
-            self.puzzle.name, self.target.parent, self.staging,
-            LevelFiles(self.staging, depth, self.progress.files_at(depth)),
-            [LevelFiles(self.staging, d, self.progress.files_at(d)) for d in excluded],
-            self.metadata, self.puzzle.expand_free is not None,
+        writer = LevelWriter(
+            self.staging, depth + 1, self.metadata, self.pending.submit,
+            pending=None if plan.keep else 2, extra=self.extra,
         )  # fmt: skip
-        files, stats = executor.write_level(job)
-        if not files:
+        out = self.held.output(writer, plan, packed, self.counts)
+        excluded = self.held.excluded(depth)
+        table = self._table(depth, out)
+        job = LevelJob(frontier, excluded, rules, plan.work, plan.held, table=table)
+        stats = executor.run_level(job, out.sink)
+        del frontier, excluded, job
+        return self._finish(depth + 1, out, plan, stats, started), stats
+
+    def _table(self, depth: int, out: Output) -> Table:
+        """The table level ``depth + 1`` goes to, for an executor that writes its files."""
+        return Table(
+            self.puzzle.name,
+            self.target.parent,
+            self.staging,
+            self.metadata,
+            writable=self.extra is None and not self.counts,
+            on_disk=lambda: self._on_disk(depth),
+            parts=out.parts,
+        )
+
+    def _on_disk(self, depth: int) -> tuple[LevelFiles, list[LevelFiles]]:
+        """The frontier at ``depth`` and the levels it is checked against, as files
+        (every level's files written first)."""
+        self.pending.settle(0)
+        return self._files(depth), [
+            self._files(d) for d in excluded_depths(self.puzzle.graph, depth)
+        ]
+
+    def _files(self, depth: int) -> LevelFiles:
+        return LevelFiles(self.staging, depth, self.progress.files_at(depth))
+
+    def _finish(
+        self, depth: int, out: Output, plan: LevelPlan, stats: StepStats, started: float
+    ) -> int:
+        """Hand a new level to the writers, or record the files an executor wrote;
+        hold it for the next step. Its rows (0: the level is empty)."""
+        if out.written is not None:
+            return self._written(depth, out, stats, started)
+        cols = out.close(whole=plan.keep)
+        writer = out.writer
+        if not writer.rows:
+            for f in writer.close():
+                (self.staging / f["name"]).unlink()
             return 0
-        computed = time.perf_counter()
+        self.pending.add(depth, writer, started, self._stats(stats, plan.keep))
+        self.held.finish(depth, out, cols, plan.keep)
+        self.pending.settle(WRITE_LAG if plan.keep else 0)
+        self.held.release(depth, self.pending)
+        return writer.rows
+
+    def _written(self, depth: int, out: Output, stats: StepStats, started: float) -> int:
+        """A level whose files the executor wrote: recorded at once (every part exists)."""
+        written = out.written or []
+        self.held.let_go(out)
+        if not written:
+            return 0
         stats_doc = {**self._stats(stats, False), self.executor_name: True}
-        self._record(depth + 1, files, started, computed, stats_doc)
-        self.held.parts_level(depth + 1, self.progress.files_at(depth + 1))
-        self.held.release(depth + 1, self.pending)
-        return sum(f["rows"] for f in files)
+        self._record(depth, written, started, time.perf_counter(), stats_doc)
+        self.held.files_level(depth, self.progress.files_at(depth))
+        self.held.release(depth, self.pending)
+        return sum(f["rows"] for f in written)
 
     def _check_size(self, growth: float) -> None:
         """Stop (TooBig) a build of known size that, at the bytes and the rate of its
@@ -341,7 +333,7 @@ class Builder:
         if need > free or hours * 3600 > LONG_BUILD:
             raise TooBig(
                 f"{self.puzzle.name} has {expected:,} positions: about "
-                f"{budgets.size_of(need)} more on disk ({budgets.size_of(free)} free) and "
+                f"{size_of(need)} more on disk ({size_of(free)} free) and "
                 f"about {_duration(hours)} at the {rate / 1e6:.2g} M positions/s so far; "
                 "build a smaller board, or run the build again with --yes to go on "
                 "(finished levels are kept)"
@@ -352,13 +344,13 @@ class Builder:
         has them and the level is large enough (numba loads the first time)."""
         p = self.puzzle
         kernels = None
-        if p.has_kernels and size >= row_rules.PACKED_MIN:
-            before = budgets.rss()
+        if p.has_kernels and size >= rows.PACKED_MIN:
+            before = rss()
             # The first time: numba and the kernels load, and the threaded step
             # begins (small builds keep glibc's default, which faults less).
-            budgets.give_back_freed_memory()
+            give_back_freed_memory()
             kernels = p.kernels
-            self.budget.charge(budgets.rss() - before)
+            self.budget.charge(rss() - before)
             if self.counts and kernels.weigher is None:
                 kernels = None  # they cannot carry path counts
         skip_back = p.graph is not Graph.LAYERED
@@ -373,7 +365,7 @@ class Builder:
         out |= {
             "expand_seconds": round(stats.expand, 4),
             "dedup_seconds": round(stats.dedup, 4),
-            "rss_mib": budgets.rss() >> 20,
+            "rss_mib": rss() >> 20,
             "kept": kept,
         }
         return out
@@ -382,15 +374,14 @@ class Builder:
         self, depth: int, files: list[dict], started: float, computed: float, stats: dict
     ) -> None:
         """Note a level whose files are all written (``computed``: when its rows were)."""
-        rows = sum(f["rows"] for f in files)
+        positions = sum(f["rows"] for f in files)
         now = time.perf_counter()
-        entry = LevelEntry(depth, rows, round(computed - started, 4), stats=stats)
+        entry = LevelEntry(depth, positions, round(computed - started, 4), stats=stats)
         self.progress.record(entry, files, now - self.last)
         self.last = now
-        self.held.recorded(depth)
         if self.on_level:
             done = LevelDone(
-                depth, rows, self.progress.total, now - self.clock,
+                depth, positions, self.progress.total, now - self.clock,
                 stats.get("buckets", 0), computed - started,
             )  # fmt: skip
             self.on_level(done)

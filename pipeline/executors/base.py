@@ -1,28 +1,68 @@
 """The executor interface: one level step, however it is computed.
 
-The build loop (pipeline/build/loop.py) hands an executor a :class:`LevelJob`: the
-frontier, the finished levels the graph checks new states against, the
-puzzle's moves and the memory the step may use. The executor makes the next
-level and hands it to the sink in runs sorted by state, each run above the
-last, with the smallest parent of every child: the rows of
-:func:`pipeline.engine.reference.search`, whatever the executor. How it cuts
-the child states into ranges, where the work runs and what it spills is its
-own affair.
+The build loop (pipeline/build/loop.py) enters an executor for the length of
+one build (``with executor.bind(place) as ex``: ``__enter__`` starts what the
+executor needs, ``__exit__`` removes its scratch) and hands it one
+:class:`LevelJob` a level: the frontier, the finished levels the graph checks
+new states against, the puzzle's moves, the memory the step may use and the
+table the level goes to. The executor makes the next level and either hands
+it to the sink in runs sorted by state, each run above the last, with the
+smallest parent of every child (the rows of
+:func:`pipeline.engine.reference.search`, whatever the executor), or writes
+the level's files itself and hands their entries to ``job.table.parts``.
+How it cuts the child states into ranges, where the work runs and what it
+spills is its own affair; a level it cannot make it hands to another
+executor it holds (pipeline/executors/spark/ hands small levels to the local
+one). Adding an executor: sequential.py shows how.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from pathlib import Path
+from typing import Any, Protocol, Self
 
+from pipeline.engine.buffers import Pool
 from pipeline.engine.core import States
 from pipeline.engine.level import LevelSource
 from pipeline.engine.rows import MoveRules
+from pipeline.storage.reader import LevelFiles
 
 #: Takes a run of rows (states, parents, path sums); returns whether it copied
 #: them (True: the executor may reuse the arrays) or kept them.
 Sink = Callable[[States, States, "States | None"], bool]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where one build's level steps work: a scratch folder of the executor's own
+    (removed when the build ends), the buffers the build lends from one level to
+    the next (engine/buffers.py), and the data folder (a cluster's workers must see it)."""
+
+    scratch: Path
+    pool: Pool
+    data: Path
+
+
+@dataclass(frozen=True)
+class Table:
+    """The table a level goes to, for an executor that writes the level's files itself."""
+
+    puzzle: str
+    data: Path
+    staging: Path
+    #: The files' key-value metadata (storage/format.py).
+    metadata: dict[str, str]
+    #: Whether an executor may write the files: not with path counts (the build keeps
+    #: their raw copy) nor columns of the puzzle's own (class_size), which only the
+    #: build's writer adds.
+    writable: bool
+    #: The frontier and the excluded levels as files, once every pending write is done.
+    on_disk: Callable[[], tuple[LevelFiles, list[LevelFiles]]]
+    #: Takes the entries of the level's files (storage/manifest.py), in state order.
+    parts: Callable[[list[dict[str, Any]]], None]
 
 
 @dataclass(frozen=True)
@@ -37,6 +77,8 @@ class LevelJob:
     held: int = 0
     #: A forced number of child ranges (tests), else the executor plans them.
     buckets: int | None = None
+    #: The table being built (None: the rows go to the sink, e.g. a closed level's rounds).
+    table: Table | None = None
 
 
 @dataclass
@@ -50,8 +92,43 @@ class StepStats:
 
 
 class Executor(Protocol):
-    """Computes one level at a time."""
+    """Computes one level at a time, for one build at a time."""
+
+    #: Its name in the registry (registry.py) and in the manifest's ``build``.
+    name: str
+
+    def bind(self, place: Place) -> Self:
+        """Work in ``place`` during the next build; returns the executor, to enter."""
+        ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, *exc: object) -> None: ...
 
     def run_level(self, job: LevelJob, sink: Sink) -> StepStats:
-        """Make the level after ``job.frontier`` and hand it to ``sink``."""
+        """Make the level after ``job.frontier``: rows to ``sink``, or files to the table."""
         ...
+
+
+class Lifecycle:
+    """The lifecycle most executors need: the build's place kept, its scratch
+    folder removed when the build ends (inherit it: sequential.py)."""
+
+    place: Place | None = None
+
+    @classmethod
+    def configured(cls, master: str, data: Path) -> Self:
+        """The executor a name in the registry gives, ready to build in ``data``
+        (``master``: where a cluster executor sends its work)."""
+        return cls()
+
+    def bind(self, place: Place) -> Self:
+        self.place = place
+        return self
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.place is not None:
+            shutil.rmtree(self.place.scratch, ignore_errors=True)

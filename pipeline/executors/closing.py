@@ -10,6 +10,10 @@ says; its rows are collected sorted, in memory or, past a share of the work,
 in two raw files read back through memory maps. The rounds are disjoint
 sorted runs: the level is their union, handed to the sink child range by
 child range, in order. The rows are those of the reference at any budget.
+
+The round loop itself (:func:`close`) serves any executor, over how it makes,
+keeps and unites a round (:class:`Rounds`): the Spark executor's rounds are
+jobs whose parts stay files, united by a task a child range (spark/executor.py).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -36,6 +41,29 @@ ROW_BYTES = 16
 #: Peak bytes a row costs while the union is cut, sorted and handed on.
 MERGE_BYTES = 48
 
+R = TypeVar("R")
+
+
+class Rounds(Protocol[R]):
+    """How an executor makes, keeps and unites the rounds of a closed level."""
+
+    def make(self, made: list[R]) -> R | None:
+        """The round after ``made`` (round 0 when none), or None: the level is closed."""
+        ...
+
+    def unite(self, made: list[R]) -> None:
+        """Hand on the level: the union of the rounds (disjoint sets of states)."""
+        ...
+
+
+def close(rounds: Rounds[R]) -> list[R]:
+    """The round loop of 0-1 breadth-first search: rounds until one adds nothing, united."""
+    made: list[R] = []
+    while (part := rounds.make(made)) is not None:
+        made.append(part)
+    rounds.unite(made)
+    return made
+
 
 def run(step: Step, job: LevelJob, sink: Sink, folder: Path | None) -> StepStats:
     """The level after ``job.frontier`` closed under ``job.rules.free``, through ``step``.
@@ -43,34 +71,50 @@ def run(step: Step, job: LevelJob, sink: Sink, folder: Path | None) -> StepStats
     ``folder`` takes the rounds that do not fit the work (None: all kept in memory).
     """
     assert job.rules.free is not None
-    room = max(job.work - job.held, job.work // 4) // 2
-    stats = StepStats(pairs=0, buckets=0)
-    rounds: list[InMemory] = []
-    frontier, rules = job.frontier, replace(job.rules, free=None)
+    rounds = _Kept(step, job, sink, folder)
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
     try:
-        while True:
-            kept = sum(len(r) * ROW_BYTES for r in rounds if not _mapped(r))
-            out = _Collector(folder, len(rounds), max(0, room - kept))
-            excluded = [*job.excluded, *rounds]
-            done = step(
-                LevelJob(frontier, excluded, rules, job.work, job.held + kept, job.buckets), out.add
-            )
-            stats.pairs = (stats.pairs or 0) + (done.pairs or 0)
-            stats.buckets = max(stats.buckets or 0, done.buckets or 0)
-            stats.expand += done.expand
-            stats.dedup += done.dedup
-            part = out.finish(job.frontier.depth + 1)
-            if not len(part):
-                break
-            rounds.append(part)
-            frontier, rules = part, _free_rules(job)
-        _union(rounds, sink, max(1, room // MERGE_BYTES), job.buckets or 1)
+        close(rounds)
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
-    return stats
+    return rounds.stats
+
+
+class _Kept:
+    """Rounds made by an executor's own step, kept in memory or in files (:class:`_Collector`),
+    united into child ranges for the sink; half the work holds the rounds."""
+
+    def __init__(self, step: Step, job: LevelJob, sink: Sink, folder: Path | None) -> None:
+        self.step, self.job, self.sink, self.folder = step, job, sink, folder
+        self.room = max(job.work - job.held, job.work // 4) // 2
+        self.stats = StepStats(pairs=0, buckets=0)
+
+    def make(self, made: list[InMemory]) -> InMemory | None:
+        job = self.job
+        first = not made
+        frontier = job.frontier if first else made[-1]
+        rules = replace(job.rules, free=None) if first else _free_rules(job)
+        kept = sum(len(r) * ROW_BYTES for r in made if not _mapped(r))
+        out = _Collector(self.folder, len(made), max(0, self.room - kept))
+        excluded = [*job.excluded, *made]
+        held = job.held + kept
+        self._add(
+            self.step(LevelJob(frontier, excluded, rules, job.work, held, job.buckets), out.add)
+        )
+        part = out.finish(job.frontier.depth + 1)
+        return part if len(part) else None
+
+    def _add(self, done: StepStats) -> None:
+        stats = self.stats
+        stats.pairs = (stats.pairs or 0) + (done.pairs or 0)
+        stats.buckets = max(stats.buckets or 0, done.buckets or 0)
+        stats.expand += done.expand
+        stats.dedup += done.dedup
+
+    def unite(self, made: list[InMemory]) -> None:
+        _union(made, self.sink, max(1, self.room // MERGE_BYTES), self.job.buckets or 1)
 
 
 def _free_rules(job: LevelJob) -> MoveRules:

@@ -1,42 +1,34 @@
-"""Which executor a build runs on (``--engine``): the local one, or Spark (an extra)."""
+"""The executors by name (``--executor``): which executor a build runs on.
+
+Adding an executor is its module and one line in :data:`EXECUTORS`
+(sequential.py says how).
+"""
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pipeline.errors import PuzzleDBError
+from pipeline.executors.base import Executor
+from pipeline.executors.local.executor import LocalExecutor
+from pipeline.executors.sequential import SequentialExecutor
+from pipeline.executors.spark.executor import SparkExecutor
 
-ENGINES = ("local", "spark")
-#: Overrides the Spark executor's threshold (levels smaller run on the driver).
-THRESHOLD_ENV = "PUZZLEDB_SPARK_THRESHOLD"
-#: Forces the number of child ranges of each Spark level (tests).
-RANGES_ENV = "PUZZLEDB_SPARK_RANGES"
-
-
-def executor_for(engine: str | Any, master: str, data: Path) -> Any:
-    """The executor of ``engine`` (None: the local one), Spark started and checked
-    (Java, pyspark, the master, the workers seeing ``data``) before anything is built."""
-    if not isinstance(engine, str):
-        return engine  # an executor object (tests, the API)
-    if engine == "local":
-        return None
-    if engine != "spark":
-        raise PuzzleDBError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
-    from pipeline.executors.spark.executor import THRESHOLD, SparkExecutor
-
-    threshold = _int_env(THRESHOLD_ENV, THRESHOLD)
-    ranges = _int_env(RANGES_ENV, 0) or None
-    spark = SparkExecutor(master, threshold=threshold, ranges=ranges)
-    spark.start(data)
-    return spark
+#: Each executor's maker by name: ``configured(master, data)`` (base.Lifecycle).
+EXECUTORS: dict[str, Callable[[str, Path], Executor]] = {
+    "local": LocalExecutor.configured,
+    "sequential": SequentialExecutor.configured,
+    "spark": SparkExecutor.configured,
+}
 
 
-def _int_env(name: str, default: int) -> int:
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return default
-    if not text.isdigit():
-        raise PuzzleDBError(f"{name}={text!r} is not a whole number")
-    return int(text)
+def executor_for(executor: str | Executor, master: str, data: Path) -> Executor:
+    """The executor named ``executor``, ready before anything is built (Spark: Java,
+    pyspark, the master, the workers seeing ``data``, checked); an executor object
+    is returned as it is (tests, the API)."""
+    if not isinstance(executor, str):
+        return executor
+    if executor not in EXECUTORS:
+        raise PuzzleDBError(f"unknown executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
+    return EXECUTORS[executor](master, data)

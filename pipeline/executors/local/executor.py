@@ -19,6 +19,7 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
+from typing import Self
 
 import numpy as np
 
@@ -27,27 +28,40 @@ from pipeline.engine.buffers import Pool
 from pipeline.engine.level import SAMPLE, read_all, sample
 from pipeline.engine.rows import Rows
 from pipeline.executors import closing
-from pipeline.executors.base import LevelJob, Sink, StepStats
+from pipeline.executors.base import LevelJob, Lifecycle, Place, Sink, StepStats
 from pipeline.executors.local import lanes, spill
 from pipeline.storage import scratch
 
 
-class LocalExecutor:
+class LocalExecutor(Lifecycle):
     """Level steps in this process: two threads for packed keys, spill files for the rest.
 
     ``spill`` is the folder for spill files; ``pool`` lends the packed path its
-    big buffers from one level to the next (fresh pages cost: buffers.py).
+    big buffers from one level to the next (fresh pages cost: buffers.py). A
+    build binds both to its own (:meth:`bind`); the spill files stay from level
+    to level (lanes.py says why) and go when the build ends (``__exit__``).
     """
 
-    def __init__(self, spill: Path, pool: Pool | None = None) -> None:
+    name = "local"
+
+    def __init__(self, spill: Path | None = None, pool: Pool | None = None) -> None:
         self.spill = spill
         self.pool = pool if pool is not None else Pool(0)
 
+    def bind(self, place: Place) -> Self:
+        self.spill, self.pool = place.scratch, place.pool
+        return super().bind(place)
+
     def close(self) -> None:
-        """Remove the spill files (kept from level to level: lanes.py says why)."""
-        shutil.rmtree(self.spill, ignore_errors=True)
+        """Remove the spill files."""
+        if self.spill is not None:
+            shutil.rmtree(self.spill, ignore_errors=True)
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def run_level(self, job: LevelJob, sink: Sink) -> StepStats:
+        assert self.spill is not None, "a LocalExecutor needs a spill folder: bind it"
         if job.rules.free is not None:
             return closing.run(self.run_level, job, sink, scratch.rounds_folder(self.spill))
         n = len(job.frontier)
