@@ -39,7 +39,7 @@ def test_sequential_executor_builds_the_files_of_the_local_one(
 def test_every_executor_of_the_registry_builds_the_same_files(
     data: Path, tmp_path: Path, name: str
 ) -> None:
-    # By name, as --engine gives it: an executor object (never None), entered by the build.
+    # By name, as --executor gives it: an executor object (never None), entered by the build.
     executor = executor_for(name, "local[*]", tmp_path)
     assert executor.name == name
     m = build.build(puzzles.get("3x3"), tmp_path, executor=executor, work=1 << 20)

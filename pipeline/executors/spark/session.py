@@ -44,7 +44,7 @@ def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any
         from pyspark.sql import SparkSession
     except ImportError:
         raise SparkUnavailable(
-            "--engine spark needs pyspark: pip install 'puzzledb[spark]' "
+            "--executor spark needs pyspark: pip install 'puzzledb[spark]' "
             "(pyspark and a Java runtime, about 490 MB to download)"
         ) from None
     active = SparkSession.getActiveSession()

@@ -3,7 +3,7 @@
 A key is ``child << tag_bits | t`` for turn t (4 bits for the 9 turns of the
 half-turn metric, 3 for the 6 quarter turns): the parent is the child turned
 by t's inverse. A turn is seven table look-ups, one a corner position
-(``cube.turn_table``). Imported on first use, like tile_moves.py.
+(``cube.turn_table``). Imported on first use, like tiles/moves.py.
 """
 
 from __future__ import annotations

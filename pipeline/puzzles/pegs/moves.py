@@ -10,7 +10,7 @@ can land in are ``empty & pegs shifted by d & pegs shifted by 2d & lines(d)``,
 ``lines(d)`` marking the cells where such a line of three holes exists (which
 also rules out lines wrapped round the grid's edge). Only the legal jumps are
 then visited, about ten a state instead of every (empty hole, line) pair.
-Imported on first use, like tile_moves.py.
+Imported on first use, like tiles/moves.py.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A key is ``child << tag_bits | k``: k is the index of the slide back (from the
 child's blank to the parent's) among the child's slides, so the parent is that
-slide applied to the child. Imported on first use, like tile_moves.py.
+slide applied to the child. Imported on first use, like tiles/moves.py.
 """
 
 from __future__ import annotations
