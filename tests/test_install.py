@@ -4,6 +4,7 @@ and the wheel holds the package only (no benchmark, no helper program, no test).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -15,13 +16,29 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+#: What a checkout holds at its top that is not source: build output, environments.
+NOT_SOURCE = {".git", ".venv", "build", "data", "bench-results"}
+
+
+def _not_source(folder: str, names: list[str]) -> set[str]:
+    """The names ``copytree`` leaves out: the top's build output, caches anywhere
+    (``pipeline/build/`` is source: only the top's ``build/`` is output)."""
+    top = NOT_SOURCE if Path(folder) == ROOT else set()
+    return {
+        n for n in names if n in top or n == "__pycache__" or n.endswith((".egg-info", "_cache"))
+    }
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``pip wheel .`` of the working tree (a few seconds). The build runs isolated:
-    pip fetches the setuptools pyproject.toml asks for."""
+    """``pip wheel`` of a copy of the working tree's sources (a few seconds): not of
+    the tree itself, whose ``build/lib`` from an older build setuptools would reuse.
+    The build runs isolated: pip fetches the setuptools pyproject.toml asks for."""
     out = tmp_path_factory.mktemp("wheel")
+    src = tmp_path_factory.mktemp("src") / "puzzledb"
+    shutil.copytree(ROOT, src, ignore=_not_source, symlinks=True)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(src)],
         check=True,
         cwd=out,
         capture_output=True,
