@@ -1,0 +1,192 @@
+"""The README's examples run as written, and every guide link resolves.
+
+A fenced block tagged ``sh`` runs in bash, ``sql`` in the DuckDB CLI on the
+catalog, ``python`` in this process; a ``text`` block after one of them holds
+lines its output must contain, and a ``python`` line ending in a comment that
+is a Python literal (``# 55``) must equal it. A block after an HTML comment
+``<!-- not run: NAME (why) -->`` is skipped by that name. Blocks run with the
+working directory holding ``data/`` (a copy of the default tables with its
+catalog rewritten there: the views name ``data/`` relative to it) and a
+``.venv`` link to this interpreter's environment, as in the repository root.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+RUN = ("sh", "sql", "python")
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
+NOT_RUN = re.compile(r"<!-- not run: ([\w-]+) \((.*?)\) -->\s*$")
+
+
+@dataclass
+class Block:
+    """One runnable fenced block, the output lines it must print, and a skip reason."""
+
+    line: int
+    lang: str
+    code: str
+    expect: list[str] = field(default_factory=list)
+    skip: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.lang}-line{self.line}"
+
+
+def blocks(text: str) -> list[Block]:
+    """The README's runnable blocks in order, each with the text blocks after it."""
+    found: list[Block] = []
+    for m in FENCE.finditer(text):
+        lang, code = m.group(1), m.group(2)
+        before = text[: m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        if lang in RUN:
+            found.append(Block(text.count("\n", 0, m.start()) + 1, lang, code))
+            skipped = NOT_RUN.search(before)
+            if skipped:
+                found[-1].skip = f"not run: {skipped.group(1)} ({skipped.group(2)})"
+        elif lang == "text" and found:
+            found[-1].expect += [x.strip() for x in code.splitlines() if x.strip()]
+    return found
+
+
+ALL = blocks(README.read_text())
+
+
+@pytest.fixture(scope="module")
+def repo(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder laid out like the repository root after `make build-db`."""
+    root = tmp_path_factory.mktemp("readme")
+    shutil.copytree(data, root / "data", ignore=shutil.ignore_patterns("puzzles.duckdb"))
+    (root / ".venv").symlink_to(Path(sys.prefix))
+    env = environment(root)
+    subprocess.run(["puzzledb", "catalog"], cwd=root, env=env, check=True, capture_output=True)
+    return root
+
+
+def environment(root: Path) -> dict[str, str]:
+    """The venv's bin first on PATH (puzzledb, duckdb) and a cache of this test's own."""
+    env = dict(os.environ, PUZZLEDB_CACHE=str(root / "cache"))
+    env["PATH"] = f"{Path(sys.prefix) / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def shell(block: Block, root: Path) -> str:
+    """Run a sh block (stopping at the first failing command) or a sql block; its stdout."""
+    if block.lang == "sh":
+        args, stdin = ["bash", "-euo", "pipefail", "-c", block.code], None
+    else:
+        args, stdin = [".venv/bin/duckdb", "data/puzzles.duckdb"], block.code
+    done = subprocess.run(
+        args, cwd=root, env=environment(root), input=stdin, capture_output=True, text=True
+    )
+    assert done.returncode == 0, f"README line {block.line}:\n{done.stderr}"
+    assert "Error" not in done.stderr, done.stderr
+    return done.stdout
+
+
+def with_asserts(code: str) -> str:
+    """Each one-line expression whose comment is a Python literal becomes an assert."""
+    lines = []
+    for line in code.splitlines():
+        comments = [t for t in tokens(line) if t.type == tokenize.COMMENT]
+        literal = comments and literal_of(comments[-1].string[1:].strip())
+        if literal:
+            expr = line[: comments[-1].start[1]].rstrip()
+            line = f"assert ({expr}) == {literal}, ({expr})"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def tokens(line: str) -> list[tokenize.TokenInfo]:
+    try:
+        return list(tokenize.generate_tokens(io.StringIO(line).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+
+
+def literal_of(text: str) -> str | None:
+    """The text when it is a Python literal, else None."""
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
+    return text
+
+
+@pytest.mark.parametrize(
+    "block",
+    [pytest.param(b, id=b.name, marks=[pytest.mark.skip(b.skip)] if b.skip else []) for b in ALL],
+)
+def test_readme_block(
+    block: Block, repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """The block runs as written, and prints what the README says it prints."""
+    if block.lang == "python":
+        monkeypatch.chdir(repo)
+        monkeypatch.setenv("PUZZLEDB_CACHE", str(repo / "cache"))
+        exec(compile(with_asserts(block.code), f"README.md:{block.line}", "exec"), {})
+        out = capsys.readouterr().out
+    else:
+        out = shell(block, repo)
+    lines = [x.strip() for x in out.splitlines()]
+    for want in block.expect:
+        assert want in lines, f"README line {block.line}: {want!r} not in\n{out}"
+
+
+def test_readme_is_short() -> None:
+    """The front door stays a ten-minute read (issue #34)."""
+    assert len(README.read_text().splitlines()) <= 250
+
+
+def test_readme_skips_only_the_slow_blocks() -> None:
+    """What is not run is named: the make targets, an interactive session, a first 4x4 solve."""
+    skipped = {b.skip.split()[2] for b in ALL if b.skip}
+    assert skipped == {"make-targets", "duckdb-session", "solve-4x4"}
+    assert sum(1 for b in ALL if not b.skip) >= 5
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    text = FENCE.sub("", path.read_text())
+    return {slug(m) for m in re.findall(r"^#+ (.*)$", text, re.M)}
+
+
+def md_links(path: Path) -> list[str]:
+    """The relative links of a Markdown file: guides, pictures, its own headings (code left out)."""
+    found = LINK.findall(FENCE.sub("", path.read_text()))
+    return [x for x in found if "://" not in x and not x.startswith("mailto:")]
+
+
+@pytest.mark.parametrize(
+    "page", [README, *sorted((ROOT / "docs").glob("*.md"))], ids=lambda p: p.name
+)
+def test_guide_links_resolve(page: Path) -> None:
+    """Every relative link names a file that exists, and a heading in it that exists."""
+    for link in md_links(page):
+        file, _, anchor = link.partition("#")
+        target = (page.parent / file).resolve() if file else page
+        assert target.is_file(), f"{page.name}: {link}"
+        if anchor:
+            assert anchor in anchors(target), f"{page.name}: {link}"
