@@ -2,7 +2,7 @@
 
 Each runs in a fresh process, twice on one connection (the second run is the
 warm time), in DuckDB 2.x from Python and in the DuckDB 1.x CLI, with no
-session setting and a time limit; see README, "The path macro".
+session setting and a time limit; see docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ dropped first when run as root, else only a fresh process), the second
 The baseline, in the same run and the same way, is ``puzzledb solve``'s own
 walk (``pipeline.open(data).solve``). Every walk is checked against
 ``solve``'s states. ``--candidates`` also times the shapes the macro was
-chosen from on the first 3x4 position (see README, "The path macro").
+chosen from on the first 3x4 position (see docs/BENCHMARKS.md).
 The load average is printed before and after; the report is also written to
 bench-results/bench-walk.txt.
 """

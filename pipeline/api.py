@@ -70,7 +70,7 @@ class Database:
     ) -> list[Manifest]:
         """Build (or resume) each table, then rewrite the catalog; the manifests.
 
-        ``paths`` adds the path-count column (see README: it costs time and disk).
+        ``paths`` adds the path-count column (docs/DATA.md; its cost: docs/BENCHMARKS.md).
         ``memory`` is the budget of the build process (default 3GB, e.g. "1GB").
         ``root``: build each named board from this typed position instead, as the
         table ``<board>~<hash>`` (pipeline/puzzles/names.py).

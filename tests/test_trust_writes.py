@@ -21,7 +21,7 @@ from tests.conftest import one_line_error, run_cli
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "specs"
 SECRET = b"export PATH=/usr/bin  # the user's own file\n"
-POSITIONS = {"2x3": 360, "plus": 480}  # 6!/2; plus: README, tests/test_spec.py
+POSITIONS = {"2x3": 360, "plus": 480}  # 6!/2; plus: docs/SPECS.md, tests/test_spec.py
 STARTED = "2001-01-01T00:00:00+00:00"  # the planted progress's start: kept only on resume
 
 

@@ -1,6 +1,6 @@
 """Registry names built from parts: another metric, another goal, a typed root.
 
-The grammar (part of the data contract, README "Names"):
+The grammar (part of the data contract, docs/SPECS.md):
 
     sliding boards   <board>[-multi][@<cell>]      3x3-multi, 3x3@4, 3x3-multi@4, hex6@3
                      <board>[-multi]~<hash>        3x3~1b2c3d4e: from a root the user typed

@@ -20,7 +20,7 @@ skips every row group but the one whose state range holds it (the files of a
 level are sorted by state). A walk reads one row group a depth, wherever it
 starts, in DuckDB 1.x and 2.x alike, with no session setting.
 
-Why this shape (measured; README, "The path macro"): a recursive CTE over
+Why this shape (measured; docs/CATALOG.md and docs/BENCHMARKS.md): a recursive CTE over
 the table's view let DuckDB build its hash table on the 239-million-row scan
 (DuckDB estimates a multi-file scan as the first file's rows times the file
 count, and the first file holds the one root); with the walk made the build
