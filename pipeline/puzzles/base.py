@@ -200,6 +200,10 @@ class Puzzle(ABC):
     #: The TOML text of the spec that defines the puzzle (puzzles defined in a
     #: file, pipeline/puzzles/spec/parse.py); the manifest records it.
     spec: str | None = None
+    #: A table made for a solver (a pattern database), not for people to read:
+    #: ``list`` shows it only with ``--all``, the report and the explorer give
+    #: it its own section, and the catalog's views mark it.
+    derived: bool = False
 
     def describe(self) -> dict[str, object]:
         """What the manifest and the catalog record about the puzzle."""

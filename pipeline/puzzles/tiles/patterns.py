@@ -36,6 +36,7 @@ class PatternPuzzle(Puzzle):
 
     graph = Graph.GENERAL
     origin = "goal"
+    derived = True
 
     def __init__(self, rows: int, cols: int, label: str, tiles: Sequence[int]) -> None:
         n = rows * cols
