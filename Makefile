@@ -3,13 +3,15 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 DATA   ?= data
 
 .PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs bench-paths test-spark-full bench-spark test-hostile clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
-	@echo "                then the report $(DATA)/report.html"
+	@echo "                then the report $(DATA)/report.html (installs the product and the"
+	@echo "                DuckDB CLI into .venv; the test targets add the test and Spark extras)"
 	@echo "make report     rewrite $(DATA)/report.html (histograms, deepest positions, a solution)"
 	@echo "make build-db-full  also the 239,500,800-position boards 3x4 and 2x6, and their -multi (MEMORY=3GB)"
 	@echo "make test       run the test suite (builds its own tables in temp folders): every test"
@@ -45,13 +47,21 @@ help:
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
 
 # The virtual environment, created and installed on first use and whenever
-# pyproject.toml changes; then the C IDA* kernel is built into the user's cache
-# (pipeline/solvers/ida_c.py: never fails, solves fall back to numba without a compiler).
+# pyproject.toml changes, in two stamps: $(STAMP) is the product alone (what
+# build-db, report and the benchmarks need, the DuckDB CLI included), then the
+# C IDA* kernel built into the user's cache (pipeline/solvers/ida_c.py: never
+# fails, solves fall back to numba without a compiler); $(TEST_STAMP) adds the
+# test extra (pytest, hypothesis, ruff, and Spark: CI runs the Spark tests) for
+# the test and lint targets. Either works first on a fresh clone (docs/BENCHMARKS.md#set-up-costs).
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
 	$(BIN)/python -m pipeline.solvers.ida_c
-	@touch $(STAMP)
+	@touch $@
+
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $@
 
 build-db: $(STAMP)
 	$(BIN)/puzzledb build --default --data $(DATA)
@@ -70,24 +80,24 @@ build-db-full: build-db
 # outside-CI tests read (--full-data, --french-data, --chromium, --spark-master,
 # ...) are registered in tests/conftest.py (`pytest --help` lists them).
 # The default selection (pyproject.toml's addopts): all but full, browser and hostile.
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest
 
 # A quicker loop: also without the tests over ~30 s and Spark's (CI runs them all).
-test-quick: $(STAMP)
+test-quick: $(TEST_STAMP)
 	$(BIN)/python -m pytest -m "not slow and not spark"
 
 # Long checks outside CI, the tests marked full (tests/full/) but Spark's: the
 # full 3x4 and 2x6 figures, the English and French peg boards, and the
 # pattern-database solver against the full tables in $(DATA).
 FRENCH_DATA ?= bench-results/french37-data
-test-full: build-db-full
+test-full: build-db-full $(TEST_STAMP)
 	$(BIN)/python -m pytest -m "full and not spark" --full-data $(DATA) --french-data $(FRENCH_DATA)
 
 # The level step on Spark (docs/CLUSTER.md), outside `make test`: the test marked
 # full and spark (tests/full/test_spark_full.py) on SPARK_MASTER.
 SPARK_MASTER ?= local-cluster[2,1,4096]
-test-spark-full: $(STAMP)
+test-spark-full: $(TEST_STAMP)
 	$(BIN)/python -m pytest -s -m "full and spark" --spark-master '$(SPARK_MASTER)'
 
 # The report and solution strips in a real browser (tests/browser/, marked
@@ -97,8 +107,8 @@ test-spark-full: $(STAMP)
 # in build/screenshots/. `python -m tools.screenshot` redraws docs/report.png.
 CHROMIUM ?= /usr/bin/chromium
 BROWSER_STAMP := $(VENV)/.browser
-$(BROWSER_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,browser]'
+$(BROWSER_STAMP): $(TEST_STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,browser]'
 	@touch $@
 
 test-browser: $(BROWSER_STAMP)
@@ -108,14 +118,14 @@ test-browser: $(BROWSER_STAMP)
 
 # Every CLI command over hostile data folders (tests/hostile/, marked hostile): a
 # payload in each string field of each manifest and kept spec, in turn; outside `make test`.
-test-hostile: $(STAMP)
+test-hostile: $(TEST_STAMP)
 	$(BIN)/python -m pytest -m hostile
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-format: $(STAMP)
+format: $(TEST_STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
@@ -170,8 +180,9 @@ PATHS_ROUNDS ?= 3
 bench-paths: $(STAMP)
 	$(BIN)/python -m benchmarks.paths --rounds $(PATHS_ROUNDS) $(if $(OLD),--old $(OLD))
 
-# The level step on Spark against the local executor (benchmarks/spark_bench.py).
-bench-spark: $(STAMP)
+# The level step on Spark against the local executor (benchmarks/spark_bench.py);
+# Spark comes with the test extra.
+bench-spark: $(TEST_STAMP)
 	$(BIN)/python -m benchmarks.spark_bench --board 2x5 --runs $(RUNS)
 
 clean:
