@@ -156,14 +156,14 @@ bench-french37: $(STAMP)
 		--memory $(MEMORY)
 
 # Korf's 100 random 15-puzzle instances, solved optimally with the 4x4 pattern
-# databases (built into $(DATA)/ on first use, about 3 minutes).
+# databases (built into $(DATA)/ on first use, about 5 minutes and 2.2 GB).
 KORF ?= benchmarks/korf100.txt
 KORF_FLAGS ?=   # e.g. --repeat 3 --baseline
 bench-korf: $(STAMP)
 	$(BIN)/python -m benchmarks.korf $(KORF) --data $(DATA) $(KORF_FLAGS)
 
 # A 4x4 solve as a command (benchmarks/solve4.py); the 4x4 pattern
-# databases must be built in $(DATA) first (about 3 minutes and 1.6 GB, once).
+# databases must be built in $(DATA) first (about 5 minutes and 2.2 GB, once).
 bench-solve4: $(STAMP)
 	$(BIN)/python -m benchmarks.solve4 --data $(DATA)
 

@@ -1,7 +1,7 @@
 """`make bench-solve4`: a 4x4 solve as a command, against `python -c "import pipeline"`.
 
 Needs the 4x4 pattern databases in DATA (`puzzledb build 4x4-pdb --data DATA`:
-about 3 minutes and 1.6 GB, once). Each command runs RUNS times in a fresh
+about 5 minutes and 2.2 GB on disk, once). Each command runs RUNS times in a fresh
 interpreter; the medians and their difference are printed with the load
 average before and after. The goal (issue 12): a position 30-40 moves deep
 solved within 0.3 s more than the import. The last row is the deep solve

@@ -33,10 +33,12 @@ COMPACT = "_pdb.npy"
 MAX_MOVES = 255
 
 
-#: Measured on the 4x4 partition (make bench-solve4): Parquet bytes a position
-#: of a pattern database, and positions built a second on one core.
-PDB_BYTES_PER_POSITION = 13.5
-PDB_POSITIONS_PER_SECOND = 650_000
+#: The first 4x4 solve on a fresh clone (issue #34, 2026-11-26, 2 cores): its
+#: 115,358,880 pattern positions took 4 min 38 s and left 2.2 GB in the data
+#: folder (the Parquet tables and the arrays the solver keeps beside them).
+#: Bytes on disk a position, and positions built a second, from those figures.
+PDB_BYTES_PER_POSITION = 19.1
+PDB_POSITIONS_PER_SECOND = 415_000
 
 
 def build_cost(missing: Sequence[PatternPuzzle]) -> str:
@@ -45,7 +47,7 @@ def build_cost(missing: Sequence[PatternPuzzle]) -> str:
 
     positions = sum(p.expected_total or 0 for p in missing)
     minutes = round(positions / PDB_POSITIONS_PER_SECOND / 60)
-    took = "under a minute" if minutes < 1 else f"{minutes} minute{'s' * (minutes > 1)}"
+    took = "under a minute" if minutes < 1 else f"about {minutes} minute{'s' * (minutes > 1)}"
     disk = size_of(positions * PDB_BYTES_PER_POSITION)
     return f"at most {positions:,} positions, about {disk} on disk and {took}"
 
