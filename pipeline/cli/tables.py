@@ -8,18 +8,38 @@ from typing import Annotated, Any
 
 import typer
 
+from pipeline import hints
 from pipeline.cli.shared import DataOpt, JsonOpt, PuzzleArg, db, emit
 from pipeline.words import plural
 
+AllOpt = Annotated[
+    bool, typer.Option("--all", help="Also the derived tables (pattern databases, for solve).")
+]
 
-def list_(data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
+
+def list_(data: DataOpt = Path("data"), show_all: AllOpt = False, as_json: JsonOpt = False) -> None:
     """List the puzzles: name, graph, whether built (and how many positions), default, title.
 
-    A table of the first levels only (build --max-depth N) shows as built "to N"."""
+    A table of the first levels only (build --max-depth N) shows as built "to N".
+    Derived tables (pattern databases: made for a solver, not read by people)
+    only with --all; a last line says how many are left out."""
     rows = _listed(db(data))
+    shown = rows if show_all else [r for r in rows if not r["derived"]]
     if as_json:
-        emit(rows)
+        emit(shown)
         return
+    _print_listed(shown)
+    hidden = [r for r in rows if r["derived"] and not show_all]
+    if hidden:
+        built = sum(r["built"] is True for r in hidden)
+        typer.echo(
+            f"{plural(len(hidden), 'derived table')} not shown (pattern databases for "
+            f"solve --method optimal, {built or 'none'} built): {hints.command('list --all', data)}"
+        )
+
+
+def _print_listed(rows: list[dict[str, Any]]) -> None:
+    """The rows under a header, one line a puzzle."""
     width = max(len(r["name"]) for r in rows)
     typer.echo(f"{'name':<{width}}  {'graph':<10}  {'built':<5}  {'positions':>13}  default  title")
     for r in rows:
@@ -48,6 +68,7 @@ def _listed(base: Any) -> list[dict[str, Any]]:
             "built": p.name in totals,
             "positions": totals.get(p.name),
             "partial_depth": partial.get(p.name),
+            "derived": p.derived,
         }
         for p in base.known_puzzles()
     ]

@@ -2,7 +2,9 @@
 
 For every built table: its numbers (positions, maximum depth, build time,
 positions a second, bytes a position on disk), its positions per depth, and up
-to 12 of its deepest positions drawn; then a solution or two drawn as strips.
+to 12 of its deepest positions drawn; then a solution or two drawn as strips;
+last, the derived tables (pattern databases, made for a solver) with their
+numbers and histograms only.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.base import Puzzle
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
+from pipeline.words import plural
 
 REPORT = "report.html"
 DEEPEST = 12
@@ -65,6 +68,7 @@ class Summary:
     at_max: int
     seconds: float
     bytes: int
+    derived: bool = False
 
     @property
     def rate(self) -> float:
@@ -84,6 +88,7 @@ def summary(m: Manifest) -> Summary:
         m.max_depth_positions,
         float(m.build.get("seconds", 0.0)),
         sum(f.bytes for f in m.files),
+        puzzles.derived(m.table),
     )
 
 
@@ -105,16 +110,22 @@ def deepest(table: Table, puzzle: Puzzle, limit: int = DEEPEST) -> list[int]:
 def html(db: Any) -> str:
     """The report page for the tables built under ``db.data``."""
     found = summaries(db)
-    nav = " ".join(f'<a href="#t-{esc(s.name)}">{esc(s.name)}</a>' for s in found)
+    shown = [s for s in found if not s.derived]
+    derived = [s for s in found if s.derived]
+    nav = " ".join(f'<a href="#t-{esc(s.name)}">{esc(s.name)}</a>' for s in shown)
+    also = f" and {len(derived)} derived" if derived else ""
     parts = [
         "<header>",
-        f"<h1>puzzledb: {len(found)} tables</h1>",
+        f"<h1>puzzledb: {plural(len(shown), 'table')}{also}</h1>",
         f'<p class="muted">data folder {esc(db.data)}</p>',
-        f'<nav>{nav} <a href="#solutions">solutions</a></nav>',
+        f'<nav>{nav} <a href="#solutions">solutions</a>'
+        + (' <a href="#derived">derived tables</a>' if derived else "")
+        + "</nav>",
         "</header><main>",
-        _summary_table(found),
-        *(_table_section(db, s) for s in found),
-        _solutions(db, [s.name for s in found]),
+        _summary_table(shown),
+        *(_table_section(db, s) for s in shown),
+        _solutions(db, [s.name for s in shown]),
+        _derived_section(db, derived),
         "</main>",
     ]
     head = (
@@ -148,6 +159,11 @@ def summaries(db: Any) -> list[Summary]:
 
 
 def _summary_table(found: list[Summary]) -> str:
+    return f'<section id="summary"><h2>Summary</h2>{_numbers(found)}</section>'
+
+
+def _numbers(found: list[Summary]) -> str:
+    """The tables' numbers, a row a table."""
     head = (
         "<tr><th>table</th><th>positions</th><th>max depth</th><th>at max depth</th>"
         "<th>build s</th><th>positions/s</th><th>bytes/position</th></tr>"
@@ -158,10 +174,7 @@ def _summary_table(found: list[Summary]) -> str:
         f"<td>{s.seconds:.2f}</td><td>{s.rate:,.0f}</td><td>{s.bytes_per_position:.2f}</td></tr>"
         for s in found
     )
-    return (
-        '<section id="summary"><h2>Summary</h2>'
-        f'<div class="scroll"><table>{head}{rows}</table></div></section>'
-    )
+    return f'<div class="scroll"><table>{head}{rows}</table></div>'
 
 
 def _table_section(db: Any, s: Summary) -> str:
@@ -175,6 +188,27 @@ def _table_section(db: Any, s: Summary) -> str:
         "</section>",
     ]
     return "\n".join(parts)
+
+
+def _derived_section(db: Any, found: list[Summary]) -> str:
+    """The tables made for a solver, last: their numbers and histograms, no boards."""
+    if not found:
+        return ""
+    parts = [
+        '<section id="derived"><h2>Derived tables</h2>',
+        "<p>Made for a solver, not for reading: pattern databases, which "
+        "<code>solve --method optimal</code> builds and reads (<code>puzzledb list --all"
+        "</code> lists them).</p>",
+        _numbers(found),
+    ]
+    for s in found:
+        chart = charts.svg(charts.histogram([charts.Series(s.name, db.histogram(s.name).rows())]))
+        parts.append(
+            f'<section class="derived-table" id="t-{esc(s.name)}" data-table="{esc(s.name)}">'
+            f"<h3>{esc(s.name)}</h3><p>{esc(s.title)}: {s.positions:,} positions</p>"
+            f'<div class="chart">{chart}</div></section>'
+        )
+    return "\n".join([*parts, "</section>"])
 
 
 def _deepest_boards(db: Any, s: Summary) -> str:

@@ -19,7 +19,16 @@ from pipeline.puzzles.names import resolve
 from pipeline.puzzles.pegs import sql as peg_sql
 from pipeline.puzzles.spec import parse as spec
 
-__all__ = ["GROUPS", "REGISTRY", "defaults", "expand_names", "family_sql", "get", "listed"]
+__all__ = [
+    "GROUPS",
+    "REGISTRY",
+    "defaults",
+    "derived",
+    "expand_names",
+    "family_sql",
+    "get",
+    "listed",
+]
 
 
 def get(name: str, data: Path | None = None) -> Puzzle:
@@ -37,6 +46,14 @@ def get(name: str, data: Path | None = None) -> Puzzle:
 def defaults() -> list[Puzzle]:
     """The puzzles ``make build-db`` builds."""
     return [p for p in BUILTIN if p.default]
+
+
+def derived(name: str) -> bool:
+    """Whether table ``name`` is made for a solver (:attr:`Puzzle.derived`: the pattern
+    databases). Only built-ins are: no spec, goal cell or typed root makes one, and a
+    ``-winnable`` table is a table people query, not derived."""
+    found = REGISTRY.get(name)
+    return found is not None and found.derived
 
 
 def expand_names(names: list[str]) -> list[str]:

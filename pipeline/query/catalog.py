@@ -37,7 +37,7 @@ from typing import Any
 from pipeline.errors import CannotWrite, CorruptTable
 from pipeline.puzzles import trusted
 from pipeline.puzzles.base import Cells, glob_escape, ident, sql_str
-from pipeline.puzzles.registry import family_sql
+from pipeline.puzzles.registry import derived, family_sql
 from pipeline.query import walk_sql
 from pipeline.storage import files
 from pipeline.storage import manifest as manifests_
@@ -121,12 +121,13 @@ def _views(found: list[Manifest], prefix: str) -> list[str]:
     return out
 
 
-#: The columns of the tables ``puzzles`` and ``levels`` (part of the public contract).
+#: The columns of the tables ``puzzles`` and ``levels`` (part of the public contract;
+#: ``derived``, a table made for a solver, added last on 2026-11-26: docs/CATALOG.md).
 PUZZLES = {
     "name": "VARCHAR", "title": "VARCHAR", "graph": "VARCHAR", "origin": "VARCHAR",
     "encoding": "VARCHAR", "cells": "INTEGER", "positions": "UBIGINT", "max_depth": "INTEGER",
     "max_depth_positions": "UBIGINT", "format_version": "INTEGER", "built": "VARCHAR",
-    "partial_depth": "INTEGER",
+    "partial_depth": "INTEGER", "derived": "BOOLEAN",
 }  # fmt: skip
 LEVELS = {"puzzle": "VARCHAR", "depth": "INTEGER", "positions": "UBIGINT"}
 
@@ -142,6 +143,7 @@ def _tables(found: list[Manifest]) -> list[Statement]:
             *(int(v) for v in (m.max_depth_positions, m.format_version)),
             str(m.build.get("finished", "")),
             None if m.partial_depth is None else int(m.partial_depth),
+            derived(m.table),
         ]
         for m in found
     ]
@@ -150,7 +152,7 @@ def _tables(found: list[Manifest]) -> list[Statement]:
         *_table("puzzles", PUZZLES, rows),
         *_table("levels", LEVELS, levels),
         "CREATE OR REPLACE VIEW summary AS SELECT name AS puzzle, positions, max_depth, "
-        "max_depth_positions, partial_depth FROM puzzles ORDER BY name",
+        "max_depth_positions, partial_depth, derived FROM puzzles ORDER BY name",
     ]
 
 
