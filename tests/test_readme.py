@@ -6,7 +6,7 @@ lines its output must contain, and a ``python`` line ending in a comment that
 is a Python literal (``# 55``) must equal it. A block after an HTML comment
 ``<!-- not run: NAME (why) -->`` is skipped by that name. Blocks run with the
 working directory holding ``data/`` (a copy of the default tables with its
-catalog rewritten there: the views name ``data/`` relative to it) and a
+catalog rewritten there: its views name the copy's files) and a
 ``.venv`` link to this interpreter's environment, as in the repository root.
 """
 

@@ -116,11 +116,10 @@ def _print_frame(df: Any, fmt: str, out: Path | None, limit: int | None) -> None
     from pipeline.pictures import output
 
     if fmt == "table":
-        import polars as pl
+        from pipeline.cli import table_text
 
         shown = df if limit is None else df.head(limit)
-        with pl.Config(tbl_rows=-1, tbl_cols=20, fmt_str_lengths=80):
-            text = str(shown)
+        text = table_text.frame_text(shown)
         if len(shown) < len(df):
             text += f"\n({len(df):,} rows, {len(shown):,} shown: --all or --limit N for more)"
     elif fmt == "parquet":

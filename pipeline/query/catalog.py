@@ -5,9 +5,12 @@ registry (or the spec kept in the folder): a manifest must record exactly that
 puzzle (puzzles/trusted.py), and the SQL is made from the registry's puzzle
 and from checked numbers and file names only, never from text of the folder;
 the rows of ``puzzles`` and ``levels`` go in as bound parameters. The same SQL serves the
-catalog file ``<data>/puzzles.duckdb`` (paths as given, for the DuckDB CLI run
-from the repository root) and the API's in-memory connection (absolute paths,
-from any folder).
+catalog file ``<data>/puzzles.duckdb`` and the API's connections: the views name
+the files by absolute path (DuckDB resolves a relative one against the working
+directory), so the catalog answers from any folder. The catalog file's views also
+check that it is still the file in that folder (:func:`_home_guard`): a copy of the
+folder elsewhere fails with one line naming ``puzzledb catalog --data NEWPLACE``
+instead of silently reading the old place's files.
 
 Macros (part of the public contract):
   board(puzzle, state)       the position as typed, e.g. '1 2 3 4 5 0'
@@ -92,33 +95,55 @@ def _dispatch(found: list[Manifest], sql_of: Any, fallback: str) -> str:
 Statement = str | tuple[str, list[list[Any]]]
 
 
-def statements(data: Path, prefix: str) -> list[Statement]:
+def statements(data: Path, prefix: str, home: Path | None = None) -> list[Statement]:
     """The SQL that creates the catalog for the tables under ``data``.
 
-    ``prefix`` is how the views name the data folder (relative or absolute).
+    ``prefix`` is how the views name the data folder (absolute); ``home``: the
+    catalog file the views must be read from (None: no check, for the API's own).
     """
     found = manifests(data, stderr_line)
     return [
-        *_views(found, prefix),
+        *_views(found, prefix, home),
         *_tables(found),
         *_codec_macros(found),
         *family_sql(found),
-        *walk_sql.statements(found, prefix),  # path(puzzle, state) and one walk a table
+        # path(puzzle, state) and one walk a table
+        *walk_sql.statements(found, prefix, "true" if home is None else _home_guard(home)),
     ]
 
 
-def _views(found: list[Manifest], prefix: str) -> list[str]:
+def _views(found: list[Manifest], prefix: str, home: Path | None) -> list[str]:
     """One view per table over exactly the files its manifest lists (a stray
-    file in the folder is never read)."""
-    out = []
+    file in the folder is never read), checked by :func:`_home_guard` if ``home``."""
+    guard = "" if home is None else f" WHERE {_home_guard(home)}"
+    out: list[str] = []
     for m in found:
         files = ", ".join(
             sql_str(f"{glob_escape(prefix)}/{glob_escape(m.table)}/{f.name}") for f in m.files
         )
         out.append(
-            f"CREATE OR REPLACE VIEW {ident(m.table)} AS SELECT * FROM read_parquet([{files}])"
+            f"CREATE OR REPLACE VIEW {ident(m.table)} AS "
+            f"SELECT * FROM read_parquet([{files}]){guard}"
         )
     return out
+
+
+def _home_guard(home: Path) -> str:
+    """True if the catalog file ``home`` is open, else an error naming the command.
+
+    DuckDB lists each open database file by its real absolute path; a copy of the data
+    folder elsewhere carries views over the old place's files, which would answer
+    from them without a word: this makes that copy fail instead. One scalar subquery
+    a query, not a check a row."""
+    real = str(home.resolve())
+    msg = (
+        f"this catalog reads the tables of {home.parent.resolve()}, not the folder it is "
+        "in now: run `puzzledb catalog --data FOLDER` on the folder it is in"
+    )
+    return (
+        f"(SELECT CASE WHEN count(*) > 0 THEN true ELSE error({sql_str(msg)}) END "
+        f"FROM duckdb_databases() WHERE path = {sql_str(real)})"
+    )
 
 
 #: The columns of the tables ``puzzles`` and ``levels`` (part of the public contract;
@@ -224,19 +249,14 @@ def _catalog_lock(data: Path) -> Iterator[None]:
 
 
 def _write(data: Path, tmp: Path) -> None:
-    """The catalog into ``tmp`` (its views name ``data`` as seen from here)."""
-    try:
-        prefix = os.path.relpath(data)
-        if prefix.startswith(".."):
-            prefix = str(data.resolve())
-    except ValueError:
-        prefix = str(data.resolve())
-    write_file(data, tmp, prefix)
+    """The catalog into ``tmp``: absolute paths, read only as ``<data>/puzzles.duckdb``."""
+    write_file(data, tmp, str(data.resolve()), data / CATALOG)
 
 
-def write_file(data: Path, path: Path, prefix: str) -> None:
+def write_file(data: Path, path: Path, prefix: str, home: Path | None = None) -> None:
     """The catalog of ``data`` into the new database file ``path``, its views naming the
-    folder as ``prefix``; made on a connection sealed before any statement of it runs."""
+    folder as ``prefix`` (and read only from ``home`` if given: :func:`_home_guard`);
+    made on a connection sealed before any statement of it runs."""
     import duckdb
 
     con = duckdb.connect()
@@ -244,7 +264,7 @@ def write_file(data: Path, path: Path, prefix: str) -> None:
         con.execute(f"ATTACH {sql_str(str(path))} AS catalog (STORAGE_VERSION '{STORAGE_VERSION}')")
         con.execute("USE catalog")
         seal(con, data, prefix)
-        _run(con, statements(data, prefix))
+        _run(con, statements(data, prefix, home))
         con.execute("USE memory")
         con.execute("DETACH catalog")
     finally:

@@ -49,16 +49,17 @@ from pipeline.storage.manifest import Manifest
 START = "$start"
 
 
-def statements(found: list[Manifest], prefix: str) -> list[str]:
+def statements(found: list[Manifest], prefix: str, guard: str = "true") -> list[str]:
     """The ``path`` macro over the tables in ``found`` (manifests whose puzzle is the
     registry's description: catalog.manifests).
 
-    ``prefix`` is how the SQL names the data folder, as in the views.
+    ``prefix`` is how the SQL names the data folder, as in the views; ``guard``: the
+    views' check that the catalog file is read in its folder (catalog._home_guard).
     """
-    return [path_macro(found, prefix)]
+    return [path_macro(found, prefix, guard)]
 
 
-def path_macro(found: list[Manifest], prefix: str) -> str:
+def path_macro(found: list[Manifest], prefix: str, guard: str = "true") -> str:
     """``path(puzzle, state)``: the walk of that table, with step and position.
 
     Each table's walk is a string in the macro, run by ``query()`` with the
@@ -77,7 +78,8 @@ def path_macro(found: list[Manifest], prefix: str) -> str:
     return (
         "CREATE OR REPLACE MACRO path(puzzle, start) AS TABLE "
         "SELECT step, state, depth, parent, board(puzzle, state) AS position "
-        f"FROM query(replace({walks}, {sql_str(START)}, {state}) || {none}) ORDER BY step"
+        f"FROM query(replace({walks}, {sql_str(START)}, {state}) || {none}) "
+        f"WHERE {guard} ORDER BY step"
     )
 
 
