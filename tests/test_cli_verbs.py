@@ -1,0 +1,31 @@
+"""Issue #34 item 6, the CLI side: one name per meaning, the right words, the missing verbs.
+
+Real subprocesses on small tables built for each test (2x3, hex6: under a second).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.engine.budget import size_of
+from tests.conftest import one_line_error, run_cli
+
+run = run_cli
+SPEC = Path(__file__).parent.parent / "examples" / "specs" / "plus.toml"
+
+
+def test_a_short_goal_list_names_what_is_wrong(tmp_path: Path) -> None:
+    spec = tmp_path / "short.toml"
+    spec.write_text(SPEC.read_text().replace("goal = [1, 2, 3, 0, 4, 5, 6, 7]", "goal = [1, 2, 3]"))
+    r = run("build", "--spec", str(spec), data=tmp_path / "d")
+    one_line_error(r)
+    assert "not a permutation of 0..7 (3 values, not 8; missing 0 4 5 6 7)" in r.stderr
+    assert "repeated" not in r.stderr
+
+
+def test_sizes_have_thousands_separators(tmp_path: Path) -> None:
+    assert size_of(68662 * 2**30) == "68,662 GiB"
+    assert size_of(1.5 * 2**30) == "1.5 GiB"
+    r = run("build", "4x4", data=tmp_path)
+    one_line_error(r, "4x4")
+    assert "about 68,662 GiB more on disk" in r.stderr
