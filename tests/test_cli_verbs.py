@@ -29,3 +29,28 @@ def test_sizes_have_thousands_separators(tmp_path: Path) -> None:
     r = run("build", "4x4", data=tmp_path)
     one_line_error(r, "4x4")
     assert "about 68,662 GiB more on disk" in r.stderr
+
+
+def test_version() -> None:
+    from importlib.metadata import version
+
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout == f"puzzledb {version('puzzledb')}\n", r.stderr
+
+
+def test_verify_all_checks_every_built_table_one_line_each(tmp_path: Path) -> None:
+    one_line_error(run("verify", "--all", data=tmp_path), "no table is built")
+    assert run("build", "2x3", "hex6", data=tmp_path).returncode == 0
+    r = run("verify", "--all", data=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "2x3: ok (360 positions, 22 levels)\nhex6: ok (5,040 positions, 16 levels)\n"
+    one_line_error(run("verify", "--all", "hex6", data=tmp_path), "not both")
+    # A level file swapped for another: that table fails on its line, the next is still checked.
+    (tmp_path / "2x3" / "d004-000.parquet").write_bytes(
+        (tmp_path / "2x3" / "d003-000.parquet").read_bytes()
+    )
+    r = run("verify", "--all", data=tmp_path)
+    assert r.returncode == 1
+    first, second = r.stdout.splitlines()
+    assert first.startswith("2x3: FAILED: ") and "d004-000.parquet has" in first
+    assert second == "hex6: ok (5,040 positions, 16 levels)"

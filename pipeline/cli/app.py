@@ -12,6 +12,7 @@ bars.py the progress bars. Heavy libraries are imported inside the commands
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
@@ -29,6 +30,30 @@ app = typer.Typer(
     # Plain help: rich's (Typer 0.29) shows a value placeholder "<bool>" beside every flag.
     rich_markup_mode=None,
 )
+
+
+def _version(value: bool) -> None:
+    """``--version``: the installed package's version, then exit."""
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"puzzledb {version('puzzledb')}")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            typer.echo("puzzledb (not installed: no version)")
+        raise typer.Exit
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_version),
+    ] = False,
+) -> None:
+    """Build and query breadth-first state-space databases of puzzles."""
+
+
 app.command("list")(tables.list_)
 app.command()(build.build)
 app.command()(tables.catalog)
