@@ -335,11 +335,15 @@ class Database:
 
         return choose.slides_tiles(puzzles.get(puzzle, self.data))
 
-    def tiles_slid(self, solution: Solution) -> list[int]:
-        """The tile slid at each step of a sliding puzzle's walk, its first state first."""
+    def tiles_slid(self, solution: Solution) -> list[int] | list[list[int]]:
+        """The tile slid at each step of a sliding puzzle's walk, its first state first;
+        on a board whose moves slide a line (3x3-multi) each step's tiles, as a list."""
+        from pipeline.puzzles.tiles.multi import MultiTilePuzzle
         from pipeline.solvers import choose
 
-        return choose.tiles_slid(puzzles.get(solution.puzzle, self.data), solution.states)
+        p = puzzles.get(solution.puzzle, self.data)
+        steps = choose.tiles_slid(p, solution.states)
+        return steps if isinstance(p, MultiTilePuzzle) else [t for (t,) in steps]
 
     def pattern_solver(
         self,

@@ -5,6 +5,7 @@ Real subprocesses on small tables built for each test (2x3, hex6: under a second
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pipeline.engine.budget import size_of
@@ -54,3 +55,24 @@ def test_verify_all_checks_every_built_table_one_line_each(tmp_path: Path) -> No
     first, second = r.stdout.splitlines()
     assert first.startswith("2x3: FAILED: ") and "d004-000.parquet has" in first
     assert second == "hex6: ok (5,040 positions, 16 levels)"
+
+
+def test_a_multi_tile_step_names_every_tile_it_slides_in_text_and_svg(tmp_path: Path) -> None:
+    assert run("build", "3x3-multi", data=tmp_path).returncode == 0
+    svg = tmp_path / "walk.svg"
+    args = ("solve", "3x3-multi", "1 4 7 2 0 8 3 6 5", "--moves", "--oneline")
+    r = run(*args, "--svg", str(svg), data=tmp_path)
+    assert r.returncode == 0, r.stderr
+    line = r.stdout.splitlines()[1]
+    assert line == "tiles slid: 6 5 8 6 4 7 6+8 5 4+7 1 2+3 4 7 3 2 1 3 2 4 7+5 8+6 3 2+5 8"
+    # step 7 (board 6 to board 7) slides 6 then 8 up into the blank's column
+    assert r.stdout.splitlines()[2 + 6].endswith("1 7 0 2 4 6 3 5 8")
+    assert r.stdout.splitlines()[2 + 7].endswith("1 7 6 2 4 8 3 5 0")
+    text = svg.read_text()
+    assert ">7: tiles 6+8<" in text and ">9: tiles 4+7<" in text and ">1: tile 6<" in text
+    doc = json.loads(run(*args[:-1], "--json", data=tmp_path).stdout)
+    assert doc["tiles"][6] == [6, 8] and doc["tiles"][0] == [6] and len(doc["tiles"]) == 24
+    # A board whose steps slide one tile keeps its list of numbers.
+    assert run("build", "2x3", data=tmp_path).returncode == 0
+    doc = json.loads(run("solve", "2x3", "1 2 3 4 0 5", "--moves", "--json", data=tmp_path).stdout)
+    assert doc["tiles"] == [5]

@@ -15,7 +15,7 @@ import typer
 from pipeline.words import plural
 
 
-def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[int] | None = None) -> None:
+def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[Any] | None = None) -> None:
     """The count, the line and the boards of a table walk, all in one order: the line's.
 
     A walk from the goal lists the position first; a walk from the start is
@@ -31,7 +31,11 @@ def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[int] | None = None) 
         moves = f", {plural(p.moves_in(states), 'move')}" if p.step_word != "move" else ""
         typer.echo(f"line {where}{moves}: {sol.notation}")
     if tiles is not None:
-        typer.echo("tiles slid: " + " ".join(map(str, tiles)))
+        from pipeline.solvers.choose import slid_words
+
+        typer.echo(
+            "tiles slid: " + " ".join(slid_words(t if isinstance(t, list) else [t]) for t in tiles)
+        )
     for i, (s, text) in enumerate(zip(states, texts, strict=True)):
         if oneline:
             typer.echo(f"{i:>3}  {text}")
