@@ -30,6 +30,7 @@ from pipeline.errors import BadPosition, NotBuilt
 from pipeline.hints import DATA_ENV, default_data  # noqa: F401 (public names)
 from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.base import Puzzle, ident
+from pipeline.puzzles.names import ROOTED
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
 
@@ -267,7 +268,7 @@ class Database:
             )
         states = [r.state for r in rows]
         line = p.notation(states if p.origin == "goal" else states[::-1])
-        return Solution(puzzle, p.origin, states, [p.text(s) for s in states], line)
+        return Solution(puzzle, _walk_origin(p), states, [p.text(s) for s in states], line)
 
     def _solve_derived(self, p: Puzzle, position: str | int) -> Solution:
         """Solve through the table that answers for ``p`` (peg boards: the winnable table).
@@ -345,6 +346,12 @@ class Database:
         steps = choose.tiles_slid(p, solution.states)
         return steps if isinstance(p, MultiTilePuzzle) else [t for (t,) in steps]
 
+    def _table_instead(self, board: str) -> str:
+        """What to do where no pattern databases answer: walk the table, built or not yet."""
+        if self.is_built(board):
+            return "its table is built: solve with `--method table`"
+        return f"build its table with {hints.build(board, self.data)}"
+
     def pattern_solver(
         self,
         board: str,
@@ -363,8 +370,8 @@ class Database:
 
         if board not in optimal.PARTITIONS:
             raise BadMethod(
-                f"no pattern databases for {board} (boards: {', '.join(optimal.PARTITIONS)}): "
-                f"build its table with {hints.build(board, self.data)}"
+                f"no pattern databases for {board} "
+                f"(boards: {', '.join(optimal.PARTITIONS)}): " + self._table_instead(board)
             )
         key = (board, reflect)
         if key not in self._solvers:
@@ -480,7 +487,7 @@ class Database:
         from pipeline.words import plural
 
         p = puzzles.get(solution.puzzle, self.data)
-        line = solution.states if solution.origin == "goal" else solution.states[::-1]
+        line = solution.states if solution.origin != "start" else solution.states[::-1]
         return boards.strip(p, line, title=f"{p.name}: {plural(solution.moves, 'move')}")
 
     def report(self, out: str | os.PathLike[str] | None = None) -> Path:
@@ -585,6 +592,14 @@ def _with_requirements(chosen: list[Puzzle], data: Path | None = None) -> list[P
 def open(data: str | os.PathLike[str] | None = None) -> Database:
     """Open the data folder (default ``data/`` or $PUZZLEDB_DATA)."""
     return Database(data)
+
+
+def _walk_origin(p: Puzzle) -> str:
+    """Where a table walk ends: "root" on a table enumerated from a typed position
+    (``3x3~406f4178``: the walk ends there, not at the goal), else the puzzle's origin."""
+    if p.origin == "goal" and ROOTED.fullmatch(p.name):
+        return "root"
+    return p.origin
 
 
 def _beyond(text: str, puzzle: str, depth: int, data: Path) -> str:

@@ -93,3 +93,30 @@ def test_tiles_and_turns_are_two_flags_and_moves_is_the_old_tiles(data: Path) ->
     solve_help = run("solve", "--help").stdout
     assert "--tiles" in solve_help and "--turns" in solve_help
     assert "  --moves" not in solve_help and "--moves still works" in solve_help
+
+
+def test_a_built_table_without_pattern_databases_offers_method_table(tmp_path: Path) -> None:
+    args = ("solve", "plus", "2 1 3 4 5 0 7 6", "--method", "optimal")
+    r = run(*args, "--spec", str(SPEC), data=tmp_path)  # not a solve option: refused
+    assert r.returncode == 2
+    assert run("build", "--spec", str(SPEC), data=tmp_path).returncode == 0
+    one_line_error(
+        run(*args, data=tmp_path), "plus", "its table is built: solve with `--method table`"
+    )
+    r = run(*args[:3], "--method", "table", "--oneline", data=tmp_path)
+    assert r.returncode == 0 and r.stdout.startswith("plus: "), r.stderr
+
+
+def test_a_typed_root_table_walks_to_the_root(tmp_path: Path) -> None:
+    root = "4 1 3 0 2 5"
+    assert run("build", "2x3", "--root", root, data=tmp_path).returncode == 0
+    name = next(p.name for p in (tmp_path).iterdir() if p.name.startswith("2x3~"))
+    r = run("solve", name, "1 2 3 4 5 0", "--oneline", data=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"{name}: {len(lines) - 2} moves to the root (optimal)"
+    assert lines[1].endswith("1 2 3 4 5 0") and lines[-1].endswith(root)
+    doc = json.loads(run("solve", name, "1 2 3 4 5 0", "--json", data=tmp_path).stdout)
+    assert doc["origin"] == "root" and doc["path"][-1] == root
+    r = run("solve", name, "1 2 3 4 5 0", "--method", "optimal", data=tmp_path)
+    one_line_error(r, "its table is built: solve with `--method table`")
