@@ -186,6 +186,41 @@ class Database:
                 f"(build into it with {hints.build(name or '--default', self.data)})"
             )
 
+    def remove(self, name: str) -> list[str]:
+        """Remove table ``name``, or spec ``name`` with the tables built from it; then
+        rewrite the catalog. Each table under its build lock (BuildLocked while a
+        build holds it); links are unlinked, never followed. Returns what went."""
+        from pipeline.puzzles.spec import parse as spec
+        from pipeline.query import catalog
+        from pipeline.storage import files, staging
+
+        self.require_folder(name)
+        tables, spec_file = self._removable(name)
+        for t in tables:
+            with staging.build_lock(self.data, t):
+                files.remove(self.data / t)
+                files.remove(self.data / ".staging" / t)  # an interrupted build's levels
+        if spec_file is not None:
+            files.remove(spec_file)
+        self._cons = {}
+        catalog.write(self.data)
+        return tables + ([f"{spec.SPECS}/{spec_file.name}"] if spec_file else [])
+
+    def _removable(self, name: str) -> tuple[list[str], Path | None]:
+        """The built tables ``remove`` takes for ``name`` and the spec file, if it is one
+        (NotBuilt when neither: a name is only ever matched against what is there)."""
+        from pipeline.puzzles.spec import parse as spec
+
+        built = set(self.built())
+        kept = {s.name: s for s in spec.kept(self.data)}
+        if name in kept:
+            suffixes = spec.families()[kept[name].family].TABLES
+            tables = [name + x for x in suffixes if name + x in built]
+            return tables, self.data / spec.SPECS / f"{name}.toml"
+        if name in built:
+            return [name], None
+        raise NotBuilt(f"{name} is not built in {self.data}: nothing to remove")
+
     def built(self) -> list[str]:
         """The names of the complete tables in the data folder whose manifest records
         the registry's puzzle of their name (catalog.manifests: the tables the catalog has)."""

@@ -120,3 +120,33 @@ def test_a_typed_root_table_walks_to_the_root(tmp_path: Path) -> None:
     assert doc["origin"] == "root" and doc["path"][-1] == root
     r = run("solve", name, "1 2 3 4 5 0", "--method", "optimal", data=tmp_path)
     one_line_error(r, "its table is built: solve with `--method table`")
+
+
+def test_remove_a_table_or_a_spec_with_its_tables(tmp_path: Path) -> None:
+    assert run("build", "2x3", "hex6", "--spec", str(SPEC), data=tmp_path).returncode == 0
+    one_line_error(run("remove", "nope", data=tmp_path), f"nope is not built in {tmp_path}")
+    one_line_error(run("remove", "../2x3", data=tmp_path), "not built")
+    # A link inside a table is unlinked, never followed: what it names stays.
+    outside = tmp_path.parent / f"{tmp_path.name}-kept.txt"
+    outside.write_text("mine")
+    (tmp_path / "hex6" / "link").symlink_to(outside)
+    r = run("remove", "hex6", data=tmp_path)
+    assert r.returncode == 0 and r.stdout == "removed hex6\n", r.stderr
+    assert outside.read_text() == "mine" and not (tmp_path / "hex6").exists()
+    r = run("remove", "plus", data=tmp_path)
+    assert r.returncode == 0 and r.stdout == "removed plus, specs/plus.toml\n", r.stderr
+    assert not (tmp_path / "plus").exists() and not (tmp_path / "specs" / "plus.toml").exists()
+    # The catalog was rewritten: 2x3 is still there, hex6 is gone.
+    r = run("query", "SELECT count(*) AS n FROM summary", "--json", data=tmp_path)
+    assert json.loads(r.stdout) == [{"n": 1}], r.stderr
+    one_line_error(run("remove", "hex6", data=tmp_path), "hex6 is not built")
+
+
+def test_remove_waits_for_no_build(tmp_path: Path) -> None:
+    from pipeline.storage import staging
+
+    assert run("build", "2x3", data=tmp_path).returncode == 0
+    with staging.build_lock(tmp_path, "2x3"):  # a real flock, as a running build holds it
+        one_line_error(run("remove", "2x3", data=tmp_path), "2x3 is being built by another")
+    assert (tmp_path / "2x3" / "_manifest.json").exists()
+    assert run("remove", "2x3", data=tmp_path).returncode == 0

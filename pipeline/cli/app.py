@@ -4,7 +4,7 @@ and ``main``, which turns a user's error into one line.
 Each command lives in the module of its group and does three things: parse,
 call one API method, print. shared.py holds the options they share; build.py
 the build; tables.py list, catalog, histogram, longest, verify, report and the
-plots; solve.py show and solve (walk.py prints a walk); query.py query;
+plots; solve.py show and solve (walk.py prints a walk); query.py query; remove.py remove;
 bars.py the progress bars. Heavy libraries are imported inside the commands
 (through the API), so `puzzledb solve` starts without loading DuckDB or polars.
 """
@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from pipeline.cli import build, query, solve, tables
+from pipeline.cli import build, query, remove, solve, tables
 from pipeline.cli.shared import POSITIONAL
 
 #: Libraries whose errors on user input (bad SQL, an unreadable file) are one line.
@@ -71,6 +71,7 @@ app.add_typer(plot, name="plot")
 plot.command("histogram")(tables.plot_histogram)
 
 app.command()(tables.report)
+app.command()(remove.remove)
 
 
 def main() -> None:
