@@ -150,3 +150,18 @@ def test_remove_waits_for_no_build(tmp_path: Path) -> None:
         one_line_error(run("remove", "2x3", data=tmp_path), "2x3 is being built by another")
     assert (tmp_path / "2x3" / "_manifest.json").exists()
     assert run("remove", "2x3", data=tmp_path).returncode == 0
+
+
+def test_an_edited_spec_is_built_after_removing_the_old_one(tmp_path: Path) -> None:
+    data = tmp_path / "d"
+    assert run("build", "--spec", str(SPEC), data=data).returncode == 0
+    edited = tmp_path / "plus.toml"
+    edited.write_text(
+        SPEC.read_text().replace("[1, 2, 3, 0, 4, 5, 6, 7]", "[1, 2, 3, 4, 0, 5, 6, 7]")
+    )
+    r = run("build", "--spec", str(edited), data=data)
+    one_line_error(r, f"remove the old one with `puzzledb remove plus --data {data}`")
+    assert run("remove", "plus", data=data).returncode == 0
+    assert run("build", "--spec", str(edited), data=data).returncode == 0
+    r = run("solve", "plus", "1 2 3 4 0 5 6 7", "--oneline", data=data)
+    assert r.returncode == 0 and r.stdout.startswith("plus: 0 moves to the goal"), r.stderr
