@@ -11,8 +11,10 @@ class Solution:
     """A walk along parents from a position to a root of its table.
 
     ``origin`` says what the walk means: "goal" (the table was enumerated from
-    the goal, so this is an optimal solution) or "start" (a shortest way from
-    the start to the position, listed here from the position back).
+    the goal, so this is an optimal solution), "root" (a table enumerated from
+    a typed position, ``3x3~406f4178``: an optimal way from the position to
+    that root) or "start" (a shortest way from the start to the position,
+    listed here from the position back).
     """
 
     puzzle: str

@@ -30,6 +30,7 @@ from pipeline.errors import BadPosition, NotBuilt
 from pipeline.hints import DATA_ENV, default_data  # noqa: F401 (public names)
 from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.base import Puzzle, ident
+from pipeline.puzzles.names import ROOTED
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
 
@@ -185,6 +186,41 @@ class Database:
                 f"(build into it with {hints.build(name or '--default', self.data)})"
             )
 
+    def remove(self, name: str) -> list[str]:
+        """Remove table ``name``, or spec ``name`` with the tables built from it; then
+        rewrite the catalog. Each table under its build lock (BuildLocked while a
+        build holds it); links are unlinked, never followed. Returns what went."""
+        from pipeline.puzzles.spec import parse as spec
+        from pipeline.query import catalog
+        from pipeline.storage import files, staging
+
+        self.require_folder(name)
+        tables, spec_file = self._removable(name)
+        for t in tables:
+            with staging.build_lock(self.data, t):
+                files.remove(self.data / t)
+                files.remove(self.data / ".staging" / t)  # an interrupted build's levels
+        if spec_file is not None:
+            files.remove(spec_file)
+        self._cons = {}
+        catalog.write(self.data)
+        return tables + ([f"{spec.SPECS}/{spec_file.name}"] if spec_file else [])
+
+    def _removable(self, name: str) -> tuple[list[str], Path | None]:
+        """The built tables ``remove`` takes for ``name`` and the spec file, if it is one
+        (NotBuilt when neither: a name is only ever matched against what is there)."""
+        from pipeline.puzzles.spec import parse as spec
+
+        built = set(self.built())
+        kept = {s.name: s for s in spec.kept(self.data)}
+        if name in kept:
+            suffixes = spec.families()[kept[name].family].TABLES
+            tables = [name + x for x in suffixes if name + x in built]
+            return tables, self.data / spec.SPECS / f"{name}.toml"
+        if name in built:
+            return [name], None
+        raise NotBuilt(f"{name} is not built in {self.data}: nothing to remove")
+
     def built(self) -> list[str]:
         """The names of the complete tables in the data folder whose manifest records
         the registry's puzzle of their name (catalog.manifests: the tables the catalog has)."""
@@ -267,7 +303,7 @@ class Database:
             )
         states = [r.state for r in rows]
         line = p.notation(states if p.origin == "goal" else states[::-1])
-        return Solution(puzzle, p.origin, states, [p.text(s) for s in states], line)
+        return Solution(puzzle, _walk_origin(p), states, [p.text(s) for s in states], line)
 
     def _solve_derived(self, p: Puzzle, position: str | int) -> Solution:
         """Solve through the table that answers for ``p`` (peg boards: the winnable table).
@@ -335,11 +371,21 @@ class Database:
 
         return choose.slides_tiles(puzzles.get(puzzle, self.data))
 
-    def tiles_slid(self, solution: Solution) -> list[int]:
-        """The tile slid at each step of a sliding puzzle's walk, its first state first."""
+    def tiles_slid(self, solution: Solution) -> list[int] | list[list[int]]:
+        """The tile slid at each step of a sliding puzzle's walk, its first state first;
+        on a board whose moves slide a line (3x3-multi) each step's tiles, as a list."""
+        from pipeline.puzzles.tiles.multi import MultiTilePuzzle
         from pipeline.solvers import choose
 
-        return choose.tiles_slid(puzzles.get(solution.puzzle, self.data), solution.states)
+        p = puzzles.get(solution.puzzle, self.data)
+        steps = choose.tiles_slid(p, solution.states)
+        return steps if isinstance(p, MultiTilePuzzle) else [t for (t,) in steps]
+
+    def _table_instead(self, board: str) -> str:
+        """What to do where no pattern databases answer: walk the table, built or not yet."""
+        if self.is_built(board):
+            return "its table is built: solve with `--method table`"
+        return f"build its table with {hints.build(board, self.data)}"
 
     def pattern_solver(
         self,
@@ -359,8 +405,8 @@ class Database:
 
         if board not in optimal.PARTITIONS:
             raise BadMethod(
-                f"no pattern databases for {board} (boards: {', '.join(optimal.PARTITIONS)}): "
-                f"build its table with {hints.build(board, self.data)}"
+                f"no pattern databases for {board} "
+                f"(boards: {', '.join(optimal.PARTITIONS)}): " + self._table_instead(board)
             )
         key = (board, reflect)
         if key not in self._solvers:
@@ -476,7 +522,7 @@ class Database:
         from pipeline.words import plural
 
         p = puzzles.get(solution.puzzle, self.data)
-        line = solution.states if solution.origin == "goal" else solution.states[::-1]
+        line = solution.states if solution.origin != "start" else solution.states[::-1]
         return boards.strip(p, line, title=f"{p.name}: {plural(solution.moves, 'move')}")
 
     def report(self, out: str | os.PathLike[str] | None = None) -> Path:
@@ -581,6 +627,14 @@ def _with_requirements(chosen: list[Puzzle], data: Path | None = None) -> list[P
 def open(data: str | os.PathLike[str] | None = None) -> Database:
     """Open the data folder (default ``data/`` or $PUZZLEDB_DATA)."""
     return Database(data)
+
+
+def _walk_origin(p: Puzzle) -> str:
+    """Where a table walk ends: "root" on a table enumerated from a typed position
+    (``3x3~406f4178``: the walk ends there, not at the goal), else the puzzle's origin."""
+    if p.origin == "goal" and ROOTED.fullmatch(p.name):
+        return "root"
+    return p.origin
 
 
 def _beyond(text: str, puzzle: str, depth: int, data: Path) -> str:

@@ -26,3 +26,14 @@ def seconds(s: float) -> str:
     if s < 7200:
         return f"{int(s // 60)} min {int(s % 60)} s"
     return f"{int(s // 3600)} h {int(s % 3600 // 60)} min"
+
+
+def permutation_fault(values: list[int], n: int) -> str | None:
+    """What keeps ``values`` from being a permutation of 0..n-1, naming only what is wrong:
+    ``3 values, not 9; missing 4 5 6`` (None when it is one)."""
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    missing = [v for v in range(n) if v not in values]
+    parts = [f"{plural(len(values), 'value')}, not {n}"] if len(values) != n else []
+    parts += [f"repeated {' '.join(map(str, repeated))}"] if repeated else []
+    parts += [f"missing {' '.join(map(str, missing))}"] if missing else []
+    return "; ".join(parts) or None

@@ -169,13 +169,13 @@ def commands(draw: st.DrawFn, out: Path) -> list[str]:
     if kind in ("histogram", "longest"):
         return [kind, name, *draw(json_flag)]
     if kind == "show":
-        opts = draw(st.sampled_from([[], ["--moves"], ["--json"], ["--svg", str(out / "b.svg")]]))
+        opts = draw(st.sampled_from([[], ["--turns"], ["--json"], ["--svg", str(out / "b.svg")]]))
         return ["show", name, draw(positions), *opts]
     if kind == "solve":
         method = draw(st.sampled_from(["auto", "table", "loop", "fast"]))
         # The pattern-database search on 4x4 would build 1.6 GB first (by design).
         assume(not (name == "4x4" and method == "auto"))
-        opts = draw(st.lists(st.sampled_from(["--moves", "--oneline", "--json"]), unique=True))
+        opts = draw(st.lists(st.sampled_from(["--tiles", "--oneline", "--json"]), unique=True))
         return ["solve", name, draw(positions), "--method", method, *opts]
     if kind == "query":
         sql = draw(

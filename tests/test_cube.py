@@ -179,7 +179,7 @@ def test_sql_macros_read_the_cube_like_python(db: pipeline.Database) -> None:
 
 
 def test_the_net(data: Path) -> None:
-    r = run_cli("show", "pocket", "--moves", "R", data=data)
+    r = run_cli("show", "pocket", "--turns", "R", data=data)
     assert r.returncode == 0, r.stderr
     assert r.stdout == (
         "     U F\n     U F\nL L  F D  R R  U B\nL L  F D  R R  U B\n     D B\n     D B\ndepth 1\n"
@@ -187,7 +187,7 @@ def test_the_net(data: Path) -> None:
 
 
 def test_cli_solve_prints_standard_notation(data: Path) -> None:
-    r = run_cli("solve", "pocket", "--moves", "R U R' U'", "--oneline", data=data)
+    r = run_cli("solve", "pocket", "--turns", "R U R' U'", "--oneline", data=data)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "pocket: 4 moves to the goal (optimal)"
@@ -210,8 +210,8 @@ def test_cli_solve_prints_standard_notation(data: Path) -> None:
         (["URF UFL ULB UBR DFR DLF URF"], "must show once: URF shows twice"),
         (["FUR UFL ULB UBR DFR DLF DRB"], "the twists sum to 1"),
         (["URF UFL ULB UBR DFR DLF DBL"], "'DBL' is not a cell value"),
-        (["R U D", "--moves"], "'D' turns the fixed corner DBL"),
-        (["R X", "--moves"], "'X' is not a turn"),
+        (["R U D", "--turns"], "'D' turns the fixed corner DBL"),
+        (["R X", "--turns"], "'X' is not a turn"),
     ],
 )
 def test_bad_positions_get_one_line(data: Path, args: list[str], message: str) -> None:
@@ -233,7 +233,10 @@ def test_fixed_corner_elsewhere_gets_one_line(data: Path) -> None:
         POCKET.parse(_turned(SOLVED_FACELETS, _facelet_map(["D2 B3 L2"])))
 
 
-def test_moves_on_a_board_without_turns_gets_one_line(data: Path) -> None:
-    r = run_cli("show", "3x3", "--moves", "1 2 3 4 5 6 7 8 0", data=data)
+def test_turns_on_a_board_without_turns_gets_one_line(data: Path) -> None:
+    r = run_cli("show", "3x3", "--turns", "1 2 3 4 5 6 7 8 0", data=data)
     assert r.returncode == 1
-    assert r.stderr.strip() == "puzzledb: 3x3: positions cannot be typed as moves"
+    assert (
+        r.stderr.strip()
+        == "puzzledb: 3x3: positions cannot be typed as turns (the pocket cube's can)"
+    )

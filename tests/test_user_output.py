@@ -82,7 +82,7 @@ def test_flags_show_no_value_placeholder() -> None:
 
 
 def test_solve_moves_with_the_table_prints_the_tiles(data: Path) -> None:
-    r = run("solve", "3x3", "8 6 7 2 5 4 3 0 1", "--moves", "--oneline", data=data)
+    r = run("solve", "3x3", "8 6 7 2 5 4 3 0 1", "--tiles", "--oneline", data=data)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "3x3: 31 moves to the goal (optimal)"

@@ -4,7 +4,7 @@ and ``main``, which turns a user's error into one line.
 Each command lives in the module of its group and does three things: parse,
 call one API method, print. shared.py holds the options they share; build.py
 the build; tables.py list, catalog, histogram, longest, verify, report and the
-plots; solve.py show and solve (walk.py prints a walk); query.py query;
+plots; solve.py show and solve (walk.py prints a walk); query.py query; remove.py remove;
 bars.py the progress bars. Heavy libraries are imported inside the commands
 (through the API), so `puzzledb solve` starts without loading DuckDB or polars.
 """
@@ -12,10 +12,11 @@ bars.py the progress bars. Heavy libraries are imported inside the commands
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
-from pipeline.cli import build, query, solve, tables
+from pipeline.cli import build, query, remove, solve, tables
 from pipeline.cli.shared import POSITIONAL
 
 #: Libraries whose errors on user input (bad SQL, an unreadable file) are one line.
@@ -29,6 +30,30 @@ app = typer.Typer(
     # Plain help: rich's (Typer 0.29) shows a value placeholder "<bool>" beside every flag.
     rich_markup_mode=None,
 )
+
+
+def _version(value: bool) -> None:
+    """``--version``: the installed package's version, then exit."""
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"puzzledb {version('puzzledb')}")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            typer.echo("puzzledb (not installed: no version)")
+        raise typer.Exit
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_version),
+    ] = False,
+) -> None:
+    """Build and query breadth-first state-space databases of puzzles."""
+
+
 app.command("list")(tables.list_)
 app.command()(build.build)
 app.command()(tables.catalog)
@@ -46,6 +71,7 @@ app.add_typer(plot, name="plot")
 plot.command("histogram")(tables.plot_histogram)
 
 app.command()(tables.report)
+app.command()(remove.remove)
 
 
 def main() -> None:

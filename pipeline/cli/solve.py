@@ -29,12 +29,20 @@ MethodOpt = Annotated[
         "(IDA* with pattern databases, built on first use), loop (4x4 only).",
     ),
 ]
-SolveMovesOpt = Annotated[
+TilesOpt = Annotated[
     bool,
     typer.Option(
-        "--moves",
-        help="Print the tiles slid (sliding puzzles); for the pocket cube, "
-        "POSITION is turns from solved, e.g. \"R U R' U'\".",
+        "--tiles",
+        help="Also print the tiles slid, step by step (sliding puzzles; "
+        "the old spelling --moves still works).",
+    ),
+]
+#: The old spelling of --tiles (it meant turns on the pocket cube too: now --turns).
+OldMovesOpt = Annotated[bool, typer.Option("--moves", hidden=True)]
+TurnsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--turns", help="POSITION is turns from solved, e.g. \"R U R' U'\" (pocket cube)."
     ),
 ]
 NoBuildOpt = Annotated[
@@ -55,17 +63,18 @@ HOW = {
 def show(
     puzzle: PuzzleArg,
     position: PositionArg,
-    moves: Annotated[
-        bool, typer.Option("--moves", help="POSITION is turns from solved (pocket cube).")
-    ] = False,
+    turns: TurnsOpt = False,
+    old_moves: OldMovesOpt = False,
     data: DataOpt = Path("data"),
     as_json: JsonOpt = False,
     svg: SvgOpt = None,
 ) -> None:
     """Draw a position in the board's real shape, with its depth when the table is built."""
+    if old_moves:
+        raise BadMethod("show --moves is now --turns (POSITION is turns from solved)")
     base = db(data)
     base.require_folder(puzzle)
-    state = _typed(base, puzzle, position, moves, only_turns=True)
+    state = _typed(base, puzzle, position, turns)
     drawing = base.draw(puzzle, state)
     if svg is not None:
         write_svg(svg, base.board_svg(puzzle, state))
@@ -83,7 +92,9 @@ def solve(
     position: PositionArg,
     oneline: Annotated[bool, typer.Option("--oneline", help="One line per position.")] = False,
     method: MethodOpt = "auto",
-    moves: SolveMovesOpt = False,
+    tiles: TilesOpt = False,
+    turns: TurnsOpt = False,
+    old_moves: OldMovesOpt = False,
     no_build: NoBuildOpt = False,
     data: DataOpt = Path("data"),
     as_json: JsonOpt = False,
@@ -99,12 +110,10 @@ def solve(
 
     base = db(data)
     p = base.puzzle(puzzle)
-    typed = _typed(base, puzzle, position, moves)
-    tiles = moves and not p.typed_moves
-    if tiles and not base.slides_tiles(puzzle):
-        raise BadMethod(f"--moves prints the tiles slid: {puzzle} is not a sliding puzzle")
+    typed = _typed(base, puzzle, position, turns)
+    tiles = _check_tiles(base, puzzle, tiles or old_moves, p.typed_moves)
     if pick(method, puzzle, method == "auto" and base.is_built(puzzle)) != "table":
-        _solve_by(base, puzzle, typed, method, moves, as_json, svg, not no_build)
+        _solve_by(base, puzzle, typed, method, tiles, as_json, svg, not no_build)
         return
     sol = base.solve(puzzle, typed)
     slid = base.tiles_slid(sol) if tiles else None
@@ -116,15 +125,20 @@ def solve(
     print_walk(p, sol, oneline, slid)
 
 
-def _typed(base: Any, puzzle: str, position: str, moves: bool, only_turns: bool = False) -> Any:
-    """The position as typed, or with ``--moves`` (the pocket cube) the state its turns reach.
-
-    ``only_turns``: ``--moves`` means nothing else here, so a puzzle without turns is an error.
-    """
-    p = base.puzzle(puzzle)
-    if moves and (p.typed_moves or only_turns):
-        return int(p.from_moves(position))
+def _typed(base: Any, puzzle: str, position: str, turns: bool) -> Any:
+    """The position as typed, or with ``--turns`` (the pocket cube) the state its turns reach
+    (a puzzle without turns says so in one line)."""
+    if turns:
+        return int(base.puzzle(puzzle).from_moves(position))
     return position
+
+
+def _check_tiles(base: Any, puzzle: str, tiles: bool, has_turns: bool) -> bool:
+    """Whether to print the tiles slid; ``--tiles`` off a sliding puzzle is an error."""
+    if tiles and not base.slides_tiles(puzzle):
+        turns = " (to type POSITION as turns, give --turns)" if has_turns else ""
+        raise BadMethod(f"--tiles prints the tiles slid: {puzzle} is not a sliding puzzle{turns}")
+    return tiles
 
 
 def _solve_by(
@@ -132,12 +146,12 @@ def _solve_by(
     puzzle: str,
     position: str | int,
     method: str,
-    moves: bool,
+    tiles: bool,
     js: bool,
     svg: Path | None,
     build: bool = True,
 ) -> None:
-    """Solve by a method (the move count; the tiles slid with ``moves``)."""
+    """Solve by a method (the move count; the tiles slid with ``tiles``)."""
     from pipeline.cli.bars import BuildBars
 
     with BuildBars([]) as bars:
@@ -156,5 +170,5 @@ def _solve_by(
         return
     effort = f", {sol.nodes:,} nodes, {sol.seconds:.2f} s" if sol.nodes is not None else ""
     typer.echo(f"{puzzle}: {plural(sol.moves, 'move')} to the goal ({HOW[sol.method]}{effort})")
-    if moves:
+    if tiles:
         typer.echo("tiles slid: " + " ".join(map(str, sol.tiles)))

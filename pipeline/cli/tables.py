@@ -106,30 +106,61 @@ def longest(puzzle: PuzzleArg, data: DataOpt = Path("data"), as_json: JsonOpt = 
 
 
 def verify(
-    puzzle: Annotated[list[str], typer.Argument(help="Puzzles to check.")],
+    puzzle: Annotated[list[str] | None, typer.Argument(help="Puzzles to check.")] = None,
+    every: Annotated[
+        bool, typer.Option("--all", help="Check every built table, one line each.")
+    ] = False,
     data: DataOpt = Path("data"),
     as_json: JsonOpt = False,
 ) -> None:
     """Check a table: each state once, parents one legal move up, nothing missing."""
-    from pipeline.cli.bars import VerifyBars
-
     base = db(data)
-    reports = []
-    for name in puzzle:
-        with VerifyBars(name, base.table(name).histogram()) as bars:
-            reports.append(base.verify(name, on_level=bars.level))
-    # The manifest's count: a failed check stops early, so the rows it read say less.
-    totals = {r.table: base.table(r.table).manifest.total for r in reports}
+    names = _to_verify(base, puzzle or [], every)
+    checked = [_verify_one(base, name, every) for name in names]
+    reports = [r for r, _ in checked]
+    totals = {r.table: total for r, total in checked}
     if as_json:
         emit([_verified(r, totals[r.table]) for r in reports])
     else:
         for r in reports:
-            _print_verified(r, totals[r.table])
+            _print_verified(r, totals[r.table], brief=every)
     if not all(r.ok for r in reports):
         raise typer.Exit(1)
 
 
-def _verified(r: Any, total: int) -> dict[str, Any]:
+def _to_verify(base: Any, names: list[str], every: bool) -> list[str]:
+    """The tables to check: those named, or with ``--all`` every built one."""
+    from pipeline.errors import PuzzleDBError
+
+    if every == bool(names):
+        raise PuzzleDBError("verify: name the tables to check, or give --all (not both)")
+    if names:
+        return names
+    built = sorted(m.table for m in base.manifests())
+    if not built:
+        raise PuzzleDBError(f"verify --all: no table is built in {base.data}")
+    return built
+
+
+def _verify_one(base: Any, name: str, go_on: bool) -> tuple[Any, int | None]:
+    """The report on one table and the manifest's count (a failed check stops early,
+    so the rows it read say less). ``go_on``: a table that cannot be opened is a
+    failed report, so the others are still checked."""
+    from pipeline.cli.bars import VerifyBars
+    from pipeline.errors import PuzzleDBError
+    from pipeline.verify.report import Report
+
+    try:
+        table = base.table(name)
+        with VerifyBars(name, table.histogram()) as bars:
+            return base.verify(name, on_level=bars.level), table.manifest.total
+    except PuzzleDBError as e:
+        if not go_on:
+            raise
+        return Report(name, problems=[str(e)]), None
+
+
+def _verified(r: Any, total: int | None) -> dict[str, Any]:
     return {
         "puzzle": r.table,
         "ok": r.ok,
@@ -139,16 +170,23 @@ def _verified(r: Any, total: int) -> dict[str, Any]:
     }
 
 
-def _print_verified(r: Any, total: int) -> None:
-    """The checks passed, or the problems found, under one line naming the table."""
+def _print_verified(r: Any, total: int | None, brief: bool = False) -> None:
+    """The checks passed, or the problems found, under one line naming the table
+    (``brief``: that line only, a failure's first problem on it)."""
     if r.ok:
         typer.echo(
             f"{r.table}: ok ({plural(r.positions, 'position')}, {plural(r.levels, 'level')})"
         )
-        for c in r.checks:
+        for c in [] if brief else r.checks:
             typer.echo(f"  - {c}")
         return
-    typer.echo(f"{r.table}: FAILED ({r.positions:,} of the manifest's {total:,} positions checked)")
+    head = f"{r.table}: FAILED"
+    if total is not None:
+        head += f" ({r.positions:,} of the manifest's {total:,} positions checked)"
+    if brief:
+        typer.echo(f"{head}: {r.problems[0]}")
+        return
+    typer.echo(head)
     for pr in r.problems:
         typer.echo(f"  ! {pr}")
 

@@ -15,7 +15,7 @@ import typer
 from pipeline.words import plural
 
 
-def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[int] | None = None) -> None:
+def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[Any] | None = None) -> None:
     """The count, the line and the boards of a table walk, all in one order: the line's.
 
     A walk from the goal lists the position first; a walk from the start is
@@ -27,11 +27,15 @@ def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[int] | None = None) 
     texts = sol.path[::-1] if start_first else sol.path
     typer.echo(head(p, sol, states))
     if sol.notation:
-        where = "from the start" if start_first else "to the goal"
+        where = "from the start" if start_first else f"to the {sol.origin}"
         moves = f", {plural(p.moves_in(states), 'move')}" if p.step_word != "move" else ""
         typer.echo(f"line {where}{moves}: {sol.notation}")
     if tiles is not None:
-        typer.echo("tiles slid: " + " ".join(map(str, tiles)))
+        from pipeline.solvers.choose import slid_words
+
+        typer.echo(
+            "tiles slid: " + " ".join(slid_words(t if isinstance(t, list) else [t]) for t in tiles)
+        )
     for i, (s, text) in enumerate(zip(states, texts, strict=True)):
         if oneline:
             typer.echo(f"{i:>3}  {text}")
@@ -44,17 +48,17 @@ def head(p: Any, sol: Any, states: list[int]) -> str:
     """``3x3: 31 moves to the goal (optimal)``; steps that are not moves are counted apart."""
     steps, word = len(states) - 1, p.step_word
     if word == "move":
-        if sol.origin == "goal":
-            return f"{sol.puzzle}: {plural(steps, 'move')} to the goal (optimal)"
+        if sol.origin != "start":  # the goal, or the typed root of a ~hash table
+            return f"{sol.puzzle}: {plural(steps, 'move')} to the {sol.origin} (optimal)"
         return (
             f"{sol.puzzle}: {plural(steps, 'move')} from the start (shortest; "
             "boards from the start to the position)"
         )
     note = p.step_note
     assert note is not None, f"{sol.puzzle}: a step word other than move needs a step note"
-    if sol.origin == "goal":
+    if sol.origin != "start":
         return (
-            f"{sol.puzzle}: {plural(steps, word)} to the goal (a {note.line}; each {word} "
+            f"{sol.puzzle}: {plural(steps, word)} to the {sol.origin} (a {note.line}; each {word} "
             f"{note.each}, so every {note.line} from here takes {steps})"
         )
     return (

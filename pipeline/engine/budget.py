@@ -62,7 +62,7 @@ def size_of(nbytes: float) -> str:
         if abs(nbytes) < 1024 or unit == "GiB":
             break
         nbytes /= 1024
-    return f"{nbytes:.0f} {unit}" if unit == "B" or nbytes >= 100 else f"{nbytes:.3g} {unit}"
+    return f"{nbytes:,.0f} {unit}" if unit == "B" or nbytes >= 100 else f"{nbytes:.3g} {unit}"
 
 
 def machine_memory() -> int | None:

@@ -28,6 +28,7 @@ from pipeline.puzzles.placements import Placement
 from pipeline.puzzles.tiles.board import TilePuzzle
 from pipeline.puzzles.tiles.patterns import PatternPuzzle
 from pipeline.puzzles.tours import KnightTour
+from pipeline.solvers.choose import slid_label
 
 #: Pixels between neighbouring cells.
 UNIT = 40
@@ -182,7 +183,7 @@ class TileArt(Art):
         tile = [after[i] for i in m.to]
         if len(tile) != 1:
             return m
-        return Move(m.frm, m.to, label=f"tile {tile[0]}" if tile[0] > 0 else "another tile")
+        return Move(m.frm, m.to, label=slid_label(before, after) if tile[0] > 0 else "another tile")
 
 
 class PatternArt(TileArt):

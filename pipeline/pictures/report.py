@@ -249,10 +249,10 @@ def _solution(db: Any, name: str) -> str:
     p = puzzles.get(name)
     start = deepest(db.table(name), p, 1)[0]
     sol = db.solve(name, start)
-    line = sol.states if sol.origin == "goal" else sol.states[::-1]
+    line = sol.states if sol.origin != "start" else sol.states[::-1]
     what = (
         f"an optimal solution of {p.text(start)} ({sol.moves} moves)"
-        if sol.origin == "goal"
+        if sol.origin != "start"
         else f"a shortest line from the start to {p.text(start)} ({sol.moves} moves)"
     )
     figures = "".join(f"<figure>{svg}</figure>" for svg in boards.figures(p, line))

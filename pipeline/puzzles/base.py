@@ -294,7 +294,9 @@ class Puzzle(ABC):
 
     def from_moves(self, text: str) -> int:
         """The position a sequence of moves reaches from the root (when ``typed_moves``)."""
-        raise BadPosition(f"{self.name}: positions cannot be typed as moves")
+        raise BadPosition(
+            f"{self.name}: positions cannot be typed as turns (the pocket cube's can)"
+        )
 
     def variants(self, state: int) -> list[int]:
         """Every state a typed position stands for (one, unless the state holds more)."""

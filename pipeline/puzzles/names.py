@@ -37,6 +37,7 @@ from pipeline.puzzles.pegs.board import PegPuzzle, WinnablePuzzle
 from pipeline.puzzles.spec import parse as spec
 from pipeline.puzzles.tiles.board import TilePuzzle, rectangle
 from pipeline.puzzles.tiles.multi import MultiTilePuzzle, multi_rectangle
+from pipeline.words import permutation_fault
 
 ROOTED = re.compile(r"(?P<base>[a-z0-9_]+(?:-multi)?)~(?P<hash>[0-9a-f]{8})")
 VARIANT = re.compile(
@@ -156,13 +157,9 @@ def rooted(base: Puzzle, text: str) -> Puzzle:
 
 def _check_permutation(values: list[int]) -> None:
     n = len(values)
-    repeated = sorted({v for v in values if values.count(v) > 1})
-    missing = [v for v in range(n) if v not in values]
-    if repeated or missing:
-        raise BadPosition(
-            f"each of 0..{n - 1} must appear once: repeated "
-            f"{' '.join(map(str, repeated)) or '-'}, missing {' '.join(map(str, missing)) or '-'}"
-        )
+    fault = permutation_fault(values, n)
+    if fault:
+        raise BadPosition(f"each of 0..{n - 1} must appear once: {fault}")
 
 
 def recorded_root(data: Path, name: str) -> str | None:

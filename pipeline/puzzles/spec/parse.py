@@ -29,6 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from pipeline import hints
 from pipeline.errors import BadSpec, CannotWrite, PuzzleDBError
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.builtin import REGISTRY
@@ -163,7 +164,8 @@ def add(path: Path, data: Path) -> list[str]:
         if used:
             raise BadSpec(
                 f"{path}: {target} holds another spec named {spec.name}, which tables "
-                f"{', '.join(used)} were built from: rename yours or remove those tables"
+                f"{', '.join(used)} were built from: rename yours, or remove the old one "
+                f"with {hints.command(f'remove {spec.name}', data)}"
             )
     try:
         files.replace(files.folder(data, SPECS) / target.name, spec.text)  # never through a link

@@ -21,6 +21,7 @@ from typing import Any
 
 from pipeline.puzzles.spec.base import Problem, Spec
 from pipeline.puzzles.tiles.board import TilePuzzle
+from pipeline.words import permutation_fault
 
 #: The tables `build --spec` builds: the board.
 TABLES = ("",)
@@ -117,12 +118,7 @@ def _goal(value: Any, n: int) -> list[int] | None:
     if value is None:
         return None
     goal = _ints(value, "tiles.goal")
-    repeated = sorted({v for v in goal if goal.count(v) > 1})
-    missing = [v for v in range(n) if v not in goal]
-    if len(goal) != n or repeated or missing:
-        raise Problem(
-            "tiles.goal",
-            f"not a permutation of 0..{n - 1} ({len(goal)} values; repeated "
-            f"{' '.join(map(str, repeated)) or '-'}, missing {' '.join(map(str, missing)) or '-'})",
-        )
+    fault = permutation_fault(goal, n)
+    if fault:
+        raise Problem("tiles.goal", f"not a permutation of 0..{n - 1} ({fault})")
     return goal
