@@ -182,6 +182,26 @@ def test_histogram_lines_carry_each_table(
     assert chart_numbers(svg, "point") == {n: manifest_levels(data, n) for n in names}
 
 
+def test_legend_covers_no_line(db: pipeline.Database) -> None:
+    """The legend sits right of the axes, so no point of any line (2x5's included) is under it."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = db.plot_histogram(["2x4", "2x5"], log=True, percent=True)
+    FigureCanvasAgg(fig).draw()
+    (ax,) = fig.axes
+    box, area = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert box.x0 >= area.x1, "the legend is outside the plotting area"
+    lines = [line for line in ax.get_lines() if len(line.get_xydata()) > 1]
+    assert [line.get_label() for line in lines] == ["2x4", "2x5"]
+    for line in lines:
+        xy = line.get_xydata()
+        assert len(xy) == {"2x4": 37, "2x5": 56}[line.get_label()]  # depths 0..36 and 0..55
+        shown = ax.transData.transform(xy)  # segments are straight on screen, log or not
+        steps = np.linspace(0, 1, 20)
+        points = np.concatenate([shown[:-1] + t * np.diff(shown, axis=0) for t in steps])
+        assert not any(box.contains(x, y) for x, y in points)
+
+
 class Page(HTMLParser):
     """Checks that the tags nest, and collects every attribute and the text of <style>."""
 
