@@ -464,11 +464,14 @@ class Database:
         return charts.histogram(series, log=log, percent=percent)
 
     def board_svg(self, puzzle: str, position: str | int) -> str:
-        """The position drawn as an SVG board in its real shape."""
+        """The position drawn as an SVG board in its real shape, captioned with the
+        puzzle, the position and (when the table is built) its depth."""
         from pipeline.pictures import boards
 
         p = puzzles.get(puzzle, self.data)
-        return boards.board(p, self.state(puzzle, position))
+        state = self.state(puzzle, position)
+        head = f"{p.name}, depth {self.depth(puzzle, state)}" if self.has_table(puzzle) else p.name
+        return boards.board(p, state, caption=f"{head}\n{p.text(state)}")
 
     def solution_svg(self, solution: Solution) -> str:
         """A solution as an SVG strip of boards, first position first, each move marked."""

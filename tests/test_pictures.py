@@ -84,6 +84,25 @@ def test_boards_of_tables_not_built(name: str, position: str) -> None:
     assert state_of(name, root) == state
 
 
+def captions(root: ET.Element) -> list[str]:
+    return ["".join(t.itertext()) for t in root.iter(f"{SVG}text") if t.get("class") == "caption"]
+
+
+def test_board_caption_names_the_position_and_its_depth_when_built(tmp_path: Path) -> None:
+    """Without a table the caption has no depth; a caption wider than the board widens it."""
+    root = ET.fromstring(pipeline.open(tmp_path).board_svg("3x3", "1 2 3 4 5 6 7 8 0"))
+    assert captions(root) == ["3x3", "1 2 3 4 5 6 7 8 0"]
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert root.get("viewBox") == f"0 0 {root.get('width')} {root.get('height')}"
+    board = 3 * 40 + 2 * 4  # three cells of 40 px and a margin of 4 each side
+    assert (
+        width >= boards.CHAR * 17 + 2 * boards.GAP > board and height == board + 2 * boards.CAPTION
+    )
+    (shifted,) = [g for g in root if g.get("transform")]  # the board, centred over the caption
+    assert shifted.get("transform") == f"translate({(width - board) / 2:g},0)"
+    assert state_of("3x3", shifted) == puzzles.get("3x3").parse("1 2 3 4 5 6 7 8 0")
+
+
 def test_pattern_database_board_shows_the_pattern_tiles() -> None:
     """A pattern database is drawn as its 4x4 board: tile t where its cell says, the rest plain."""
     p = puzzles.get("4x4-pdb-3")
@@ -292,6 +311,7 @@ def test_cli_writes_charts_and_boards(data: Path, tmp_path: Path) -> None:
     r = run_cli("show", "hex6", "4 6 5 1 3 2 0", "--svg", str(board), data=data)
     assert r.returncode == 0 and r.stdout.endswith("depth 15\n")
     assert state_of("hex6", ET.parse(board).getroot()) == puzzles.get("hex6").parse("4 6 5 1 3 2 0")
+    assert captions(ET.parse(board).getroot()) == ["hex6, depth 15", "4 6 5 1 3 2 0"]
     line = tmp_path / "s.svg"
     r = run_cli("solve", "oshidori", "W W W B B B . .", "--svg", str(line), data=data)
     assert r.returncode == 0, r.stderr
