@@ -116,7 +116,11 @@ def build(
             )
         builder = Builder(puzzle, data, budget, paths, on_level, max_depth)
         builder.yes = yes
-        return builder.run(work, executor)
+        made = builder.run(work, executor)
+    note = puzzle.build_warning(made)
+    if note is not None:
+        print(f"puzzledb: warning: {note}", file=sys.stderr)
+    return made
 
 
 def covers(built: Manifest, max_depth: int | None) -> bool:
