@@ -120,7 +120,7 @@ def build(
         builder = Builder(puzzle, data, budget, paths, on_level, max_depth)
         builder.yes = yes
         made = builder.run(work, executor)
-    note = puzzle.build_warning(made)
+    note = puzzle.build_warning(made.max_depth) if made.partial_depth is None else None
     if note is not None:
         print(f"puzzledb: warning: {note}", file=sys.stderr)
     return made

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from pipeline.engine.packed import Kernels
-    from pipeline.storage.manifest import Manifest
     from pipeline.storage.table import Table
 
 
@@ -353,7 +352,8 @@ class Puzzle(ABC):
         """The puzzle ready to build or verify in ``data`` (derived tables read their source)."""
         return self
 
-    def build_warning(self, built: Manifest) -> str | None:
-        """A line for whoever just built the table, when it is not what they may
-        expect (a peg start that cannot be won); None: nothing to say."""
+    def build_warning(self, max_depth: int) -> str | None:
+        """A line for whoever just built the complete table (``max_depth``: its deepest
+        level), when it is not what they may expect (a peg start that cannot be
+        won); None: nothing to say."""
         return None

@@ -49,7 +49,6 @@ from pipeline.puzzles.base import Cells, Puzzle, StepNote
 
 if TYPE_CHECKING:
     from pipeline.engine.packed import Kernels
-    from pipeline.storage.manifest import Manifest
 
 #: Where the moves board keeps ``1 + the hole the last jump landed in``.
 LAST_SHIFT = 48
@@ -433,7 +432,7 @@ class WinnablePuzzle(Puzzle):
         self.requires = (forward.name,)
         self._start_pegs = forward.board.count - 1
         self._source: Callable[[int], States] | None = None
-        self._folder = Path()  # the forward table's folder, once bound
+        self._source_manifest: Callable[[], Any] | None = None
         self._cache: dict[int, States] = {}
         self._masks = forward._masks
         self.spec = forward.spec
@@ -447,10 +446,10 @@ class WinnablePuzzle(Puzzle):
         folder = data / self.forward.name
         # Every state of a level, sorted: the range with no upper end.
         bound._source = lambda depth: Table(folder).level(depth).between(0, 1 << 64)
-        bound._folder = folder
+        bound._source_manifest = lambda: Table(folder).manifest
         return bound
 
-    def build_warning(self, built: Manifest) -> str | None:
+    def build_warning(self, max_depth: int) -> str | None:
         """Whether the start can be won: if not, the table holds the goal alone.
 
         Not refused: the forward table is sound and says how far the start gets,
@@ -458,11 +457,9 @@ class WinnablePuzzle(Puzzle):
         be won). The reason is read from the forward table: its deepest level is
         the fewest pegs any line of jumps leaves.
         """
-        if built.max_depth >= self._start_pegs - 1 or built.partial_depth is not None:
+        if max_depth >= self._start_pegs - 1 or self._source_manifest is None:
             return None
-        from pipeline.storage import manifest
-
-        f, source = self.forward, manifest.read(self._folder)
+        f, source = self.forward, self._source_manifest()
         if source.partial_depth is not None:
             return None  # the forward table stops early: it cannot tell
         left = self._start_pegs - source.max_depth
