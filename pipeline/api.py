@@ -17,6 +17,7 @@ each method is a few lines that hand the work to its module.
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import os
 from collections.abc import Callable, Iterable
@@ -470,7 +471,10 @@ class Database:
 
         p = puzzles.get(puzzle, self.data)
         state = self.state(puzzle, position)
-        head = f"{p.name}, depth {self.depth(puzzle, state)}" if self.has_table(puzzle) else p.name
+        head = p.name
+        if self.has_table(puzzle):
+            with contextlib.suppress(BadPosition):  # not in its table: drawn, no depth
+                head = f"{p.name}, depth {self.depth(puzzle, state)}"
         return boards.board(p, state, caption=f"{head}\n{p.text(state)}")
 
     def solution_svg(self, solution: Solution) -> str:

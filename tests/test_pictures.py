@@ -109,6 +109,14 @@ def test_board_caption_names_the_position_and_its_depth_when_built(tmp_path: Pat
     assert state_of("3x3", shifted) == puzzles.get("3x3").parse("1 2 3 4 5 6 7 8 0")
 
 
+def test_a_board_not_in_its_table_is_drawn_without_a_depth(db: pipeline.Database) -> None:
+    """14 pegs with hole 0 empty: triangle15 starts with hole 12 empty, so never reaches it."""
+    text = ". x x x x x x x x x x x x x x"
+    assert captions(ET.fromstring(db.board_svg("triangle15", text))) == ["triangle15", text]
+    start = "x x x x x x x x x x x x . x x"
+    assert captions(ET.fromstring(db.board_svg("triangle15", start)))[0] == "triangle15, depth 0"
+
+
 THETA = """
 name = "theta"
 title = "theta graph: cells 0 and 4 joined over 1 2, over 3 and over 5 6"
