@@ -17,6 +17,7 @@ each method is a few lines that hand the work to its module.
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import os
 from collections.abc import Callable, Iterable
@@ -510,11 +511,17 @@ class Database:
         return charts.histogram(series, log=log, percent=percent)
 
     def board_svg(self, puzzle: str, position: str | int) -> str:
-        """The position drawn as an SVG board in its real shape."""
+        """The position drawn as an SVG board in its real shape, captioned with the
+        puzzle, the position and (when the table is built) its depth."""
         from pipeline.pictures import boards
 
         p = puzzles.get(puzzle, self.data)
-        return boards.board(p, self.state(puzzle, position))
+        state = self.state(puzzle, position)
+        head = p.name
+        if self.has_table(puzzle):
+            with contextlib.suppress(BadPosition):  # not in its table: drawn, no depth
+                head = f"{p.name}, depth {self.depth(puzzle, state)}"
+        return boards.board(p, state, caption=f"{head}\n{p.text(state)}")
 
     def solution_svg(self, solution: Solution) -> str:
         """A solution as an SVG strip of boards, first position first, each move marked."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -21,6 +22,8 @@ import pytest
 import pipeline
 from pipeline.pictures import boards, charts
 from pipeline.puzzles import registry as puzzles
+from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.spec import parse as spec
 from pipeline.storage.format import MANIFEST
 from tests.conftest import run_cli
 
@@ -38,7 +41,10 @@ def cells_of(node: ET.Element) -> dict[int, int]:
 
 def state_of(puzzle: str, node: ET.Element) -> int:
     """Re-encode the position a board drawing shows."""
-    p = puzzles.get(puzzle)
+    return state_of_puzzle(puzzles.get(puzzle), node)
+
+
+def state_of_puzzle(p: Puzzle, node: ET.Element) -> int:
     found = cells_of(node)
     assert sorted(found) == list(range(p.cells.count)), "every cell drawn once"
     return p.cells.encode([found[i] for i in range(p.cells.count)])
@@ -82,6 +88,84 @@ def test_boards_of_tables_not_built(name: str, position: str) -> None:
     state = p.parse(position)
     root = ET.fromstring(boards.board(p, state))
     assert state_of(name, root) == state
+
+
+def captions(root: ET.Element) -> list[str]:
+    return ["".join(t.itertext()) for t in root.iter(f"{SVG}text") if t.get("class") == "caption"]
+
+
+def test_board_caption_names_the_position_and_its_depth_when_built(tmp_path: Path) -> None:
+    """Without a table the caption has no depth; a caption wider than the board widens it."""
+    root = ET.fromstring(pipeline.open(tmp_path).board_svg("3x3", "1 2 3 4 5 6 7 8 0"))
+    assert captions(root) == ["3x3", "1 2 3 4 5 6 7 8 0"]
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert root.get("viewBox") == f"0 0 {root.get('width')} {root.get('height')}"
+    board = 3 * 40 + 2 * 4  # three cells of 40 px and a margin of 4 each side
+    assert (
+        width >= boards.CHAR * 17 + 2 * boards.GAP > board and height == board + 2 * boards.CAPTION
+    )
+    (shifted,) = [g for g in root if g.get("transform")]  # the board, centred over the caption
+    assert shifted.get("transform") == f"translate({(width - board) / 2:g},0)"
+    assert state_of("3x3", shifted) == puzzles.get("3x3").parse("1 2 3 4 5 6 7 8 0")
+
+
+def test_a_board_not_in_its_table_is_drawn_without_a_depth(db: pipeline.Database) -> None:
+    """14 pegs with hole 0 empty: triangle15 starts with hole 12 empty, so never reaches it."""
+    text = ". x x x x x x x x x x x x x x"
+    assert captions(ET.fromstring(db.board_svg("triangle15", text))) == ["triangle15", text]
+    start = "x x x x x x x x x x x x . x x"
+    assert captions(ET.fromstring(db.board_svg("triangle15", start)))[0] == "triangle15, depth 0"
+
+
+THETA = """
+name = "theta"
+title = "theta graph: cells 0 and 4 joined over 1 2, over 3 and over 5 6"
+[tiles]
+cells = 7
+adjacency = [[1, 3, 5], [0, 2], [1, 4], [0, 4], [2, 3, 6], [0, 6], [4, 5]]
+layout = \"\"\"
+  {1} {2}
+{0}  {3}  {4}
+  {5} {6}\"\"\"
+"""
+
+
+def centre(cell: ET.Element) -> tuple[float, float]:
+    """The centre of a cell's slot (a square, or a hexagon on a triangular lattice)."""
+    slot = next(iter(cell))
+    if slot.tag == f"{SVG}rect":
+        x, y, w = (float(slot.get(k)) for k in ("x", "y", "width"))
+        return x + w / 2, y + w / 2
+    pts = [tuple(map(float, p.split(","))) for p in slot.get("points").split()]
+    return sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)
+
+
+def test_a_graph_board_draws_its_edges() -> None:
+    """Theta's cells 1 and 3 sit side by side on the lattice but are not neighbours:
+    the board draws a line for each of its 8 edges, from cell centre to cell centre."""
+    p = spec.puzzle(spec.parse(THETA, "theta.toml"))
+    root = ET.fromstring(boards.board(p, p.parse("1 2 3 4 5 6 0")))
+    assert state_of_puzzle(p, root) == p.parse("1 2 3 4 5 6 0")
+    centres = {
+        int(g.get("data-cell")): centre(g) for g in root.iter(f"{SVG}g") if g.get("class") == "cell"
+    }
+    lines = [e for e in root.iter(f"{SVG}line") if e.get("class") == "edge"]
+    pairs = [tuple(map(int, e.get("data-cells").split())) for e in lines]
+    assert pairs == [(0, 1), (0, 3), (0, 5), (1, 2), (2, 4), (3, 4), (4, 6), (5, 6)]
+    for (a, b), e in zip(pairs, lines, strict=True):
+        ends = [float(e.get(k)) for k in ("x1", "y1", "x2", "y2")]
+        assert ends == pytest.approx([*centres[a], *centres[b]], abs=0.01)
+    assert math.dist(centres[1], centres[3]) == pytest.approx(40, abs=0.01)  # side by side
+
+
+@pytest.mark.parametrize("name", ["3x3", "hex6", "plus"])
+def test_a_lattice_board_draws_no_edges(name: str) -> None:
+    """Boards whose moves are their lattice's (a grid, the hexagon, the plus spec) stay plain."""
+    path = Path(__file__).resolve().parent.parent / "examples" / "specs" / f"{name}.toml"
+    p = spec.puzzle(spec.parse(path.read_text(), path.name)) if path.exists() else puzzles.get(name)
+    root = ET.fromstring(boards.board(p, p.parse(p.text(int(p.roots()[0])))))
+    assert not [e for e in root.iter(f"{SVG}line") if e.get("class") == "edge"]
+    assert len(cells_of(root)) == p.cells.count
 
 
 def test_pattern_database_board_shows_the_pattern_tiles() -> None:
@@ -182,6 +266,26 @@ def test_histogram_lines_carry_each_table(
     assert chart_numbers(svg, "point") == {n: manifest_levels(data, n) for n in names}
 
 
+def test_legend_covers_no_line(db: pipeline.Database) -> None:
+    """The legend sits right of the axes, so no point of any line (2x5's included) is under it."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = db.plot_histogram(["2x4", "2x5"], log=True, percent=True)
+    FigureCanvasAgg(fig).draw()
+    (ax,) = fig.axes
+    box, area = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert box.x0 >= area.x1, "the legend is outside the plotting area"
+    lines = [line for line in ax.get_lines() if len(line.get_xydata()) > 1]
+    assert [line.get_label() for line in lines] == ["2x4", "2x5"]
+    for line in lines:
+        xy = line.get_xydata()
+        assert len(xy) == {"2x4": 37, "2x5": 56}[line.get_label()]  # depths 0..36 and 0..55
+        shown = ax.transData.transform(xy)  # segments are straight on screen, log or not
+        steps = np.linspace(0, 1, 20)
+        points = np.concatenate([shown[:-1] + t * np.diff(shown, axis=0) for t in steps])
+        assert not any(box.contains(x, y) for x, y in points)
+
+
 class Page(HTMLParser):
     """Checks that the tags nest, and collects every attribute and the text of <style>."""
 
@@ -272,6 +376,7 @@ def test_cli_writes_charts_and_boards(data: Path, tmp_path: Path) -> None:
     r = run_cli("show", "hex6", "4 6 5 1 3 2 0", "--svg", str(board), data=data)
     assert r.returncode == 0 and r.stdout.endswith("depth 15\n")
     assert state_of("hex6", ET.parse(board).getroot()) == puzzles.get("hex6").parse("4 6 5 1 3 2 0")
+    assert captions(ET.parse(board).getroot()) == ["hex6, depth 15", "4 6 5 1 3 2 0"]
     line = tmp_path / "s.svg"
     r = run_cli("solve", "oshidori", "W W W B B B . .", "--svg", str(line), data=data)
     assert r.returncode == 0, r.stderr

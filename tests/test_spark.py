@@ -136,6 +136,27 @@ def test_the_driver_killed_at_a_level_resumes(data: Path, tmp_path: Path) -> Non
     _same_rows(tmp_path / "3x3", data / "3x3")
 
 
+def test_the_build_says_when_spark_starts_and_which_levels_it_made(
+    data: Path, tmp_path: Path
+) -> None:
+    """One line before the JVM's silence; a line for each level Spark made, marked, and
+    exactly those the manifest records as Spark's (the smaller ones ran on the driver)."""
+    env = {"PUZZLEDB_SPARK_THRESHOLD": "2000", "PUZZLEDB_SPARK_RANGES": "2"}
+    args = ("build", "3x3", "--executor", "spark", "--master", "local[2]", "--data", str(tmp_path))
+    p = _cli(*args, env=env)
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err
+    lines = err.splitlines()
+    assert lines[0] == "puzzledb: starting Spark (local[2]): about 30 s the first time", err
+    assert sum("starting Spark" in ln for ln in lines) == 1
+    marked = [int(ln.split()[2]) for ln in lines if ", on Spark)" in ln]
+    m = json.loads((tmp_path / "3x3" / "_manifest.json").read_text())
+    on_spark = [lv["depth"] for lv in m["levels"] if lv.get("spark")]  # the level stats
+    assert marked == on_spark and 0 < len(on_spark) < 31
+    assert "3x3: depth 20 done (16,993 positions, 2 buckets, on Spark)" in err
+    _same_rows(tmp_path / "3x3", data / "3x3")
+
+
 def _fails(args: list[str], env: dict[str, str], needle: str) -> None:
     p = _cli(*args, env=env)
     _, err = p.communicate(timeout=120)

@@ -69,6 +69,9 @@ class LevelDone:
     #: Child ranges the level was made in (0 when not reported).
     buckets: int = 0
     level_seconds: float = 0.0
+    #: The executor that made the level and wrote its files ("spark"); "" when the
+    #: build's own writers did (the local executor, or Spark's small levels).
+    made_by: str = ""
 
 
 def build(
@@ -116,7 +119,11 @@ def build(
             )
         builder = Builder(puzzle, data, budget, paths, on_level, max_depth)
         builder.yes = yes
-        return builder.run(work, executor)
+        made = builder.run(work, executor)
+    note = puzzle.build_warning(made.max_depth) if made.partial_depth is None else None
+    if note is not None:
+        print(f"puzzledb: warning: {note}", file=sys.stderr)
+    return made
 
 
 def covers(built: Manifest, max_depth: int | None) -> bool:
@@ -310,7 +317,7 @@ class Builder:
         if not written:
             return 0
         stats_doc = {**self._stats(stats, False), self.executor_name: True}
-        self._record(depth, written, started, time.perf_counter(), stats_doc)
+        self._record(depth, written, started, time.perf_counter(), stats_doc, self.executor_name)
         self.held.files_level(depth, self.progress.files_at(depth))
         self.held.release(depth, self.pending)
         return sum(f["rows"] for f in written)
@@ -371,9 +378,16 @@ class Builder:
         return out
 
     def _record(
-        self, depth: int, files: list[dict], started: float, computed: float, stats: dict
+        self,
+        depth: int,
+        files: list[dict],
+        started: float,
+        computed: float,
+        stats: dict,
+        made_by: str = "",
     ) -> None:
-        """Note a level whose files are all written (``computed``: when its rows were)."""
+        """Note a level whose files are all written (``computed``: when its rows were;
+        ``made_by``: the executor that wrote them, when not the build's writers)."""
         positions = sum(f["rows"] for f in files)
         now = time.perf_counter()
         entry = LevelEntry(depth, positions, round(computed - started, 4), stats=stats)
@@ -382,7 +396,7 @@ class Builder:
         if self.on_level:
             done = LevelDone(
                 depth, positions, self.progress.total, now - self.clock,
-                stats.get("buckets", 0), computed - started,
+                stats.get("buckets", 0), computed - started, made_by,
             )  # fmt: skip
             self.on_level(done)
 

@@ -58,11 +58,14 @@ class BuildBars(_Bars):
         return self
 
     def level(self, name: str, done: LevelDone) -> None:
+        """A line every INTERVAL seconds, and one for each level Spark made (marked)."""
         if self._progress is None:
-            if done.seconds - self._logged.get(name, 0.0) >= INTERVAL:
+            if done.made_by or done.seconds - self._logged.get(name, 0.0) >= INTERVAL:
                 self._logged[name] = done.seconds
                 print(line(name, done, self.data), file=sys.stderr, flush=True)
             return
+        if done.made_by:
+            self._progress.console.print(line(name, done, self.data), highlight=False)
         if name not in self._tasks:
             total = puzzles.get(name, self.data).expected_total
             self._tasks[name] = self._progress.add_task(
@@ -106,6 +109,7 @@ def line(name: str, done: LevelDone, data: Path | None = None) -> str:
     text = (
         f"{name}: depth {done.depth} done ({plural(done.positions, 'position')}"
         + (f", {done.buckets} buckets" if done.buckets > 1 else "")
+        + (f", on {done.made_by.capitalize()}" if done.made_by else "")
         + f"), {plural(done.total, 'position')} so far in {seconds(done.seconds)}"
         + (f" ({rate(overall)})" if overall > 0 else "")
     )

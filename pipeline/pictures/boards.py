@@ -16,7 +16,8 @@ from pipeline.pictures.art import ACCENT, FONT, UNIT, Art, Move, art_of
 from pipeline.pictures.svg import document, el, esc, num, text
 from pipeline.puzzles.base import Puzzle
 
-CAPTION = 20  # pixels under a board for its caption
+CAPTION = 20  # pixels under a board for each line of its caption
+CHAR = 7.5  # pixels a caption character takes at most, about (12 px system-ui)
 GAP = 12  # pixels between the boards of a strip
 STRIP_WIDTH = 1200  # a strip wraps into rows of at most this many pixels
 
@@ -63,7 +64,8 @@ def board(
     before: int | None = None,
     history: Sequence[int] | None = None,
 ) -> str:
-    """A standalone SVG of one position (with ``before``: the move into it marked)."""
+    """A standalone SVG of one position (with ``before``: the move into it marked);
+    the caption may hold several lines, and the picture widens to fit them."""
     d = draw(art_of(puzzle), state, before=before, history=history)
     return _standalone(puzzle, state, d, caption)
 
@@ -75,13 +77,16 @@ def figures(puzzle: Puzzle, states: Sequence[int]) -> list[str]:
 
 
 def _standalone(puzzle: Puzzle, state: int, d: Drawn, caption: str | None) -> str:
-    body, height = d.body, d.height
-    if caption:
-        body += _caption(d.width / 2, d.height + CAPTION / 2, caption)
-        height += CAPTION
+    lines = caption.split("\n") if caption else []
+    width = max([d.width, *(CHAR * len(line) + 2 * GAP for line in lines)])
+    body = d.body
+    if width > d.width:  # a caption wider than the board: centre the board over it
+        body = el("g", {"transform": f"translate({num((width - d.width) / 2)},0)"}, body)
+    for i, line in enumerate(lines):
+        body += _caption(width / 2, d.height + (i + 0.5) * CAPTION, line)
     return document(
-        d.width,
-        height,
+        width,
+        d.height + CAPTION * len(lines),
         el("title", {}, esc(f"{puzzle.name}: {puzzle.text(state)}")) + body,
         class_="board",
         data_puzzle=puzzle.name,

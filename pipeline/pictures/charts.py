@@ -62,7 +62,7 @@ def histogram(
         else:
             for i, s in enumerate(series):
                 _line(ax, s, COLOURS[i % len(COLOURS)], log=log, percent=percent)
-            ax.legend(frameon=False)
+            _legend(ax)
         ax.set_xlabel("depth")
         ax.set_ylabel("% of the table's positions" if percent else "positions")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -74,6 +74,11 @@ def histogram(
         names = ", ".join(s.table for s in series)
         ax.set_title(f"positions per depth: {names}", loc="left")
     return fig
+
+
+def _legend(ax: Axes) -> None:
+    """The legend right of the axes: inside, any place ("best" too) can cover a line."""
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
 
 def _ys(s: Series, percent: bool) -> list[float]:

@@ -25,7 +25,8 @@ functions and under TYPE_CHECKING count):
   ``pipeline.hints`` for the rebuild command its errors name).
 - Storage is read only where a data folder or a table is handed in: a derived
   table's ``bind(data)`` reads its source table (``WinnablePuzzle.bind``,
-  through ``storage.table``); verify's ``check_table(table)`` reads a family's
+  through ``storage.table``: its levels, and the manifest its
+  ``build_warning`` reads); verify's ``check_table(table)`` reads a family's
   own columns of the table it is given (``pegs/sym_check.py``, typing it
   only); and the names that live in a data folder (``names.py``: roots
   recorded in manifests; ``spec/parse.py``: specs kept there or recorded in

@@ -353,3 +353,9 @@ class Puzzle(ABC):
     def bind(self, data: Path) -> Puzzle:
         """The puzzle ready to build or verify in ``data`` (derived tables read their source)."""
         return self
+
+    def build_warning(self, max_depth: int) -> str | None:
+        """A line for whoever just built the complete table (``max_depth``: its deepest
+        level), when it is not what they may expect (a peg start that cannot be
+        won); None: nothing to say."""
+        return None

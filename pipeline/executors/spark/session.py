@@ -54,6 +54,8 @@ def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any
         return _started(SparkSession.builder.appName("puzzledb"), conf or {}, "spark-submit's")
     check_master(master)
     os.environ["JAVA_HOME"] = java_home()
+    # The JVM's start is the build's longest silence (measured: docs/CLUSTER.md).
+    print(f"puzzledb: starting Spark ({master}): about 30 s the first time", file=sys.stderr)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     # local-cluster's workers would otherwise keep their logs inside pyspark's package.
     os.environ.setdefault("SPARK_WORKER_DIR", os.path.join(tempfile.gettempdir(), "puzzledb-spark"))

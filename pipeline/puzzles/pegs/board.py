@@ -432,6 +432,7 @@ class WinnablePuzzle(Puzzle):
         self.requires = (forward.name,)
         self._start_pegs = forward.board.count - 1
         self._source: Callable[[int], States] | None = None
+        self._source_manifest: Callable[[], Any] | None = None
         self._cache: dict[int, States] = {}
         self._masks = forward._masks
         self.spec = forward.spec
@@ -445,7 +446,33 @@ class WinnablePuzzle(Puzzle):
         folder = data / self.forward.name
         # Every state of a level, sorted: the range with no upper end.
         bound._source = lambda depth: Table(folder).level(depth).between(0, 1 << 64)
+        bound._source_manifest = lambda: Table(folder).manifest
         return bound
+
+    def build_warning(self, max_depth: int) -> str | None:
+        """Whether the start can be won: if not, the table holds the goal alone.
+
+        Not refused: the forward table is sound and says how far the start gets,
+        and the goal alone is the true answer (no position the start reaches can
+        be won). The reason is read from the forward table: its deepest level is
+        the fewest pegs any line of jumps leaves.
+        """
+        if max_depth >= self._start_pegs - 1 or self._source_manifest is None:
+            return None
+        f, source = self.forward, self._source_manifest()
+        if source.partial_depth is not None:
+            return None  # the forward table stops early: it cannot tell
+        left = self._start_pegs - source.max_depth
+        hole = f.goal.bit_length() - 1
+        why = (
+            f"every line of jumps from it leaves at least {left} pegs"
+            if left > 1
+            else f"its lines of jumps leave one peg only in other holes than {hole}"
+        )
+        return (
+            f"{self.name} holds only the goal ({f.text(f.goal)}): the start of {f.name} "
+            f"cannot be won ({why}); {f.name} holds every position the start reaches"
+        )
 
     def reachable(self, pegs: int) -> States:
         """The positions with ``pegs`` pegs that the start reaches (sorted)."""
