@@ -15,7 +15,7 @@ import sys
 
 import typer
 
-from pipeline.cli import build, query, solve, tables
+from pipeline.cli import build, query, serve, solve, tables
 from pipeline.cli.shared import POSITIONAL
 
 #: Libraries whose errors on user input (bad SQL, an unreadable file) are one line.
@@ -46,6 +46,7 @@ app.add_typer(plot, name="plot")
 plot.command("histogram")(tables.plot_histogram)
 
 app.command()(tables.report)
+app.command()(serve.serve)
 
 
 def main() -> None:
