@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from pipeline.api import Database
-from pipeline.errors import BadPosition, NotBuilt
+from pipeline.errors import BadPosition, CorruptTable, NotBuilt
 from pipeline.puzzles.base import Puzzle
 
 
@@ -16,17 +16,23 @@ def tables(db: Database) -> list[dict[str, Any]]:
     """Every built table: positions, deepest depth, histogram; derived ones marked."""
     rows = []
     for name in db.built():
-        hist = db.table(name).histogram()
-        rows.append(
-            {
-                "puzzle": name,
-                "positions": sum(n for _, n in hist),
-                "max_depth": max((d for d, _ in hist), default=0),
-                "derived": bool(db.puzzle(name).derived),
-                "histogram": [{"depth": d, "positions": n} for d, n in hist],
-            }
-        )
+        try:
+            rows.append(_summary(db, name))
+        except CorruptTable as e:
+            line = f"{e} (rebuild it: puzzledb build {name} --force)"
+            rows.append({"puzzle": name, "derived": False, "error": line})
     return rows
+
+
+def _summary(db: Database, name: str) -> dict[str, Any]:
+    hist = db.table(name).histogram()
+    return {
+        "puzzle": name,
+        "positions": sum(n for _, n in hist),
+        "max_depth": max((d for d, _ in hist), default=0),
+        "derived": bool(db.puzzle(name).derived),
+        "histogram": [{"depth": d, "positions": n} for d, n in hist],
+    }
 
 
 def built_puzzle(db: Database, name: str) -> Puzzle:

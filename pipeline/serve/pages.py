@@ -63,13 +63,20 @@ def _bars(hist: list[dict[str, int]]) -> str:
     return f'<div class="bars">{spans}</div>'
 
 
-def _rows(rows: list[dict[str, Any]]) -> str:
-    cells = "".join(
-        f'<tr><td style="text-align:left"><a href="{table_url(r["puzzle"])}">'
-        f"{escape(r['puzzle'])}</a></td><td>{r['positions']:,}</td><td>{r['max_depth']}</td>"
-        f"<td>{_bars(r['histogram'])}</td></tr>"
-        for r in rows
+def _row(r: dict[str, Any]) -> str:
+    link = (
+        f'<td style="text-align:left"><a href="{table_url(r["puzzle"])}">{escape(r["puzzle"])}</a>'
     )
+    if "error" in r:
+        return f'<tr>{link}</td><td colspan="3" class="error">{escape(r["error"])}</td></tr>'
+    return (
+        f"<tr>{link}</td><td>{r['positions']:,}</td><td>{r['max_depth']}</td>"
+        f"<td>{_bars(r['histogram'])}</td></tr>"
+    )
+
+
+def _rows(rows: list[dict[str, Any]]) -> str:
+    cells = "".join(_row(r) for r in rows)
     head = "<tr><th>table</th><th>positions</th><th>deepest</th><th>histogram</th></tr>"
     return f"<table>{head}{cells}</table>"
 
