@@ -170,6 +170,12 @@ PATHS_ROUNDS ?= 3
 bench-paths: $(STAMP)
 	$(BIN)/python -m benchmarks.paths --rounds $(PATHS_ROUNDS) $(if $(OLD),--old $(OLD))
 
+# The explorer (benchmarks/serve.py): position pages cold and warm, server memory,
+# a load test of 3000 requests from 50 clients; builds 3x4 in $(DATA) if missing,
+# reads french37 from $(FRENCH_DATA) when set.
+bench-serve: $(STAMP)
+	$(BIN)/python -m benchmarks.serve --data $(DATA)
+
 # The level step on Spark against the local executor (benchmarks/spark_bench.py).
 bench-spark: $(STAMP)
 	$(BIN)/python -m benchmarks.spark_bench --board 2x5 --runs $(RUNS)

@@ -149,9 +149,8 @@ def _position_page(db: Database, answer: dict[str, Any]) -> str:
     name, state = answer["puzzle"], answer["state"]
     p = db.puzzle(name)
     board = db.board_svg(name, state)
-    strip = ""
-    if answer["depth"] is not None and (answer["depth"] <= 40):
-        strip = db.solution_svg(db.solve(name, state)) if answer["depth"] else ""
+    walked = look.walk(db, name, state) if answer["depth"] else None
+    strip = db.solution_svg(walked) if walked is not None and walked.moves <= 60 else ""
     kids = [m["state"] for m in answer["moves"]]
     keys = look.arrow_keys(p, state, kids) if p.origin == "goal" else {}
     return pages.position(answer, board, strip, keys)

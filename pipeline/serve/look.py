@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.answers import Solution
 from pipeline.api import Database
 from pipeline.errors import BadPosition, CorruptTable, NotBuilt
 from pipeline.puzzles.base import Puzzle
@@ -133,6 +134,23 @@ def best(answer: dict[str, Any]) -> dict[str, Any] | None:
         return None
     near = [m for m in answer["moves"] if m["verdict"] == "nearer"]
     return near[0] if near else None
+
+
+def walk(db: Database, name: str, state: int) -> Solution | None:
+    """The walk along parents in the table itself: to the goal, or here from the start.
+
+    Not ``Database.solve``, which answers a peg board through its winnable
+    table: a lost position still has a way here from the start.
+    """
+    p = db.puzzle(name)
+    table = db.table(name)
+    for s in p.variants(state):
+        rows = table.walk(s, p.depth_parity(s))
+        if rows:
+            states = [r.state for r in rows]
+            line = states if p.origin == "goal" else states[::-1]
+            return Solution(name, p.origin, states, [p.text(x) for x in states], p.notation(line))
+    return None
 
 
 def solve(db: Database, name: str, text: str) -> dict[str, Any]:
