@@ -20,7 +20,7 @@ from urllib.parse import quote
 import pytest
 
 import pipeline
-from tests.conftest import run_cli
+from tests.conftest import one_line_error, run_cli
 
 START = "8 6 7 2 5 4 3 0 1"  # a 3x3 position at depth 31, the deepest
 
@@ -174,3 +174,11 @@ def test_fifty_clients_get_no_error(server: str) -> None:
     with ThreadPoolExecutor(50) as pool:
         statuses = list(pool.map(lambda u: get(u)[0], urls))
     assert statuses == [200] * len(urls)
+
+
+def test_serve_refuses_in_one_line(server: str, tmp_path: Path) -> None:
+    port = server.rsplit(":", 1)[1]
+    one_line_error(run_cli("serve", "--port", port, data=tmp_path / "none"), "does not exist")
+    data = Path(__file__).parent  # any existing folder; the port is taken first
+    r = run_cli("serve", "--port", port, data=data)
+    one_line_error(r, f"cannot listen on 127.0.0.1:{port}")
