@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs bench-paths test-spark-full bench-spark test-hostile clean distclean help
+.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs bench-paths bench-serve test-spark-full bench-spark test-hostile clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -42,6 +42,7 @@ help:
 	@echo "make bench-pairs OLD=<rev>  interleaved builds of commit OLD and this tree (ROUNDS=5)"
 	@echo "make bench-paths  2x5 and english33 plain and with --paths (PATHS_ROUNDS=3; OLD=<rev> adds"
 	@echo "                that commit's --paths builds): medians and ratios"
+	@echo "make bench-serve the explorer: page times cold and warm, server memory, a load test"
 	@echo "make bench-spark  2x5 through the local executor and Spark (threshold 100,000 and 0):"
 	@echo "                medians, and where each Spark level's time goes (RUNS=3)"
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
@@ -179,6 +180,12 @@ bench-pairs: $(STAMP)
 PATHS_ROUNDS ?= 3
 bench-paths: $(STAMP)
 	$(BIN)/python -m benchmarks.paths --rounds $(PATHS_ROUNDS) $(if $(OLD),--old $(OLD))
+
+# The explorer (benchmarks/serve.py): position pages cold and warm, server memory,
+# a load test of 3000 requests from 50 clients; builds 3x4 in $(DATA) if missing,
+# reads french37 from $(FRENCH_DATA) when set.
+bench-serve: $(STAMP)
+	$(BIN)/python -m benchmarks.serve --data $(DATA)
 
 # The level step on Spark against the local executor (benchmarks/spark_bench.py);
 # Spark comes with the test extra.

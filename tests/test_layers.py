@@ -26,8 +26,9 @@ RANKS = {
     "solvers": 7,
     "pictures": 8,
     "api": 9,
-    "cli": 10,
-    "": 11,  # pipeline/__init__.py: the public import name
+    "serve": 10,
+    "cli": 11,
+    "": 12,  # pipeline/__init__.py: the public import name
 }
 
 

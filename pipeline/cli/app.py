@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from pipeline.cli import build, query, remove, solve, tables
+from pipeline.cli import build, query, remove, serve, solve, tables
 from pipeline.cli.shared import POSITIONAL
 
 #: Libraries whose errors on user input (bad SQL, an unreadable file) are one line.
@@ -72,6 +72,7 @@ plot.command("histogram")(tables.plot_histogram)
 
 app.command()(tables.report)
 app.command()(remove.remove)
+app.command()(serve.serve)
 
 
 def main() -> None:

@@ -1,0 +1,7 @@
+"""``puzzledb serve``: a local web explorer over a data folder (docs/EXPLORER.md).
+
+look.py answers (plain dicts, the JSON endpoints' shapes), pages.py draws
+them as HTML with the project's own SVG boards and charts, app.py routes
+requests to both. Read-only: request text is parsed by the puzzle's codec
+and looked up by the manifest's ranges, never turned into SQL or a path.
+"""

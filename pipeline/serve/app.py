@@ -1,0 +1,156 @@
+"""The explorer's routes: HTML pages and JSON endpoints over one read-only Database.
+
+Requests run one at a time in a worker thread (a lock): point look-ups take
+milliseconds, and the tables' readers and matplotlib are then never shared.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from pipeline.api import Database
+from pipeline.errors import BadPosition, CorruptTable, NotBuilt, PuzzleDBError, UnknownPuzzle
+from pipeline.serve import look, pages
+
+
+def _status(e: PuzzleDBError) -> int:
+    if isinstance(e, NotBuilt | UnknownPuzzle):
+        return 404
+    if isinstance(e, CorruptTable):
+        return 500
+    return 400
+
+
+def _line(e: PuzzleDBError, name: str | None) -> str:
+    """One line; a damaged table names the command that rebuilds it."""
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    if isinstance(e, CorruptTable) and name:
+        text += f" (rebuild it: puzzledb build {name} --force)"
+    return text
+
+
+def create_app(db: Database) -> Starlette:
+    """The explorer over ``db``'s data folder."""
+    lock = threading.Lock()
+
+    def locked(work: Callable[[], Response]) -> Response:
+        with lock:
+            return work()
+
+    def route(work: Callable[[Request], Response], json: bool) -> Callable[..., Any]:
+        async def endpoint(request: Request) -> Response:
+            name = request.path_params.get("name")
+            try:
+                return await run_in_threadpool(locked, lambda: work(request))
+            except PuzzleDBError as e:
+                status, line = _status(e), _line(e, name)
+                if json:
+                    return JSONResponse({"error": line}, status_code=status)
+                return HTMLResponse(pages.error(status, line), status_code=status)
+
+        return endpoint
+
+    chart = lru_cache(maxsize=64)(lambda name, log: _chart(db, name, log))
+    views = _views(db, chart)
+    routes = [Route(path, route(fn, path.startswith("/api")), name=None) for path, fn in views]
+    return Starlette(routes=routes)
+
+
+def _chart(db: Database, name: str, log: bool) -> str:
+    from matplotlib import pyplot as plt
+
+    from pipeline.pictures import charts
+
+    fig = db.plot_histogram(name, log=log)
+    text = charts.svg(fig)
+    plt.close(fig)
+    return text
+
+
+def _text(request: Request, db: Database, name: str) -> str:
+    """The position a request names (``?s=``), or the table's first root."""
+    text = request.query_params.get("s")
+    if text is None or not text.strip():
+        p = look.built_puzzle(db, name)
+        return p.text(p.roots()[0])
+    if len(text) > 1000:
+        raise BadPosition("a position is at most 1000 characters")
+    return text
+
+
+def _int(request: Request, key: str) -> int | None:
+    raw = request.query_params.get(key, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or len(raw) > 12:
+        raise BadPosition(f"{key} is a whole number, not {raw[:40]!r}")
+    return int(raw)
+
+
+def _views(db: Database, chart: Callable[[str, bool], str]) -> list[tuple[str, Callable]]:
+    def home(r: Request) -> Response:
+        return HTMLResponse(pages.home(look.tables(db)))
+
+    def table(r: Request) -> Response:
+        name = r.path_params["name"]
+        look.built_puzzle(db, name)
+        log = r.query_params.get("log") == "1"
+        deepest = [str(t) for t in db.longest(name)["position"].head(10).to_list()]
+        return HTMLResponse(pages.table(name, chart(name, log), log, deepest))
+
+    def pick(r: Request) -> Response:
+        name = r.path_params["name"]
+        depth = _int(r, "depth")
+        if depth is None:
+            raise BadPosition("give a depth")
+        text = look.at_depth(db, name, depth, _int(r, "n"))
+        return RedirectResponse(pages.position_url(name, text), status_code=303)
+
+    def position(r: Request) -> Response:
+        name = r.path_params["name"]
+        answer = look.position(db, name, _text(r, db, name))
+        return HTMLResponse(_position_page(db, answer))
+
+    def api_position(r: Request) -> Response:
+        name = r.path_params["name"]
+        return JSONResponse(look.position(db, name, _text(r, db, name)))
+
+    return [
+        ("/", home),
+        ("/t/{name}", table),
+        ("/pick/{name}", pick),
+        ("/p/{name}", position),
+        ("/api/tables", lambda r: JSONResponse(look.tables(db))),
+        (
+            "/api/histogram/{name}",
+            lambda r: JSONResponse(look.histogram(db, r.path_params["name"])),
+        ),
+        ("/api/position/{name}", api_position),
+        ("/api/solve/{name}", lambda r: JSONResponse(_solve(db, r))),
+    ]
+
+
+def _solve(db: Database, r: Request) -> dict[str, Any]:
+    name = r.path_params["name"]
+    return look.solve(db, name, _text(r, db, name))
+
+
+def _position_page(db: Database, answer: dict[str, Any]) -> str:
+    """The position's page: board, moves, and the walk (to the goal, or from the start)."""
+    name, state = answer["puzzle"], answer["state"]
+    p = db.puzzle(name)
+    board = db.board_svg(name, state)
+    walked = look.walk(db, name, state) if answer["depth"] else None
+    strip = db.solution_svg(walked) if walked is not None and walked.moves <= 60 else ""
+    kids = [m["state"] for m in answer["moves"]]
+    keys = look.arrow_keys(p, state, kids) if p.origin == "goal" else {}
+    return pages.position(answer, board, strip, keys)

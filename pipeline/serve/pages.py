@@ -1,0 +1,155 @@
+"""The explorer's HTML pages: the answers of look.py drawn with the project's SVG pictures.
+
+Every text from a request or a table is escaped; nothing is loaded from outside the machine.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+from urllib.parse import quote
+
+STYLE = """
+body{font-family:sans-serif;margin:1em auto;max-width:60em;padding:0 .5em}
+a{color:#1a5fb4} table{border-collapse:collapse} td,th{padding:.2em .6em;text-align:right}
+.bars{display:flex;align-items:flex-end;height:2.5em;gap:1px}
+.bars span{background:#1a5fb4;width:4px;display:inline-block}
+.nearer{background:#c8f0c8} .same{background:#f0f0c0} .farther{background:#f6c8c8}
+.won{background:#c8f0c8} .lost{background:#f6c8c8} .unknown{background:#eee}
+.board svg{max-width:100%;height:auto} .strip svg{max-width:100%;height:auto}
+.moves a{display:inline-block;margin:.15em;padding:.2em .5em;border-radius:.3em}
+.moves a{text-decoration:none;color:#000}
+"""
+
+KEYS = """
+document.addEventListener('keydown', function (e) {
+  var m = document.querySelector('a[data-key="' + e.key + '"]');
+  if (m) { window.location = m.href; }
+});
+"""
+
+
+def page(title: str, body: str) -> str:
+    """A whole page around ``body``."""
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
+        f'<p><a href="/">puzzledb explorer</a></p>{body}<script>{KEYS}</script></body></html>'
+    )
+
+
+def position_url(name: str, text: str) -> str:
+    """The URL naming a table and a position (shareable)."""
+    return f"/p/{quote(name, safe='')}?s={quote(text, safe='')}"
+
+
+def table_url(name: str) -> str:
+    return f"/t/{quote(name, safe='')}"
+
+
+def error(status: int, line: str) -> str:
+    """An error page: one line."""
+    return page(f"error {status}", f'<p class="error">{escape(line)}</p>')
+
+
+def _bars(hist: list[dict[str, int]]) -> str:
+    top = max((h["positions"] for h in hist), default=1) or 1
+    spans = "".join(
+        f'<span style="height:{max(1, round(100 * h["positions"] / top))}%" '
+        f'title="depth {h["depth"]}: {h["positions"]:,}"></span>'
+        for h in hist
+    )
+    return f'<div class="bars">{spans}</div>'
+
+
+def _row(r: dict[str, Any]) -> str:
+    link = (
+        f'<td style="text-align:left"><a href="{table_url(r["puzzle"])}">{escape(r["puzzle"])}</a>'
+    )
+    if "error" in r:
+        return f'<tr>{link}</td><td colspan="3" class="error">{escape(r["error"])}</td></tr>'
+    return (
+        f"<tr>{link}</td><td>{r['positions']:,}</td><td>{r['max_depth']}</td>"
+        f"<td>{_bars(r['histogram'])}</td></tr>"
+    )
+
+
+def _rows(rows: list[dict[str, Any]]) -> str:
+    cells = "".join(_row(r) for r in rows)
+    head = "<tr><th>table</th><th>positions</th><th>deepest</th><th>histogram</th></tr>"
+    return f"<table>{head}{cells}</table>"
+
+
+def home(rows: list[dict[str, Any]]) -> str:
+    """Every built table; pattern databases in their own section."""
+    own = [r for r in rows if not r["derived"]]
+    derived = [r for r in rows if r["derived"]]
+    body = "<h1>Built tables</h1>" + (_rows(own) if own else "<p>No table is built here.</p>")
+    if derived:
+        body += "<h2>Pattern databases (tables made for a solver)</h2>" + _rows(derived)
+    return page("puzzledb explorer", body)
+
+
+def _pick(name: str) -> str:
+    action = f"/pick/{quote(name, safe='')}"
+    return (
+        f'<form action="{action}"><label>depth <input name="depth" size="4"></label> '
+        f'<label>n-th (blank: random) <input name="n" size="6"></label> '
+        f"<button>show</button></form>"
+        f'<form action="/p/{quote(name, safe="")}"><label>position <input name="s" size="40">'
+        f"</label> <button>open</button></form>"
+    )
+
+
+def table(name: str, chart: str, log: bool, deepest: list[str]) -> str:
+    """A table: its histogram, its deepest positions, a position to pick or type."""
+    flip = "" if log else "?log=1"
+    other = f'<a href="{table_url(name)}{flip}">{"linear" if log else "log"} scale</a>'
+    links = "".join(f'<li><a href="{position_url(name, t)}">{escape(t)}</a></li>' for t in deepest)
+    body = (
+        f'<h1>{escape(name)}</h1>{_pick(name)}<div class="board">{chart}</div><p>{other}</p>'
+        f"<h2>Deepest positions</h2><ul>{links}</ul>"
+    )
+    return page(name, body)
+
+
+def _move(name: str, m: dict[str, Any], key: str | None) -> str:
+    depth = "not reachable" if m["depth"] is None else f"depth {m['depth']}"
+    data = f' data-key="{key}"' if key else ""
+    return (
+        f'<a class="move {m["verdict"]}" href="{position_url(name, m["position"])}"{data} '
+        f'data-depth="{m["depth"]}">{escape(m["move"] or m["position"])}: {depth}'
+        f"{' (' + m['verdict'] + ')' if m['verdict'] != 'unknown' else ''}</a>"
+    )
+
+
+def position(answer: dict[str, Any], board: str, strip: str, keys: dict[str, str]) -> str:
+    """A position: its board, depth, every move, and the walk to the goal or from the start."""
+    name = answer["puzzle"]
+    depth = "not reachable" if answer["depth"] is None else f"depth {answer['depth']}"
+    moves = "".join(_move(name, m, keys.get(m["position"])) for m in answer["moves"])
+    body = (
+        f'<h1><a href="{table_url(name)}">{escape(name)}</a></h1>'
+        f'<p class="pos">{escape(answer["position"])}</p><p class="depth">{depth}</p>'
+        f'<div class="board">{board}</div><h2>Moves</h2>{_note(answer)}'
+        f'<div class="moves">{moves or "no move"}</div>{_steps(answer)}'
+        f'<div class="strip">{strip}</div>'
+    )
+    return page(f"{name}: {answer['position']}", body)
+
+
+def _note(answer: dict[str, Any]) -> str:
+    if answer["origin"] == "goal":
+        return "<p>Moves coloured nearer / same / farther from the goal.</p>"
+    if answer["winnable"]:
+        return f"<p>Moves coloured won / lost by the {escape(answer['winnable'])} table.</p>"
+    return "<p>Every move goes one level deeper; no winnable table is built: depth alone.</p>"
+
+
+def _steps(answer: dict[str, Any]) -> str:
+    best = [m for m in answer["moves"] if m["verdict"] == "nearer"]
+    if answer["origin"] == "goal" and best:
+        url = position_url(answer["puzzle"], best[0]["position"])
+        return f'<p><a id="best" href="{url}">best move</a></p>'
+    return ""
