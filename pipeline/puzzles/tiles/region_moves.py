@@ -1,8 +1,10 @@
-"""The moves of regions.py as compiled kernels for the fast level step (packed.py).
+"""The moves of regions.py compiled: the plain expander, and kernels for the fast
+level step (packed.py).
 
-Imported on first use (numba). A key is ``child << 8 | i << 4 | c``: pattern
-tile i slid out of cell c. The parent follows: tile i back on c, and the
-blank's region is the one holding the cell the tile left in the child.
+Imported on first use (numba takes 0.4 s to import, which a look-up should not
+pay). A key is ``child << 8 | i << 4 | c``: pattern tile i slid out of cell c.
+The parent follows: tile i back on c, and the blank's region is the one
+holding the cell the tile left in the child.
 """
 
 from __future__ import annotations
@@ -11,9 +13,75 @@ import numpy as np
 from numba import njit
 
 from pipeline.engine.packed import Kernels, resolve_core, room, weigh_core
-from pipeline.puzzles.tiles.regions import _fill, _lowest
 
 TAG_BITS = 8
+
+
+@njit(inline="always")
+def _fill(seed, free, nbrs, n):
+    """The cells of ``free`` (a bit mask) connected to the cells of ``seed``."""
+    region = seed
+    frontier = seed
+    while frontier:
+        grow = 0
+        for c in range(n):
+            if (frontier >> c) & 1:
+                grow |= nbrs[c]
+        frontier = grow & free & ~region
+        region |= frontier
+    return region
+
+
+@njit(inline="always")
+def _lowest(mask, n):
+    for c in range(n):
+        if (mask >> c) & 1:
+            return c
+    return n
+
+
+@njit(inline="always")
+def _moves(s, k, n, nbrs, out, at):
+    """Write the children of state ``s`` at ``out[at:]`` (none when ``out`` is
+    empty); return how many there are."""
+    full = (1 << n) - 1
+    occ = 0
+    for i in range(k):
+        occ |= 1 << ((s >> (4 * i)) & 15)
+    free = full & ~occ
+    region = _fill(1 << ((s >> (4 * k)) & 15), free, nbrs, n)
+    count = 0
+    for i in range(k):
+        c = (s >> (4 * i)) & 15
+        into = nbrs[c] & region
+        for j in range(n):
+            if not (into >> j) & 1:
+                continue
+            if len(out):
+                free2 = (free & ~(1 << j)) | (1 << c)
+                rep = _lowest(_fill(1 << c, free2, nbrs, n), n)
+                child = s & ~((15 << (4 * i)) | (15 << (4 * k)))
+                out[at + count] = child | (j << (4 * i)) | (rep << (4 * k))
+            count += 1
+    return count
+
+
+@njit(nogil=True, cache=True)
+def region_expand(states, k, n, nbrs):
+    """(parent row, child) of every move out of ``states``."""
+    counts = np.empty(len(states), np.int64)
+    none = np.empty(0, np.int64)
+    for r in range(len(states)):
+        counts[r] = _moves(np.int64(states[r]), k, n, nbrs, none, 0)
+    total = counts.sum()
+    kids = np.empty(total, np.int64)
+    src = np.empty(total, np.intp)
+    at = 0
+    for r in range(len(states)):
+        _moves(np.int64(states[r]), k, n, nbrs, kids, at)
+        src[at : at + counts[r]] = r
+        at += counts[r]
+    return src, kids
 
 
 @njit(inline="always")

@@ -22,81 +22,16 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
 from pipeline.engine.core import Graph, States
-from pipeline.engine.packed import Kernels
 from pipeline.errors import BadPosition
 from pipeline.puzzles.tiles.patterns import PatternPuzzle
 
-
-@njit(inline="always")
-def _fill(seed, free, nbrs, n):
-    """The cells of ``free`` (a bit mask) connected to the cells of ``seed``."""
-    region = seed
-    frontier = seed
-    while frontier:
-        grow = 0
-        for c in range(n):
-            if (frontier >> c) & 1:
-                grow |= nbrs[c]
-        frontier = grow & free & ~region
-        region |= frontier
-    return region
-
-
-@njit(inline="always")
-def _lowest(mask, n):
-    for c in range(n):
-        if (mask >> c) & 1:
-            return c
-    return n
-
-
-@njit(inline="always")
-def _moves(s, k, n, nbrs, out, at):
-    """Write the children of state ``s`` at ``out[at:]`` (none when ``out`` is
-    empty); return how many there are."""
-    full = (1 << n) - 1
-    occ = 0
-    for i in range(k):
-        occ |= 1 << ((s >> (4 * i)) & 15)
-    free = full & ~occ
-    region = _fill(1 << ((s >> (4 * k)) & 15), free, nbrs, n)
-    count = 0
-    for i in range(k):
-        c = (s >> (4 * i)) & 15
-        into = nbrs[c] & region
-        for j in range(n):
-            if not (into >> j) & 1:
-                continue
-            if len(out):
-                free2 = (free & ~(1 << j)) | (1 << c)
-                rep = _lowest(_fill(1 << c, free2, nbrs, n), n)
-                child = s & ~((15 << (4 * i)) | (15 << (4 * k)))
-                out[at + count] = child | (j << (4 * i)) | (rep << (4 * k))
-            count += 1
-    return count
-
-
-@njit(nogil=True, cache=True)
-def region_expand(states, k, n, nbrs):
-    """(parent row, child) of every move out of ``states``."""
-    counts = np.empty(len(states), np.int64)
-    none = np.empty(0, np.int64)
-    for r in range(len(states)):
-        counts[r] = _moves(np.int64(states[r]), k, n, nbrs, none, 0)
-    total = counts.sum()
-    kids = np.empty(total, np.int64)
-    src = np.empty(total, np.intp)
-    at = 0
-    for r in range(len(states)):
-        _moves(np.int64(states[r]), k, n, nbrs, kids, at)
-        src[at : at + counts[r]] = r
-        at += counts[r]
-    return src, kids
+if TYPE_CHECKING:
+    from pipeline.engine.packed import Kernels
 
 
 def perm_rank(cells: np.ndarray, n: int) -> np.ndarray:
@@ -136,12 +71,19 @@ class RegionPatternPuzzle(PatternPuzzle):
 
     def region_of(self, cells: Sequence[int], blank: int) -> int:
         """The smallest cell of the blank's region when the tiles stand on ``cells``."""
-        free = ((1 << self.size) - 1) & ~sum(1 << c for c in cells)
-        region = _fill(1 << blank, free, self._nbrs, self.size)
-        return (region & -region).bit_length() - 1
+        taken = set(cells)
+        region, todo = {blank}, [blank]
+        while todo:
+            for j in self.adjacency[todo.pop()]:
+                if j not in taken and j not in region:
+                    region.add(j)
+                    todo.append(j)
+        return min(region)
 
     def expand(self, states: States) -> tuple[np.ndarray, States]:
         """Moves of a pattern tile into the blank's region (cost 1)."""
+        from pipeline.puzzles.tiles.region_moves import region_expand
+
         src, kids = region_expand(states.view(np.int64), len(self.tiles), self.size, self._nbrs)
         return src, kids.view(np.uint64)
 
