@@ -62,7 +62,8 @@ def test_region_tables_count_placements_times_regions() -> None:
     levels = list(reference.search([p.parse(p.root_texts[0])], p.expand, p.graph))
     # 12!/7! = 95,040 placements, most with one region of free cells, some with more;
     # the deepest region state (23) lies deeper than the array's largest entry (22).
-    assert sum(len(lv) for lv in levels) == 191_520 and len(levels) - 1 == 23
+    assert sum(len(lv) for lv in levels) == p.expected_total == 191_520
+    assert len(levels) - 1 == 23
     assert p.root_texts == ("3 7 8 9 10 11",)  # goal: blank's region starts at cell 11
     with pytest.raises(BadPosition, match="smallest cell"):
         p.parse("3 7 8 9 10 1")  # cell 1 is in the region of cells 0..2, 4..6
@@ -73,6 +74,8 @@ def test_the_4x4_group_names_korfs_partition() -> None:
     seven, eight = (puzzles.get(n) for n in puzzles.GROUPS["4x4-pdb78"])
     assert seven.tiles == tuple(range(9, 16)) and eight.tiles == tuple(range(1, 9))
     assert (seven.array_size, eight.array_size) == (57_657_600, 518_918_400)
+    # Placements times regions (the build's progress line counts on them).
+    assert (seven.expected_total, eight.expected_total) == (139_849_920, 1_425_191_040)
     assert puzzles.GROUPS["4x4-pdb"] == ["4x4-pdb-6a", "4x4-pdb-6b", "4x4-pdb-3"]
 
 

@@ -162,3 +162,25 @@ def region_moves(k: int, n: int, nbrs: np.ndarray) -> Kernels:
         weigher=_region_weigh,
         key_bits=4 * (k + 1) + TAG_BITS,
     )
+
+
+@njit(nogil=True, cache=True)
+def rank_states(states, k, n):
+    """regions.perm_rank of the tiles' cells of each state (the compact array's index),
+    compiled: deriving 4x4-pdb-8's array ranks 1.4 billion states."""
+    out = np.empty(len(states), np.int64)
+    for r in range(len(states)):
+        s = np.int64(states[r])
+        used = 0
+        rank = 0
+        for i in range(k):
+            c = (s >> (4 * i)) & 15
+            below = used & ((1 << c) - 1)
+            smaller = 0
+            while below:
+                below &= below - 1
+                smaller += 1
+            rank = rank * (n - i) + c - smaller
+            used |= 1 << c
+        out[r] = rank
+    return out
