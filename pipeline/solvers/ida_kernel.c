@@ -149,6 +149,18 @@ struct ranked {
     const uint8_t *pdb;
 };
 
+static int64_t popcount(uint64_t x)
+{
+#ifdef __GNUC__
+    return __builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int64_t)((x * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
 /* Database value of group g, of the board (reflected = 0) or of its reflection. */
 static int64_t ranked_value(const struct ranked *t, const int64_t *pos, int64_t g, int reflected)
 {
@@ -157,7 +169,7 @@ static int64_t ranked_value(const struct ranked *t, const int64_t *pos, int64_t 
     for (int64_t i = 0; i < t->gk[g]; i++) {
         int64_t u = t->gt[g * t->n + i];
         int64_t c = reflected ? t->refl[pos[t->rt[u]]] : pos[u];
-        int64_t d = c - __builtin_popcountll(used & ((1ULL << c) - 1));
+        int64_t d = c - popcount(used & ((1ULL << c) - 1));
         r = r * (t->n - i) + d;
         used |= 1ULL << c;
     }
