@@ -9,6 +9,10 @@ Parquet files on first use (a few seconds) and used again only while this
 machine's record says it wrote it from the files the manifest lists now
 (storage/derived.py: a data folder is untrusted); its name starts with ``_``
 so that readers of the folder as a dataset skip it, as they skip the manifest.
+
+The region tables of ``4x4-pdb78`` (tiles/regions.py) index their arrays by
+rank instead (n!/(n-k)! entries): :class:`RankedSolver` searches them with
+the C kernel's ``ranked_ida``, and the API prefers them once built.
 """
 
 from __future__ import annotations

@@ -7,9 +7,10 @@ the blank's cell gives the same minimum over the blank for each placement of
 the pattern tiles, with every move costing 1: a pattern tile next to the
 region slides into any region cell beside it, and the new region is the one
 holding the tile's old cell. The 0-1 BFS becomes a plain BFS of reversible
-moves, and the 8-tile table of 4x4 has about 16!/8! = 518,918,400 states
-instead of 16!/7! (tests/test_pdb_regions.py checks every entry against the
-0-1 BFS on small boards).
+moves, and the 8-tile table of 4x4 has 1,425,191,040 states (16!/8! =
+518,918,400 placements times their regions) instead of 16!/7! =
+4,151,347,200 (tests/test_pdb_regions.py checks every entry against the 0-1
+BFS on 3x4).
 
 Encoding (public contract): as patterns.py, the last nibble holding the
 smallest cell of the blank's region. The compact array is indexed by the rank
