@@ -55,6 +55,33 @@ def _timed(solver: object, cells: list[int], repeat: int) -> tuple[int, int, flo
     return runs[0].moves, runs[0].nodes, statistics.median(r.seconds for r in runs)
 
 
+#: Felner, Korf & Hanan (JAIR 22, 2004): mean nodes a problem of IDA* with the
+#: 7-8 partition and its reflection on Korf's 100.
+PUBLISHED_78 = 37_000
+
+
+def _solvers(db: object, args: argparse.Namespace) -> list[tuple[str, object, float]]:
+    """(label, solver, load seconds): 6-6-3 (built if missing), 7-8 when built."""
+    from pipeline.cli.bars import BuildBars
+    from pipeline.errors import NotBuilt
+
+    out = []
+    clock = time.perf_counter()
+    with BuildBars([]) as progress:
+        s663 = db.pattern_solver("4x4", progress.level, databases="4x4-pdb")  # type: ignore[attr-defined]
+    out.append(("6-6-3", s663, time.perf_counter() - clock))
+    if args.baseline:
+        plain = db.pattern_solver("4x4", reflect=False, databases="4x4-pdb")  # type: ignore[attr-defined]
+        out.append(("plain", plain, 0.0))
+    clock = time.perf_counter()
+    try:
+        s78 = db.pattern_solver("4x4", databases="4x4-pdb78")  # type: ignore[attr-defined]
+        out.append(("7-8", s78, time.perf_counter() - clock))
+    except NotBuilt:
+        print(f"7-8 not built: run puzzledb build 4x4-pdb78 --data {args.data} (about 25 min)")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("file", nargs="?", type=Path, default=DEFAULT_FILE)
@@ -64,58 +91,64 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--baseline",
         action="store_true",
-        help="also solve without the reflection (plain additive sum) and print the ratios",
+        help="also solve with 6-6-3 without the reflection (plain additive sum)",
     )
     args = ap.parse_args(argv)
 
     import pipeline
-    from pipeline.cli.bars import BuildBars
-    from pipeline.solvers import optimal
 
     try:
         instances = read_instances(args.file)[: args.first]
     except (OSError, ValueError) as e:
         print(f"korf: {args.file}: cannot read the instances ({e})", file=sys.stderr)
         return 1
-    db = pipeline.open(args.data)
-    clock = time.perf_counter()
-    with BuildBars([]) as progress:
-        solver = db.pattern_solver("4x4", progress.level)
-    load = time.perf_counter() - clock
-    plain = db.pattern_solver("4x4", reflect=False) if args.baseline else None
-    solver.solve(from_korf([1, 0, *range(2, SIZE)]))  # compile outside the timings
-    print(f"pattern databases ready in {load:.1f} s (4x4: {', '.join(optimal.PARTITIONS['4x4'])})")
-    head = f"{'id':>4} {'length':>6} {'h0':>4} {'nodes':>14} {'seconds':>9}"
-    if plain:
-        head += f" {'plain nodes':>14} {'plain s':>9} {'ratio':>6}"
+    solvers = _solvers(pipeline.open(args.data), args)
+    for label, solver, load in solvers:
+        solver.solve(from_korf([1, 0, *range(2, SIZE)]))  # type: ignore[attr-defined]
+        print(f"{label}: pattern databases ready in {load:.1f} s")
+    totals = _run(instances, solvers, args.repeat)
+    _summary(totals, len(instances), args.repeat)
+    return 0
+
+
+def _run(
+    instances: list[tuple[int, list[int]]], solvers: list[tuple[str, object, float]], repeat: int
+) -> dict[str, list[float]]:
+    """Solve each instance with each solver, one line an instance; label -> [nodes, s]."""
+    head = f"{'id':>4} {'length':>6}" + "".join(
+        f" {label + ' h0':>9} {label + ' nodes':>15} {label + ' s':>9}" for label, _, _ in solvers
+    )
     print(head)
-    total_len = total_nodes = plain_nodes = 0
-    total_s = plain_s = 0.0
+    totals = {label: [0.0, 0.0] for label, _, _ in solvers}
     for ident, korf in instances:
         cells = from_korf(korf)
-        length, nodes, secs = _timed(solver, cells, args.repeat)
-        total_len += length
-        total_nodes += nodes
-        total_s += secs
-        line = f"{ident:>4} {length:>6} {solver.heuristic(cells):>4} {nodes:>14,} {secs:>9.3f}"
-        if plain:
-            plen, pn, ps = _timed(plain, cells, args.repeat)
-            assert plen == length, f"instance {ident}: {plen} != {length}"
-            plain_nodes += pn
-            plain_s += ps
-            line += f" {pn:>14,} {ps:>9.3f} {ps / max(secs, 1e-9):>6.2f}"
-        print(line, flush=True)
-    n = len(instances)
-    line = f"{'all':>4} {total_len:>6} {'':>4} {total_nodes:>14,} {total_s:>9.2f}"
-    if plain:
-        line += f" {plain_nodes:>14,} {plain_s:>9.2f} {plain_s / max(total_s, 1e-9):>6.2f}"
-    print(line)
+        line, lengths = "", set()
+        for label, solver, _ in solvers:
+            length, nodes, secs = _timed(solver, cells, repeat)
+            lengths.add(length)
+            totals[label][0] += nodes
+            totals[label][1] += secs
+            h0 = solver.heuristic(cells)  # type: ignore[attr-defined]
+            line += f" {h0:>9} {nodes:>15,} {secs:>9.3f}"
+        assert len(lengths) == 1, f"instance {ident}: lengths differ {lengths}"
+        print(f"{ident:>4} {lengths.pop():>6}{line}", flush=True)
+    return totals
+
+
+def _summary(totals: dict[str, list[float]], n: int, repeat: int) -> None:
+    """The bench table: per heuristic total seconds, nodes, nodes/s, mean nodes."""
     print(
-        f"{n} instances: mean length {total_len / max(n, 1):.2f}, "
-        f"{total_nodes / max(total_s, 1e-9) / 1e6:.1f} M nodes/s, "
-        f"median of {args.repeat} run(s) each, load average {os.getloadavg()[0]:.2f}"
+        f"{n} instances, after loading, median of {repeat} run(s) each, "
+        f"load average {os.getloadavg()[0]:.2f}"
     )
-    return 0
+    print(f"{'heuristic':>9} {'seconds':>9} {'nodes':>15} {'M nodes/s':>10} {'mean nodes':>12}")
+    for label, (nodes, secs) in totals.items():
+        mean = nodes / max(n, 1)
+        line = f"{label:>9} {secs:>9.2f} {int(nodes):>15,} {nodes / max(secs, 1e-9) / 1e6:>10.1f}"
+        line += f" {mean:>12,.0f}"
+        if label == "7-8":
+            line += f" (published ~{PUBLISHED_78:,}: {mean / PUBLISHED_78:.2f}x)"
+        print(line)
 
 
 if __name__ == "__main__":

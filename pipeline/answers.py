@@ -49,6 +49,8 @@ class MethodSolution(Solution):
     tiles: list[int] = field(default_factory=list)
     nodes: int | None = None
     seconds: float | None = None
+    #: The pattern databases that answered (``6-6-3``, ``7-8``), for ``optimal``.
+    heuristic: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -57,4 +59,5 @@ class MethodSolution(Solution):
             "tiles": self.tiles,
             "nodes": self.nodes,
             "seconds": self.seconds,
+            "heuristic": self.heuristic,
         }

@@ -396,10 +396,14 @@ class Database:
         *,
         build: bool = True,
         on_build: Callable[[str], None] | None = None,
+        databases: str | None = None,
     ) -> Any:
         """The IDA* search of ``board`` over its pattern databases, built here if missing.
 
         ``reflect=False`` drops the reflection (the plain additive sum): a baseline.
+        ``databases``: ``<board>-pdb`` (the partition, built if missing) or a
+        region group such as ``4x4-pdb78`` (never built here); by default the
+        region group when it is built (and the C kernel runs), else the partition.
         """
         from pipeline.errors import BadMethod
         from pipeline.solvers import optimal
@@ -409,26 +413,67 @@ class Database:
                 f"no pattern databases for {board} "
                 f"(boards: {', '.join(optimal.PARTITIONS)}): " + self._table_instead(board)
             )
-        key = (board, reflect)
+        group = databases or self._built_region_group(board) or f"{board}-pdb"
+        key = (group, reflect)
         if key not in self._solvers:
-            pats = optimal.patterns(board)
-            missing = [p for p in pats if not self.is_built(p.name)]
-            if missing:
-                cost = optimal.build_cost(missing)
-                names = " ".join(p.name for p in missing)
-                if not build:
-                    raise NotBuilt(
-                        f"the {board} pattern databases are not built ({cost}): "
-                        f"run {hints.build(names, self.data)}, or solve without --no-build"
-                    )
-                if on_build:
-                    on_build(f"building the {board} pattern databases first, once: {cost}")
-                self.build([p.name for p in missing], on_level=on_level)
-            tables = [self.table(p.name) for p in pats]
-            joined = optimal.load_joined(board, tables, self.data)
-            arrays = optimal.split(joined, board)
-            self._solvers[key] = optimal.Solver(board, arrays, reflect=reflect, joined=joined)
+            if group in optimal.REGION_GROUPS:
+                self._solvers[key] = self._ranked_solver(group, reflect)
+            else:
+                self._solvers[key] = self._partition_solver(
+                    board, on_level, reflect, build, on_build
+                )
         return self._solvers[key]
+
+    def _built_region_group(self, board: str) -> str | None:
+        """The region group of ``board`` that is built and searchable here, if any."""
+        from pipeline.solvers import ida_c, optimal
+
+        for group, (b, _) in optimal.REGION_GROUPS.items():
+            names = [p.name for p in optimal.region_puzzles(group)]
+            if b == board and all(map(self._complete, names)) and ida_c.library() is not None:
+                return group
+        return None
+
+    def _complete(self, name: str) -> bool:
+        """Built to its last level (a partial table's array would mislead the search)."""
+        return self.is_built(name) and self.table(name).manifest.partial_depth is None
+
+    def _ranked_solver(self, group: str, reflect: bool) -> Any:
+        from pipeline.solvers import optimal
+
+        names = [p.name for p in optimal.region_puzzles(group)]
+        if not all(map(self._complete, names)):
+            raise NotBuilt(f"{group} is not built: run {hints.build(group, self.data)}")
+        tables = [self.table(n) for n in names]
+        return optimal.ranked_solver(group, tables, self.data, reflect)
+
+    def _partition_solver(
+        self,
+        board: str,
+        on_level: Callable[[str, LevelDone], None] | None,
+        reflect: bool,
+        build: bool,
+        on_build: Callable[[str], None] | None,
+    ) -> Any:
+        from pipeline.solvers import optimal
+
+        pats = optimal.patterns(board)
+        missing = [p for p in pats if not self.is_built(p.name)]
+        if missing:
+            cost = optimal.build_cost(missing)
+            names = " ".join(p.name for p in missing)
+            if not build:
+                raise NotBuilt(
+                    f"the {board} pattern databases are not built ({cost}): "
+                    f"run {hints.build(names, self.data)}, or solve without --no-build"
+                )
+            if on_build:
+                on_build(f"building the {board} pattern databases first, once: {cost}")
+            self.build([p.name for p in missing], on_level=on_level)
+        tables = [self.table(p.name) for p in pats]
+        joined = optimal.load_joined(board, tables, self.data)
+        arrays = optimal.split(joined, board)
+        return optimal.Solver(board, arrays, reflect=reflect, joined=joined)
 
     def depth(self, puzzle: str, position: str | int) -> int:
         """Fewest moves between the position and the roots of its table.

@@ -141,7 +141,7 @@ def test_solve_with_method_optimal_on_the_cli(pdb_data: Path) -> None:
             "solve", "3x3", "8 6 7 2 5 4 3 0 1", "--method", "optimal", "--json", data=pdb_data
         ).stdout
     )
-    assert doc["moves"] == 31 and doc["method"] == "optimal"
+    assert doc["moves"] == 31 and doc["method"] == "optimal" and doc["heuristic"] == "4-4"
     assert doc["path"][-1] == "1 2 3 4 5 6 7 8 0" and len(doc["tiles"]) == 31
 
 

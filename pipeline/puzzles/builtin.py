@@ -21,6 +21,7 @@ from pipeline.puzzles.placements import MAGIC9
 from pipeline.puzzles.tiles.board import HEX6, rectangle
 from pipeline.puzzles.tiles.multi import multi_rectangle
 from pipeline.puzzles.tiles.patterns import group_names, pattern_puzzles
+from pipeline.puzzles.tiles.regions import all_region_puzzles, region_group_names
 from pipeline.puzzles.tours import KNIGHT14
 
 BUILTIN: list[Puzzle] = [
@@ -42,12 +43,13 @@ BUILTIN: list[Puzzle] = [
     POCKET,  # the 2x2x2 cube, corner DBL fixed (cube/board.py)
     POCKET_QTM,
     *pattern_puzzles(),  # derived tables: pattern databases (tiles/patterns.py)
+    *all_region_puzzles(),  # 4x4-pdb-7, 4x4-pdb-8: the blank's region (tiles/regions.py)
 ]
 
 REGISTRY: dict[str, Puzzle] = {p.name: p for p in BUILTIN}
 
 #: Names that stand for several tables (``4x4-pdb``: every pattern database of 4x4).
-GROUPS: dict[str, list[str]] = group_names()
+GROUPS: dict[str, list[str]] = {**group_names(), **region_group_names()}
 
 
 def unknown(name: str) -> UnknownPuzzle:

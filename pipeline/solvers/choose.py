@@ -98,7 +98,8 @@ def optimal(solver: Callable[[], Any], p: Any, position: str) -> MethodSolution:
     """An optimal solution by the pattern-database search ``solver()`` makes
     (solvers/optimal.py; asked for once the position is known to be good)."""
     cells = p.cells.values(p.parse(position))
-    r = solver().solve(cells)
+    search = solver()
+    r = search.solve(cells)
     states = [p.cells.encode(b) for b in _slide(cells, r.tiles)]
     return MethodSolution(
         p.name,
@@ -109,6 +110,7 @@ def optimal(solver: Callable[[], Any], p: Any, position: str) -> MethodSolution:
         tiles=r.tiles,
         nodes=r.nodes,
         seconds=r.seconds,
+        heuristic=search.heuristic_name,
     )
 
 

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import BadMethod
-from pipeline.solvers.ida_tables import Tables
+from pipeline.solvers.ida_tables import RankedTables, Tables
 from pipeline.storage import files
 from pipeline.storage.integrity import CACHE_ENV
 
@@ -45,6 +45,7 @@ ENV = "PUZZLEDB_IDA"
 
 _I64 = ctypes.c_int64
 _P = ctypes.c_void_p
+RANKED = ("nbr", "nnbr", "grp", "rgrp", "gt", "gk", "rt", "refl", "off", "pdb")
 
 
 class _CTables(ctypes.Structure):
@@ -53,6 +54,12 @@ class _CTables(ctypes.Structure):
     _fields_ = [(f, _I64) for f in ("n", "groups", "use_refl")] + [
         (f, _P) for f in ("nbr", "nnbr", "grp", "w", "rgrp", "rw", "refl", "off", "pdb")
     ]
+
+
+class _CRanked(ctypes.Structure):
+    """``struct ranked`` of ida_kernel.c (RankedTables)."""
+
+    _fields_ = [(f, _I64) for f in ("n", "groups", "use_refl")] + [(f, _P) for f in RANKED]
 
 
 def cache_dir() -> Path:
@@ -132,6 +139,10 @@ def library() -> ctypes.CDLL | None:
     lib.pdb_ida.restype = _I64
     lib.pdb_heuristic.argtypes = [ctypes.POINTER(_CTables), _P]
     lib.pdb_heuristic.restype = _I64
+    lib.ranked_ida.argtypes = [ctypes.POINTER(_CRanked), _P, _I64, ctypes.POINTER(_I64), _P]
+    lib.ranked_ida.restype = _I64
+    lib.ranked_heuristic.argtypes = [ctypes.POINTER(_CRanked), _P]
+    lib.ranked_heuristic.restype = _I64
     return lib
 
 
@@ -168,6 +179,43 @@ class CKernel:
     def heuristic(self, board: np.ndarray) -> int:
         board = np.ascontiguousarray(board, np.int64)
         return int(self._lib.pdb_heuristic(ctypes.byref(self._t), board.ctypes.data))
+
+
+class CRankedKernel:
+    """IDA* over rank-indexed tables (RankedTables) through the C library."""
+
+    name = "c"
+
+    def __init__(self, lib: ctypes.CDLL, t: RankedTables) -> None:
+        self._arrays = {f: np.ascontiguousarray(getattr(t, f), np.int64) for f in RANKED[:-1]}
+        self._arrays["pdb"] = np.ascontiguousarray(t.pdb, np.uint8)  # a mapped file stays mapped
+        addresses = {f: a.ctypes.data for f, a in self._arrays.items()}
+        self._t = _CRanked(len(t.nnbr), len(t.off), int(t.use_refl), **addresses)
+        self._lib = lib
+
+    def ida(self, board: np.ndarray, max_bound: int) -> tuple[int, int, np.ndarray]:
+        """As CKernel.ida."""
+        board = np.ascontiguousarray(board, np.int64)
+        path = np.zeros(max_bound + 1, np.int64)
+        nodes = _I64(0)
+        t = ctypes.byref(self._t)
+        length = self._lib.ranked_ida(
+            t, board.ctypes.data, max_bound, ctypes.byref(nodes), path.ctypes.data
+        )
+        return int(length), nodes.value, path[: max(length, 0)]
+
+    def heuristic(self, board: np.ndarray) -> int:
+        board = np.ascontiguousarray(board, np.int64)
+        return int(self._lib.ranked_heuristic(ctypes.byref(self._t), board.ctypes.data))
+
+
+def ranked_kernel(t: RankedTables) -> CRankedKernel | None:
+    """The C kernel over rank-indexed tables; None when it cannot be built (they
+    have no numba kernel: the caller answers with the 6-6-3 databases instead)."""
+    if os.environ.get(ENV) == "numba":
+        return None
+    lib = library()
+    return None if lib is None else CRankedKernel(lib, t)
 
 
 class NumbaKernel:

@@ -9,10 +9,15 @@ Parquet files on first use (a few seconds) and used again only while this
 machine's record says it wrote it from the files the manifest lists now
 (storage/derived.py: a data folder is untrusted); its name starts with ``_``
 so that readers of the folder as a dataset skip it, as they skip the manifest.
+
+The region tables of ``4x4-pdb78`` (tiles/regions.py) index their arrays by
+rank instead (n!/(n-k)! entries): :class:`RankedSolver` searches them with
+the C kernel's ``ranked_ida``, and the API prefers them once built.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.errors import BadPosition
+from pipeline.errors import BadMethod, BadPosition
 from pipeline.puzzles.tiles.board import grid_adjacency
 from pipeline.puzzles.tiles.patterns import PARTITIONS, PatternPuzzle
+from pipeline.puzzles.tiles.regions import REGION_GROUPS, region_puzzles
 from pipeline.solvers import ida_c
-from pipeline.solvers.ida_tables import Tables
+from pipeline.solvers.ida_tables import RankedTables, Tables
 from pipeline.storage import derived, integrity
 
 COMPACT = "_pdb.npy"
@@ -58,13 +64,29 @@ def patterns(board: str) -> list[PatternPuzzle]:
     return [PatternPuzzle(rows, cols, lab, t) for lab, t in PARTITIONS[board].items()]
 
 
+#: Rows read at a time when deriving an array (a level of 4x4-pdb-8 has 10**8 and more).
+CHUNK_ROWS = 1 << 24
+
+
 def compact_from_levels(p: PatternPuzzle, levels: Any) -> np.ndarray:
     """The compact array of a pattern database from its levels (depth 0 first)."""
     arr = np.full(p.array_size, 255, dtype=np.uint8)
     for level in levels:
-        idx = p.index(level.states)
-        arr[idx] = np.minimum(arr[idx], np.uint8(level.depth))
+        _lower(arr, p.index(level.states), level.depth)
     return arr
+
+
+def compact_from_table(p: PatternPuzzle, table: Any) -> np.ndarray:
+    """The compact array of a built table, read level by level in chunks."""
+    arr = np.full(p.array_size, 255, dtype=np.uint8)
+    for lv in table.manifest.levels:
+        for chunk in table.level(lv.depth).chunks(CHUNK_ROWS):
+            _lower(arr, p.index(chunk[0]), lv.depth)
+    return arr
+
+
+def _lower(arr: np.ndarray, idx: np.ndarray, depth: int) -> None:
+    arr[idx] = np.minimum(arr[idx], np.uint8(depth))
 
 
 def load_compact(table: Any, p: PatternPuzzle) -> np.ndarray:
@@ -75,23 +97,28 @@ def load_compact(table: Any, p: PatternPuzzle) -> np.ndarray:
     arr = derived.load(directory, COMPACT, sources, p.array_size, mmap=False)
     if arr is None:
         integrity.check_table(directory, table.manifest)  # derived only from checked files
-        arr = compact_from_levels(p, table.levels())
+        arr = compact_from_table(p, table)
         derived.keep(directory, COMPACT, arr, sources)
     return arr
 
 
-def load_joined(board: str, tables: Sequence[Any], data: Path) -> np.ndarray:
-    """The compact arrays of a board's partition one after another, memory-mapped.
+def load_joined(
+    board: str, tables: Sequence[Any], data: Path, group: str | None = None
+) -> np.ndarray:
+    """The compact arrays of a board's partition (or of a region ``group`` such as
+    ``4x4-pdb78``) one after another, memory-mapped.
 
-    Kept as ``<data>/.cache/<board>-pdb.npy`` on the same terms as the compact
-    arrays (storage/derived.py): mapped, a solve reads only the pages its search
-    touches instead of loading and joining 115 MB of arrays (4x4), and the
-    second load costs a stat, not a hash.
+    Kept as ``<data>/.cache/<board>-pdb.npy`` (``<group>.npy``) on the same terms
+    as the compact arrays (storage/derived.py): mapped, a solve reads only the
+    pages its search touches instead of loading and joining 115 MB of arrays
+    (4x4; 577 MB for 7-8), and the second load costs a stat, not a hash.
     """
-    pats = patterns(board)
+    pats: Sequence[PatternPuzzle] = patterns(board) if group is None else region_puzzles(group)
     folder = data / ".cache"
-    name = f"{board}-pdb.npy"
+    name = f"{board}-pdb.npy" if group is None else f"{group}.npy"
     kind = f"pdb-joined-1 {board} {[p.tiles for p in pats]}"
+    if group is not None:
+        kind = f"pdb-ranked-1 {group} {[p.tiles for p in pats]}"
     sources = integrity.source_key(kind, [t.manifest for t in tables])
     size = sum(p.array_size for p in pats)
     arr = derived.load(folder, name, sources, size, mmap=True)
@@ -134,48 +161,54 @@ class Solver:
         reflect: bool = True,
         joined: np.ndarray | None = None,
         kernel: str | None = None,
+        groups: Sequence[Sequence[int]] | None = None,
     ) -> None:
         """``joined``: the arrays already one after another (load_joined), used as is;
-        ``kernel``: ``c`` or ``numba`` (default: C when it builds, see ida_c.py)."""
-        rows, cols = (int(x) for x in board.split("x"))
-        n = rows * cols
-        pats = patterns(board)
-        if len(arrays) != len(pats):
-            raise ValueError(f"{board} has {len(pats)} pattern databases")
-        self.board, self.rows, self.cols, self.n = board, rows, cols, n
-        adj = grid_adjacency(rows, cols)
-        nbr = np.full((n, 4), -1, np.int64)
-        for c, a in enumerate(adj):
-            nbr[c, : len(a)] = a
-        grp = np.zeros(n, np.int64)
-        w = np.zeros(n, np.int64)
-        for g, p in enumerate(pats):
-            for i, t in enumerate(p.tiles):
-                grp[t], w[t] = g, n**i
-        covered = sorted(t for p in pats for t in p.tiles)
-        if covered != list(range(1, n)):
-            raise ValueError(f"the {board} partition must cover tiles 1..{n - 1} once each")
-        square = rows == cols
-        refl = np.array(
-            [(c % cols) * cols + c // cols if square else c for c in range(n)], np.int64
-        )
-        rt = np.array([0] + [int(refl[t - 1]) + 1 for t in range(1, n)], np.int64)
+        ``kernel``: ``c`` or ``numba`` (default: C when it builds, see ida_c.py);
+        ``groups``: the tiles of each array (default: the board's partition)."""
+        self._setup(board, arrays, groups or [p.tiles for p in patterns(board)])
+        grp, w = np.zeros(self.n, np.int64), np.zeros(self.n, np.int64)
+        for g, tiles in enumerate(self.groups):
+            for i, t in enumerate(tiles):
+                grp[t], w[t] = g, self.n**i
         off = np.cumsum([0] + [a.size for a in arrays[:-1]]).astype(np.int64)
         self.tables = Tables(
-            nbr=nbr,
-            nnbr=np.array([len(a) for a in adj], np.int64),
+            nbr=self.nbr,
+            nnbr=self.nnbr,
             grp=grp,
             w=w,
-            rgrp=grp[rt],
-            rw=w[rt],
-            refl=refl,
+            rgrp=grp[self.rt],
+            rw=w[self.rt],
+            refl=self.refl,
             off=off,
-            pdb=joined
-            if joined is not None
-            else np.concatenate([np.ascontiguousarray(a, np.uint8) for a in arrays]),
-            use_refl=square and reflect,
+            pdb=_joined(arrays, joined),
+            use_refl=self.square and reflect,
         )
         self.kernel = ida_c.kernel(self.tables, kernel)
+        self.heuristic_name = "-".join(str(len(t)) for t in self.groups)
+
+    def _setup(
+        self, board: str, arrays: Sequence[np.ndarray], groups: Sequence[Sequence[int]]
+    ) -> None:
+        """The board's cells, neighbours and reflection; the groups checked."""
+        rows, cols = (int(x) for x in board.split("x"))
+        n = rows * cols
+        self.board, self.rows, self.cols, self.n = board, rows, cols, n
+        self.groups = [tuple(sorted(t)) for t in groups]
+        if len(arrays) != len(self.groups):
+            raise ValueError(f"{board}: {len(self.groups)} pattern databases expected")
+        if sorted(t for g in self.groups for t in g) != list(range(1, n)):
+            raise ValueError(f"the {board} partition must cover tiles 1..{n - 1} once each")
+        adj = grid_adjacency(rows, cols)
+        self.nbr = np.full((n, 4), -1, np.int64)
+        for c, a in enumerate(adj):
+            self.nbr[c, : len(a)] = a
+        self.nnbr = np.array([len(a) for a in adj], np.int64)
+        self.square = rows == cols
+        self.refl = np.array(
+            [(c % cols) * cols + c // cols if self.square else c for c in range(n)], np.int64
+        )
+        self.rt = np.array([0] + [int(self.refl[t - 1]) + 1 for t in range(1, n)], np.int64)
 
     def heuristic(self, cells: Sequence[int]) -> int:
         """The lower bound the search starts from (max of the sum and its reflection)."""
@@ -199,6 +232,65 @@ class Solver:
         if sorted(int(c) for c in cells) != list(range(self.n)):
             raise BadPosition(f"not a {self.board} position: each of 0..{self.n - 1} once")
         return np.asarray(cells, np.int64)
+
+
+def _joined(arrays: Sequence[np.ndarray], joined: np.ndarray | None) -> np.ndarray:
+    if joined is not None:
+        return joined
+    return np.concatenate([np.ascontiguousarray(a, np.uint8) for a in arrays])
+
+
+class RankedSolver(Solver):
+    """IDA* over databases indexed by rank (tiles/regions.py: 7-8 of 4x4), C kernel only."""
+
+    def __init__(
+        self,
+        board: str,
+        arrays: Sequence[np.ndarray],
+        groups: Sequence[Sequence[int]],
+        *,
+        reflect: bool = True,
+        joined: np.ndarray | None = None,
+    ) -> None:
+        """Raises BadMethod when the C kernel cannot be built (no numba twin)."""
+        self._setup(board, arrays, groups)
+        n, k = self.n, len(self.groups)
+        grp = np.zeros(n, np.int64)
+        gt = np.full((k, n), -1, np.int64)
+        for g, tiles in enumerate(self.groups):
+            grp[list(tiles)] = g
+            gt[g, : len(tiles)] = tiles
+        if [a.size for a in arrays] != [math.perm(n, len(t)) for t in self.groups]:
+            raise ValueError(f"{board}: the arrays must hold n!/(n-k)! entries a group")
+        self.tables = RankedTables(
+            nbr=self.nbr,
+            nnbr=self.nnbr,
+            grp=grp,
+            rgrp=grp[self.rt],
+            gt=gt,
+            gk=np.array([len(t) for t in self.groups], np.int64),
+            rt=self.rt,
+            refl=self.refl,
+            off=np.cumsum([0] + [a.size for a in arrays[:-1]]).astype(np.int64),
+            pdb=_joined(arrays, joined),
+            use_refl=self.square and reflect,
+        )
+        kernel = ida_c.ranked_kernel(self.tables)
+        if kernel is None:
+            raise BadMethod("rank-indexed pattern databases need the C kernel (ida_c.py)")
+        self.kernel = kernel
+        self.heuristic_name = "-".join(str(len(t)) for t in self.groups)
+
+
+def ranked_solver(group: str, tables: Sequence[Any], data: Path, reflect: bool = True) -> Any:
+    """The solver over a built region group (``4x4-pdb78``), its arrays memory-mapped."""
+    board = REGION_GROUPS[group][0]
+    pats = region_puzzles(group)
+    joined = load_joined(board, tables, data, group)
+    ends = np.cumsum([p.array_size for p in pats])
+    arrays = [joined[e - p.array_size : e] for e, p in zip(ends, pats, strict=True)]
+    groups = [p.tiles for p in pats]
+    return RankedSolver(board, arrays, groups, reflect=reflect, joined=joined)
 
 
 def _replay(board: np.ndarray, blanks: np.ndarray) -> list[int]:
