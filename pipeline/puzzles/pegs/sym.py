@@ -2,7 +2,7 @@
 
 The symmetries are those of the board's layout that fix the start hole,
 found from the picture's geometry (symmetries.py): the 8 of the square for the
-English and French boards from the centre and the left-right mirror for the
+English and French boards and the 41-hole diamond from the centre and the left-right mirror for the
 triangle from hole 12.
 
 A class is stored once, as its smallest state (the canonical form), with the
@@ -24,6 +24,7 @@ from pipeline.engine.core import States
 from pipeline.errors import BadPosition, UnknownPuzzle
 from pipeline.puzzles.pegs import sym_check
 from pipeline.puzzles.pegs.board import (
+    DIAMOND41,
     ENGLISH33,
     FRENCH37,
     TRIANGLE15,
@@ -161,6 +162,7 @@ SYM_PUZZLES: list[Any] = [
     *_sym_pair(TRIANGLE15),
     *_sym_pair(ENGLISH33, 23_475_688),  # OEIS A112737
     *_sym_pair(FRENCH37),
+    *_sym_pair(DIAMOND41),  # 8 symmetries of the square about hole 20 (issue #35)
 ]
 
 
