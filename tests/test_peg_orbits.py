@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 import pipeline
+from pipeline.build.loop import LevelDone
+from pipeline.cli.bars import line
 from pipeline.puzzles.pegs import board as pegs
 from pipeline.puzzles.pegs.moves import grid_cells
 from tests.conftest import one_line_error, run_cli
@@ -111,3 +113,12 @@ def test_orbit_sums_are_checked(built: pipeline.Database, tmp_path: Path) -> Non
 
     bad = _copy(built, tmp_path / "b", too_many)
     one_line_error(run_cli("histogram", "diamond41-sym", data=bad.data), "orbit_positions")
+
+
+def test_the_diamond_progress_counts_against_an_estimate() -> None:
+    # Its classes are not known before the build: the time left says "about".
+    done = LevelDone(20, 10**8, 400_000_000, 300.0)
+    text = line("diamond41-sym", done)
+    assert "25% of about 1,600,000,000, about 15 min 0 s left" in text
+    known = line("english33-sym", LevelDone(16, 10**6, 5_000_000, 10.0))
+    assert "21% of 23,475,688, about" in known and "of about" not in known
