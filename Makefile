@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-korf bench-solve4 bench-pairs bench-paths bench-serve test-spark-full bench-spark test-hostile clean distclean help
+.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-paths bench-serve test-spark-full bench-spark test-hostile clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -37,6 +37,10 @@ help:
 	@echo "make bench-french37  english33, the French peg board in full, english33 again, into FRENCH_DATA"
 	@echo "                (~3e9 positions, ~13 GB kept, up to ~30 GB while building; about"
 	@echo "                17 minutes on a quiet machine): per-level figures, and the rate ratio"
+	@echo "make bench-diamond41  french37-sym then diamond41-sym in full into DIAMOND_DATA (~1.5e9"
+	@echo "                classes, about 2.5 hours on a quiet machine; DEPTH=N: the first levels"
+	@echo "                only): per-level figures, and the diamond's classes a second against the"
+	@echo "                French board's"
 	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
 	@echo "make bench-solve4  a 4x4 solve as a command vs importing pipeline (needs 4x4-pdb in DATA)"
 	@echo "make bench-pairs OLD=<rev>  interleaved builds of commit OLD and this tree (ROUNDS=5)"
@@ -155,6 +159,15 @@ bench-pegs: $(STAMP)
 bench-french37: $(STAMP)
 	$(BIN)/python -m benchmarks.bigpeg english33 french37 english33 --data $(FRENCH_DATA) \
 		--memory $(MEMORY)
+
+# The 41-hole diamond by symmetry classes (issue #35) after the French board's
+# classes in the same run (benchmarks/bigpeg.py): per-level figures, peak memory
+# and disk, and diamond41-sym's classes a second against french37-sym's (goal:
+# 80%). DEPTH=N builds levels 0..N of each only (a short run).
+DIAMOND_DATA ?= bench-results/diamond41-data
+bench-diamond41: $(STAMP)
+	$(BIN)/python -m benchmarks.bigpeg french37-sym diamond41-sym --data $(DIAMOND_DATA) \
+		--memory $(MEMORY) $(if $(DEPTH),--max-depth $(DEPTH))
 
 # Korf's 100 random 15-puzzle instances, solved optimally with the 4x4 pattern
 # databases (built into $(DATA)/ on first use, about 5 minutes and 2.2 GB).

@@ -1,6 +1,7 @@
 """A big board's build with its figures: per level positions, rate, buckets, bytes; peak disk.
 
-    python -m benchmarks.bigpeg [NAME ...] --data DIR [--memory 3GB] [--report-only]
+    python -m benchmarks.bigpeg [NAME ...] --data DIR [--memory 3GB] [--max-depth N]
+        [--report-only]
 
 Runs ``puzzledb build NAME --data DIR --memory M`` as a child process (its
 lines echoed with a UTC time stamp), samples the size of DIR every few
@@ -14,7 +15,11 @@ sampling log of lines ``time bytes ...``). Several names are built one after
 the other in the same run, into the same DIR (the peak disk of each is what
 it added to DIR), and the last lines compare
 each board's positions a second over its level steps with the first's: the
-French board's goal is 80% of the English board's (``make bench-french37``).
+French board's goal is 80% of the English board's (``make bench-french37``),
+the diamond's classes 80% of the French board's (``make bench-diamond41``:
+``french37-sym diamond41-sym``; a table of classes also prints the positions
+its classes stand for, its orbit sums). ``--max-depth N`` builds the first
+levels only (a short run of the same comparison).
 A name given again is built again (``--force``): the machine's speed drifts
 by a tenth and more over a quarter of an hour, so ``english33 french37
 english33`` times the baseline on both sides of the long build and compares
@@ -50,7 +55,9 @@ def _stamp() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def build(name: str, data: Path, memory: str, force: bool = False) -> tuple[int, float]:
+def build(
+    name: str, data: Path, memory: str, force: bool = False, max_depth: int | None = None
+) -> tuple[int, float]:
     """Run the build (``force``: again, over the table there); (peak bytes it added
     under ``data``, its peak memory in GB)."""
     before = _size(data) if data.exists() else 0  # tables of other boards built before
@@ -65,6 +72,7 @@ def build(name: str, data: Path, memory: str, force: bool = False) -> tuple[int,
     thread.start()
     cmd = [sys.executable, "-m", "pipeline.cli", "build", name, "--data", str(data)]
     cmd += ["--force"] if force else []
+    cmd += ["--max-depth", str(max_depth)] if max_depth is not None else []
     print(_stamp(), "start", " ".join(cmd[2:]), "--memory", memory, "load", os.getloadavg())
     child = subprocess.Popen(
         [*cmd, "--memory", memory], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -111,6 +119,8 @@ def report(data: Path, name: str) -> float:
         sum(lv["seconds"] for lv in levels),
         sum(size.values()),
     )
+    if all("orbit_positions" in lv for lv in levels):
+        print(f"the classes stand for {sum(lv['orbit_positions'] for lv in levels):,} positions")
     print(
         f"total {total:,} positions over {len(levels) - 1} levels, {seconds:.0f} s of level "
         f"steps ({total / max(seconds, 1e-9) / 1e6:.2f} M/s), {disk / 1e9:.2f} GB on disk, "
@@ -128,6 +138,7 @@ def main() -> None:
     ap.add_argument("names", nargs="*", default=["french37"])
     ap.add_argument("--data", type=Path, required=True)
     ap.add_argument("--memory", default="3GB")
+    ap.add_argument("--max-depth", type=int, help="build the first levels only")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--du", type=Path, help="a disk sampling log (time bytes ...)")
     args = ap.parse_args()
@@ -136,7 +147,7 @@ def main() -> None:
         data = args.data
         clock = time.perf_counter()
         if not args.report_only:
-            peak, rss = build(name, data, args.memory, force=name in rates)
+            peak, rss = build(name, data, args.memory, name in rates, args.max_depth)
             print(f"wall {time.perf_counter() - clock:.0f} s, peak memory {rss:.2f} GB")
             print(f"peak disk under {data}: {peak / 1e9:.2f} GB")
         elif args.du:

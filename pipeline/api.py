@@ -493,7 +493,9 @@ class Database:
         return self.solve(puzzle, position).moves
 
     def histogram(self, puzzle: str) -> pl.DataFrame:
-        """Positions at every depth: columns ``depth``, ``positions``.
+        """Positions at every depth: columns ``depth``, ``positions``; a table of
+        symmetry classes (``-sym``) adds ``orbit_positions``, the positions of the
+        whole board its classes stand for (``positions`` counts its rows, the classes).
 
         From the manifest: its counts are those of the rows written (verify
         checks them against the files), so a 239-million-row table answers at
@@ -501,8 +503,12 @@ class Database:
         """
         import polars as pl
 
-        rows = self.table(puzzle).histogram()
-        return pl.DataFrame(rows, schema={"depth": pl.Int64, "positions": pl.Int64}, orient="row")
+        table = self.table(puzzle)
+        df = pl.DataFrame(
+            table.histogram(), schema={"depth": pl.Int64, "positions": pl.Int64}, orient="row"
+        )
+        orbits = table.orbit_sums()
+        return df if orbits is None else df.with_columns(orbit_positions=pl.Series(orbits))
 
     def longest(self, puzzle: str) -> pl.DataFrame:
         """The positions farthest from the roots: columns ``position``, ``state``, ``depth``."""

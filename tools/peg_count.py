@@ -1,12 +1,14 @@
-"""An independent count of the first levels of the French and diamond peg boards.
+"""An independent count of the first levels of the French, diamond and English peg boards.
 
     python -m tools.peg_count french37 DEPTH [OUTDIR]
     python -m tools.peg_count diamond41 DEPTH [OUTDIR]
+    python -m tools.peg_count english33 DEPTH [OUTDIR]
 
 Written apart from the pipeline (no engine, no Parquet, no picture of the
 board): each board is the set of cells (row, column) of a square grid within
 a distance of its centre, the French board |r-3| + |c-3| <= 4 on the 7x7
-grid, the diamond |r-4| + |c-4| <= 4 on the 9x9 grid, numbered row by row;
+grid, the diamond |r-4| + |c-4| <= 4 on the 9x9 grid, the English cross the
+cells of the 7x7 grid with 2 <= r <= 4 or 2 <= c <= 4, numbered row by row;
 a jump is orthogonal. Each level is expanded in chunks of a million
 positions and deduplicated with a sort; levels past a few million positions
 go to value-range buckets on disk (OUTDIR, a temporary folder by default),
@@ -30,15 +32,18 @@ IN_MEMORY = 4 << 20  # levels up to this many positions stay in memory
 
 
 def cells(name: str) -> list[tuple[int, int]]:
-    """The holes of a board, row by row: a diamond of radius 4 cut to a square grid."""
-    side = {"french37": 7, "diamond41": 9}[name]
+    """The holes of a board, row by row: a diamond of radius 4 cut to a square grid
+    (the English cross: the 7x7 grid's middle three rows and columns)."""
+    side = {"french37": 7, "diamond41": 9, "english33": 7}[name]
     mid = side // 2
+    if name == "english33":
+        return [(r, c) for r in range(7) for c in range(7) if 2 <= r <= 4 or 2 <= c <= 4]
     return [(r, c) for r in range(side) for c in range(side) if abs(r - mid) + abs(c - mid) <= 4]
 
 
 def centre(name: str) -> int:
     holes = cells(name)
-    mid = {"french37": 3, "diamond41": 4}[name]
+    mid = {"french37": 3, "diamond41": 4, "english33": 3}[name]
     return holes.index((mid, mid))
 
 

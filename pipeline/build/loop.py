@@ -40,7 +40,7 @@ from pipeline.executors.base import Executor, LevelJob, Place, StepStats, Table
 from pipeline.executors.local.executor import LocalExecutor
 from pipeline.puzzles.base import Puzzle
 from pipeline.storage import files, integrity, manifest, scratch
-from pipeline.storage.format import COLUMNS, FILE_ROWS, MANIFEST, PATHS_COLUMN, metadata
+from pipeline.storage.format import COLUMNS, FILE_ROWS, MANIFEST, ORBITS, PATHS_COLUMN, metadata
 from pipeline.storage.manifest import LevelEntry, Manifest
 from pipeline.storage.reader import LevelFiles
 from pipeline.storage.staging import Progress, build_lock, check_disk, publish
@@ -387,8 +387,13 @@ class Builder:
         made_by: str = "",
     ) -> None:
         """Note a level whose files are all written (``computed``: when its rows were;
-        ``made_by``: the executor that wrote them, when not the build's writers)."""
+        ``made_by``: the executor that wrote them, when not the build's writers).
+        A symmetric table's parts each give their sum of class sizes: the level's
+        is recorded with its stats (the positions of the whole board there)."""
         positions = sum(f["rows"] for f in files)
+        orbits = [f.pop(ORBITS) for f in files if ORBITS in f]
+        if orbits and len(orbits) == len(files):
+            stats = {**stats, ORBITS: sum(orbits)}
         now = time.perf_counter()
         entry = LevelEntry(depth, positions, round(computed - started, 4), stats=stats)
         self.progress.record(entry, files, now - self.last)

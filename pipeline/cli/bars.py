@@ -67,7 +67,7 @@ class BuildBars(_Bars):
         if done.made_by:
             self._progress.console.print(line(name, done, self.data), highlight=False)
         if name not in self._tasks:
-            total = puzzles.get(name, self.data).expected_total
+            total = _total(name, self.data)[0]
             self._tasks[name] = self._progress.add_task(
                 name, total=total, name=name, depth=0, rate="", count=""
             )
@@ -113,13 +113,21 @@ def line(name: str, done: LevelDone, data: Path | None = None) -> str:
         + f"), {plural(done.total, 'position')} so far in {seconds(done.seconds)}"
         + (f" ({rate(overall)})" if overall > 0 else "")
     )
-    expected = puzzles.get(name, data).expected_total
+    expected, about = _total(name, data)
     if expected:
         share = min(1.0, done.total / expected)
-        text += f", {100 * share:.0f}% of {expected:,}"
+        text += f", {100 * share:.0f}% of {about}{expected:,}"
         if ESTIMATE_FROM <= share < 1 and overall > 0:
             text += f", about {seconds((expected - done.total) / overall)} left"
     return text
+
+
+def _total(name: str, data: Path | None) -> tuple[int | None, str]:
+    """The table's total, known or estimated (then said to be "about")."""
+    p = puzzles.get(name, data)
+    if p.expected_total is not None:
+        return p.expected_total, ""
+    return p.estimated_total, "about "
 
 
 class VerifyBars(_Bars):

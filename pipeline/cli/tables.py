@@ -80,16 +80,27 @@ def catalog(data: DataOpt = Path("data")) -> None:
 
 
 def histogram(puzzle: PuzzleArg, data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
-    """Positions at each depth."""
-    rows = db(data).histogram(puzzle).rows()
+    """Positions at each depth (a -sym table: its classes and the positions they stand for)."""
+    rows = db(data).histogram(puzzle).rows(named=True)
     if as_json:
-        emit({"puzzle": puzzle, "histogram": [{"depth": d, "positions": n} for d, n in rows]})
+        emit({"puzzle": puzzle, "histogram": rows})
         return
-    total = sum(n for _, n in rows)
+    if rows and "orbit_positions" in rows[0]:
+        _classes_histogram(rows)
+        return
     typer.echo(f"{'depth':>5} {'positions':>14}")
-    for d, n in rows:
-        typer.echo(f"{d:>5} {n:>14,}")
-    typer.echo(f"{'total':>5} {total:>14,}")
+    for r in rows:
+        typer.echo(f"{r['depth']:>5} {r['positions']:>14,}")
+    typer.echo(f"{'total':>5} {sum(r['positions'] for r in rows):>14,}")
+
+
+def _classes_histogram(rows: list[dict[str, int]]) -> None:
+    """A table of symmetry classes: classes (its rows) and the positions they stand for."""
+    typer.echo(f"{'depth':>5} {'classes':>14} {'positions':>16}")
+    for r in rows:
+        typer.echo(f"{r['depth']:>5} {r['positions']:>14,} {r['orbit_positions']:>16,}")
+    classes, orbits = (sum(r[k] for r in rows) for k in ("positions", "orbit_positions"))
+    typer.echo(f"{'total':>5} {classes:>14,} {orbits:>16,}")
 
 
 def longest(puzzle: PuzzleArg, data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:

@@ -195,6 +195,8 @@ class Puzzle(ABC):
     encoding: str
     #: Number of reachable positions when known in advance (checked by verify).
     expected_total: int | None = None
+    #: An estimate of it when it is not known (the build's time left only; never checked).
+    estimated_total: int | None = None
     #: Built by ``make build-db`` / ``puzzledb build --default``.
     default: bool = False
     #: The TOML text of the spec that defines the puzzle (puzzles defined in a

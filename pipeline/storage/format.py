@@ -46,6 +46,11 @@ COLUMNS = {
     "parent": "uint64: the smallest state one move nearer the roots (null at the roots)",
 }
 PATHS_COLUMN = {"paths": "decimal(38,0): move sequences from the roots along shortest paths"}
+#: The column of a table of symmetry classes: the positions each class stands for.
+CLASS_SIZE = "class_size"
+#: A level's key (optional, additive) in such a table's manifest: the sum of its
+#: class sizes, the positions of the whole board at that depth (docs/DATA.md).
+ORBITS = "orbit_positions"
 
 
 def wrong_columns(schema: pa.Schema, paths: bool = False) -> list[str]:

@@ -17,7 +17,15 @@ from pipeline import hints
 from pipeline.engine.core import Graph
 from pipeline.errors import CorruptTable
 from pipeline.storage import files
-from pipeline.storage.format import COLUMNS, FILE_NAME, FORMAT_VERSION, MANIFEST, NAME
+from pipeline.storage.format import (
+    CLASS_SIZE,
+    COLUMNS,
+    FILE_NAME,
+    FORMAT_VERSION,
+    MANIFEST,
+    NAME,
+    ORBITS,
+)
 
 _HEX = set("0123456789abcdef")
 
@@ -158,6 +166,17 @@ class Manifest:
     def histogram(self) -> list[tuple[int, int]]:
         return [(lv.depth, lv.positions) for lv in self.levels]
 
+    @property
+    def classes(self) -> bool:
+        """Whether the table holds symmetry classes (its class_size column)."""
+        return CLASS_SIZE in self.columns
+
+    def orbit_sums(self) -> list[int] | None:
+        """The positions the classes of each level stand for, as recorded by the
+        build (None: not a table of classes, or built before they were kept)."""
+        sums = [lv.stats.get(ORBITS) for lv in self.levels]
+        return None if None in sums else sums  # type: ignore[return-value]
+
     def to_dict(self) -> dict[str, Any]:
         out = dict(self.__dict__)
         del out["up_to_date"]
@@ -245,6 +264,7 @@ def _agree(m: Manifest) -> None:
     depths = [lv.depth for lv in m.levels]
     if depths != list(range(len(depths))):
         raise _Invalid("levels must run 0, 1, 2, ... in order")
+    _agree_orbits(m)
     empty = [lv.depth for lv in m.levels if lv.positions == 0]
     if empty:  # a search ends at its first empty level: it is never recorded
         raise _Invalid(f"depth {empty[0]} holds no positions")
@@ -255,6 +275,22 @@ def _agree(m: Manifest) -> None:
         mine = m.files_at(lv.depth)
         if sum(f.rows for f in mine) != lv.positions or [f.name for f in mine] != lv.files:
             raise _Invalid(f"the files of depth {lv.depth} do not hold its {lv.positions} rows")
+
+
+def _agree_orbits(m: Manifest) -> None:
+    """Orbit sums (optional) on every level of a table of classes or on none, each
+    between its classes and its classes times the symmetries."""
+    have = [lv for lv in m.levels if ORBITS in lv.stats]
+    if not have:
+        return
+    if not m.classes or len(have) != len(m.levels):
+        raise _Invalid(f"{ORBITS} must be on every level of a table with a class_size column")
+    symmetries = m.puzzle.get("symmetries")
+    most = len(symmetries) if isinstance(symmetries, list) else 1
+    for lv in have:
+        n = lv.stats[ORBITS]
+        if type(n) is not int or not lv.positions <= n <= lv.positions * most:
+            raise _Invalid(f"levels[{lv.depth}].{ORBITS} = {n!r} is not a sum of class sizes")
 
 
 def read(directory: Path) -> Manifest:

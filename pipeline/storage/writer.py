@@ -22,7 +22,9 @@ import pyarrow.parquet as pq
 from pipeline.engine.core import NO_PARENT, Level
 from pipeline.storage import files
 from pipeline.storage.format import (
+    CLASS_SIZE,
     FILE_ROWS,
+    ORBITS,
     PATHS,
     ROW_GROUP_ROWS,
     SCHEMA,
@@ -139,11 +141,9 @@ def write_part(
     if paths is not None:
         columns["paths"] = _scratch.decimals(paths)
         schema = SCHEMA_WITH_PATHS
+    orbits = None
     if extra is not None:  # a puzzle's own columns, computed from the states (class_size)
-        fields, of = extra
-        for f, (name, values) in zip(fields, of(states).items(), strict=True):
-            columns[name] = pa.array(values, f.type)
-            schema = schema.append(f)
+        schema, orbits = _extra_columns(extra, states, columns, schema)
     table = pa.table(
         columns, schema=schema.with_metadata({**metadata, "puzzledb.depth": str(depth)})
     )
@@ -163,7 +163,7 @@ def write_part(
     name = level_file_name(depth, part)
     path = directory / name
     files.replace(path, data)
-    return {
+    entry = {
         "name": name,
         "depth": depth,
         "rows": n,
@@ -173,6 +173,23 @@ def write_part(
         "min_state": int(states[0]) if n else None,
         "max_state": int(states[-1]) if n else None,
     }
+    return entry if orbits is None else {**entry, ORBITS: orbits}
+
+
+def _extra_columns(
+    extra: Any, states: np.ndarray, columns: dict[str, Any], schema: pa.Schema
+) -> tuple[pa.Schema, int | None]:
+    """Add a puzzle's own columns to ``columns``; the schema with them, and the sum of
+    the class sizes when they hold them (the level's orbit sum: the build loop
+    adds up its parts' into the manifest)."""
+    fields, of = extra
+    orbits = None
+    for f, (name, values) in zip(fields, of(states).items(), strict=True):
+        columns[name] = pa.array(values, f.type)
+        schema = schema.append(f)
+        if name == CLASS_SIZE:
+            orbits = int(values.sum(dtype=np.int64))
+    return schema, orbits
 
 
 class LevelWriter:

@@ -4,8 +4,9 @@ Builds the table through the pipeline's bucketed engine (a minute or two,
 about 150 MB of disk), then checks the published number of classes (OEIS
 A112737: 23,475,688 from the centre), that the class sizes expand to every
 level of the full board, a typed position solved through its class, and
-verify; then the winnable classes (their sizes sum to english33-winnable's
-13,428,122) and a winning line from a typed position that is not canonical.
+verify, and the orbit sums its build kept (histogram); then the winnable
+classes (their sizes sum to english33-winnable's 13,428,122) and a winning
+line from a typed position that is not canonical.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ def test_english33_sym_in_full(tmp_path: Path) -> None:
     )
     assert sum(n for _, n, _ in rows) == 23_475_688  # OEIS A112737
     assert [s for _, _, s in rows] == ENGLISH33_LEVELS
+    # The orbit sums the build kept: every level's published count, without a query.
+    orbits = db.histogram("english33-sym")["orbit_positions"].to_list()
+    assert orbits == ENGLISH33_LEVELS and sum(orbits) == 187_636_299
     report = db.verify("english33-sym")
     assert report.ok, report.problems
     # The winnable classes expand to the winnable positions (13,428,122).

@@ -154,4 +154,7 @@ def test_french37_sym_expands_to_every_level(tmp_path: Path, french_sym_data: Pa
     rows = db.connection().execute(sql).fetchall()
     assert sum(n for n, _ in rows) == FRENCH37_CLASSES
     assert [s for _, s in rows] == FRENCH37_LEVELS
+    # The orbit sums of the manifest (or summed from class_size for a table built before).
+    orbits = db.histogram("french37-sym")["orbit_positions"].to_list()
+    assert orbits == FRENCH37_LEVELS and sum(orbits) == 2_993_979_754
     assert 2_500_000_000 < sum(FRENCH37_LEVELS) < 3_000_000_000  # "a little under 3 billion"

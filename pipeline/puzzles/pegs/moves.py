@@ -4,7 +4,8 @@ A key is ``child << 7 | j`` for jump j (at most 128 jumps, so boards of up to
 57 holes): the parent is the child with jump j's three bits flipped back.
 
 The kernel finds jumps bit-parallel: the holes are laid on a grid (row, column
-of the board's picture, columns packed) with one bit a cell, so that each jump
+of the board's picture, columns packed; or a linear map of them, see
+:func:`grid_cells`) with one bit a cell, so that each jump
 direction is one shift of the whole board. For a direction d, the holes a jump
 can land in are ``empty & pegs shifted by d & pegs shifted by 2d & lines(d)``,
 ``lines(d)`` marking the cells where such a line of three holes exists (which
@@ -71,6 +72,30 @@ def _peg_weigh(keys, states, counts, low, out, args):
     return weigh_core(keys, states, counts, low, out, _peg_undo, args)
 
 
+def grid_cells(holes: Sequence[tuple[int, int]]) -> list[int] | None:
+    """Each hole's bit on the grid the kernel shifts, or None when none fits 64 bits.
+
+    Row by row when the picture's rows fit (the English and French boards);
+    else the map ``a * row + b * column`` one to one on the holes that spans
+    the fewest bits (at most 64): a linear map keeps every line of three holes a
+    line of three bits with one offset a direction, which is all the kernel
+    asks. The 41-hole diamond's 9 rows of 9 columns need 81 bits row by row;
+    ``5 * row - 4 * column`` (in hole steps) lays its 41 holes on 41 bits.
+    """
+    r0, c0 = min(r for r, _ in holes), min(c for _, c in holes)
+    step = math.gcd(*(c - c0 for _, c in holes)) or 1
+    rc = [(r - r0, (c - c0) // step) for r, c in holes]
+    width = max(c for _, c in rc) + 1
+    if (max(r for r, _ in rc) + 1) * width <= 64:
+        return [r * width + c for r, c in rc]
+    maps = ([a * r + b * c for r, c in rc] for a in range(1, 64) for b in range(-63, 64))
+    fits = [m for m in maps if max(m) - min(m) < 64 and len(set(m)) == len(m)]
+    if not fits:
+        return None
+    best = min(fits, key=lambda m: max(m) - min(m))
+    return [x - min(best) for x in best]
+
+
 def peg_moves(
     holes: Sequence[tuple[int, int]], jumps: Sequence[tuple[int, int, int]]
 ) -> Kernels | None:
@@ -79,13 +104,9 @@ def peg_moves(
     n = len(holes)
     if len(jumps) > 1 << TAG_BITS or n + TAG_BITS > 64:
         return None
-    rows = [r for r, _ in holes]
-    cols = [c for _, c in holes]
-    step = math.gcd(*(c - min(cols) for c in cols)) or 1
-    width = (max(cols) - min(cols)) // step + 1
-    if (max(rows) - min(rows) + 1) * width > 64:
+    cell = grid_cells(holes)
+    if cell is None:
         return None
-    cell = [(r - min(rows)) * width + (c - min(cols)) // step for r, c in holes]
     to_grid = np.zeros(((n + 7) // 8, 256), np.uint64)
     for b in range(to_grid.shape[0]):
         for v in range(256):

@@ -33,7 +33,7 @@ class Classes(Protocol):
 def check_table(puzzle: Classes, table: Table) -> tuple[list[str], list[str]]:
     """(problems, checks made): canonical states and class sizes in every file."""
     problems: list[str] = []
-    classes = 0
+    sums = [0] * len(table.manifest.levels)
     for entry in table.files:
         f = pq.ParquetFile(table.path(entry))
         if "class_size" not in f.schema_arrow.names:
@@ -42,12 +42,21 @@ def check_table(puzzle: Classes, table: Table) -> tuple[list[str], list[str]]:
         cols = f.read(columns=["state", "class_size"])
         states = cols["state"].to_numpy().astype(np.uint64)
         sizes = cols["class_size"].to_numpy().astype(np.uint8)
-        classes += int(sizes.astype(np.int64).sum())
+        sums[entry.depth] += int(sizes.astype(np.int64).sum())
         _states(puzzle, entry.name, states, sizes, problems)
     checks = [
         "every state the smallest of its symmetry class",
-        f"every class size the number of distinct images ({classes:,} positions in all)",
+        f"every class size the number of distinct images ({sum(sums):,} positions in all)",
     ]
+    kept = table.manifest.orbit_sums()
+    if kept is not None:
+        wrong = [d for d, (a, b) in enumerate(zip(kept, sums, strict=True)) if a != b]
+        if wrong:
+            problems.append(
+                f"the manifest's orbit_positions at depth {wrong[0]} is {kept[wrong[0]]:,}, "
+                f"its class sizes sum to {sums[wrong[0]]:,}"
+            )
+        checks.append("every level's orbit_positions the sum of its class sizes")
     return problems, checks
 
 
