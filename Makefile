@@ -85,12 +85,14 @@ build-db-full: build-db
 # outside-CI tests read (--full-data, --french-data, --chromium, --spark-master,
 # ...) are registered in tests/conftest.py (`pytest --help` lists them).
 # The default selection (pyproject.toml's addopts): all but full, browser and hostile.
+# JOBS: pytest-xdist workers (auto: one a core; JOBS=0 runs in this process).
+JOBS ?= auto
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(JOBS)
 
 # A quicker loop: also without the tests over ~30 s and Spark's (CI runs them all).
 test-quick: $(TEST_STAMP)
-	$(BIN)/python -m pytest -m "not slow and not spark"
+	$(BIN)/python -m pytest -n $(JOBS) -m "not slow and not spark"
 
 # Long checks outside CI, the tests marked full (tests/full/) but Spark's: the
 # full 3x4 and 2x6 figures, the English and French peg boards, and the
