@@ -19,7 +19,7 @@ from tests.conftest import run_cli
 
 BUILT = ["2x3", "2x3-pdb-5", "2x4-pdb-3", "triangle15", "triangle15-winnable"]
 #: Pattern databases the registry knows: 3 for 4x4, 2 each for 3x4, 2x6, 2x5, 3x3, 2x4, 1 for 2x3.
-PATTERN_DATABASES = 14
+PATTERN_DATABASES = 16
 
 
 @pytest.fixture(scope="module")

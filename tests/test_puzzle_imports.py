@@ -13,7 +13,13 @@ from pathlib import Path
 PUZZLES = Path(__file__).resolve().parent.parent / "pipeline" / "puzzles"
 
 #: What any puzzle module may import from the rest of the package.
-ANYWHERE = {"pipeline.errors", "pipeline.engine.core", "pipeline.engine.packed"}
+ANYWHERE = {
+    "pipeline.errors",
+    "pipeline.words",
+    "pipeline.hints",
+    "pipeline.engine.core",
+    "pipeline.engine.packed",
+}
 #: Storage types, named only for type checkers (check_table is handed a Table).
 TYPES_ONLY = {"pipeline.storage.table"}
 #: The few readers of a data folder, each with what it reads it through.

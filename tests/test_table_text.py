@@ -57,7 +57,7 @@ def test_puzzles_fits_in_100_columns_with_long_cells_cut(small: Path) -> None:
     assert max(map(len, lines)) <= 100 and "…" in r.stdout
     assert "shape:" not in r.stdout and "┆" not in r.stdout and "str" not in lines[1]
     assert lines[3].startswith("│ 2x3 ") and " 360 │" in lines[3]  # name and count whole
-    assert r.stdout.rstrip().endswith("(12 columns, 8 shown: widen the terminal or COLUMNS)")
+    assert r.stdout.rstrip().endswith("(13 columns, 8 shown: widen the terminal or COLUMNS)")
     csv = query(small, "SELECT name, title FROM puzzles", 30, "--format", "csv")
     assert csv.stdout == "name,title\n2x3,2x3 sliding puzzle (5 tiles)\n"  # not cut
 
