@@ -17,7 +17,8 @@ The layers, bottom up (a module imports none of a layer above its own):
 The import rule (tests/test_puzzle_imports.py holds the code to it; imports in
 functions and under TYPE_CHECKING count):
 
-- From the rest of the package a puzzle module imports ``pipeline.errors``,
+- From the rest of the package a puzzle module imports ``pipeline.errors``
+  (and the text helpers ``pipeline.words`` and ``pipeline.hints``),
   ``pipeline.engine.core`` (states, graph kinds, expanders) and
   ``pipeline.engine.packed`` (the kernel toolkit of the ``*moves.py``
   modules), nothing else of the engine, and never the build loop, the
