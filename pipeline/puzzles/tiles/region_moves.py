@@ -41,14 +41,18 @@ def _lowest(mask, n):
 
 
 @njit(inline="always")
-def _moves(s, k, n, nbrs, out, at):
-    """Write the children of state ``s`` at ``out[at:]`` (none when ``out`` is
-    empty); return how many there are."""
-    full = (1 << n) - 1
+def _occupied(s, k):
     occ = 0
     for i in range(k):
         occ |= 1 << ((s >> (4 * i)) & 15)
-    free = full & ~occ
+    return occ
+
+
+@njit(inline="always")
+def _moves(s, k, n, nbrs, out, at):
+    """Write the children of state ``s`` at ``out[at:]`` (none when ``out`` is
+    empty); return how many there are."""
+    free = ((1 << n) - 1) & ~_occupied(s, k)
     region = _fill(1 << ((s >> (4 * k)) & 15), free, nbrs, n)
     count = 0
     for i in range(k):
@@ -82,14 +86,6 @@ def region_expand(states, k, n, nbrs):
         src[at : at + counts[r]] = r
         at += counts[r]
     return src, kids
-
-
-@njit(inline="always")
-def _occupied(s, k):
-    occ = 0
-    for i in range(k):
-        occ |= 1 << ((s >> (4 * i)) & 15)
-    return occ
 
 
 @njit(nogil=True, cache=True)
