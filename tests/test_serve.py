@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import numpy as np
 import pytest
 
 import pipeline
@@ -182,3 +183,41 @@ def test_serve_refuses_in_one_line(server: str, tmp_path: Path) -> None:
     data = Path(__file__).parent  # any existing folder; the port is taken first
     r = run_cli("serve", "--port", port, data=data)
     one_line_error(r, f"cannot listen on 127.0.0.1:{port}")
+
+
+def test_a_class_table_shows_the_class_board_and_its_jumps(tmp_path: Path) -> None:
+    """triangle15-sym: a typed image opens its class's board; every move is one jump
+    from that board (where a click on the board lands) to a stored class."""
+    db = pipeline.open(tmp_path)
+    db.build(["triangle15-sym", "triangle15-sym-winnable"])
+    p = db.puzzle("triangle15-sym")
+    mirror = "x x x x x x . . x x . x x x x"  # an image of the class below, not its board
+    with serving(tmp_path) as base:
+        answer = position(base, "triangle15-sym", mirror)
+        page = get(f"{base}/p/triangle15-sym?s={quote(mirror)}")[1]
+    assert answer["position"] == "x x x x x x x x . . x x x x ." and answer["typed"] == mirror
+    assert answer["classes"] and answer["depth"] == 2 and "one position per symmetry class" in page
+    state = p.parse(answer["position"])
+    assert [m["move"] for m in answer["moves"]] == ["(1,8)", "(2,9)", "(6,8)", "(12,14)"]
+    for m in answer["moves"]:
+        (frm,), (to,) = m["from"], m["to"]
+        assert p.variants(m["state"]) == [m["state"]] and m["depth"] == 3
+        assert m["verdict"] in ("won", "lost")
+        images = images_of(p, m["state"])
+        made = [i for i in images if (state ^ i) & (1 << frm | 1 << to) == 1 << frm | 1 << to]
+        assert any(bin(state ^ i).count("1") == 3 and (i >> to) & 1 for i in made)
+
+
+def images_of(p: Any, state: int) -> list[int]:
+    from pipeline.puzzles.pegs.symmetries import images
+
+    return [int(i) for i in images(p.tables, np.array([state], np.uint64))[:, 0]]
+
+
+def test_moves_carry_the_spots_a_click_picks(server: str) -> None:
+    """3x3: a move empties the clicked tile's spot and fills the blank's."""
+    answer = position(server, "3x3", START)
+    blank = START.split().index("0")
+    for m in answer["moves"]:
+        tile = m["position"].split().index("0")  # the tile's old spot is the new blank
+        assert (m["from"], m["to"]) == ([tile], [blank])

@@ -250,6 +250,17 @@ class Puzzle(ABC):
     def roots(self) -> list[int]:
         return [self.parse(t) for t in self.root_texts]
 
+    def moves_from(self, state: int) -> list[tuple[int, int]]:
+        """Each move out of one state: (the position it makes, the state the table
+        stores for that position), without repeats. The same but for a table of
+        symmetry classes, whose stored child is another image (the explorer draws
+        the first and links to the second)."""
+        one = np.array([state], dtype=np.uint64)
+        _, kids = self.expand(one)
+        if self.expand_free is not None:  # a chain of jumps going on: the same move
+            kids = np.concatenate([self.expand_free(one)[1], kids])
+        return [(k, k) for k in dict.fromkeys(int(k) for k in kids)]
+
     def depth_parity(self, state: int) -> int | None:
         """Depth mod 2 when the state alone decides it (bipartite graphs), else None.
 

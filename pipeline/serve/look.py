@@ -5,11 +5,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import numpy as np
-
 from pipeline.answers import Solution
 from pipeline.api import Database
 from pipeline.errors import BadPosition, CorruptTable, NotBuilt
+from pipeline.pictures.art import art_of
 from pipeline.puzzles.base import Puzzle
 
 
@@ -75,10 +74,14 @@ def found_depth(db: Database, name: str, state: int) -> int | None:
     return min(h.depth for h in hits) if hits else None
 
 
-def children(p: Puzzle, state: int) -> list[int]:
-    """The positions one move from ``state``, in the puzzle's own order, without repeats."""
-    _, kids = p.expand(np.array([state], dtype=np.uint64))
-    return list(dict.fromkeys(int(k) for k in kids))
+def spots_moved(p: Puzzle, state: int, made: int) -> tuple[list[int], list[int]]:
+    """The board's spots a move empties and fills, as drawn (a click on the board picks
+    the move: the first click where a piece leaves, a second where it lands)."""
+    art = art_of(p)
+    before = art.contents(p.cells.values(state))
+    after = art.contents(p.cells.values(made))
+    m = art.move(before, after)
+    return list(m.frm), list(m.to)
 
 
 def _verdict(origin: str, depth: int | None, child: int | None, won: bool | None) -> str:
@@ -91,28 +94,36 @@ def _verdict(origin: str, depth: int | None, child: int | None, won: bool | None
 
 
 def position(db: Database, name: str, text: str) -> dict[str, Any]:
-    """A position, its depth and every move from it with the depth it leads to."""
+    """A position, its depth and every move from it with the depth it leads to. On a
+    table of symmetry classes the position is its class's board (``typed`` says
+    what was typed when that differs)."""
     p = built_puzzle(db, name).bind(db.data)
-    state = db.state(name, text)
+    typed = db.state(name, text)
+    state = p.variants(typed)[0] if p.canonical is not None else typed
     depth = found_depth(db, name, state)
     judge = _winnable(db, p)
     moves = []
-    for kid in children(p, state):
-        d = found_depth(db, name, kid)
-        won = None if judge is None else found_depth(db, judge, kid) is not None
+    for made, stored in p.moves_from(state):
+        d = found_depth(db, name, stored)
+        won = None if judge is None else found_depth(db, judge, stored) is not None
+        frm, to = spots_moved(p, state, made)
         moves.append(
             {
-                "position": p.text(kid),
-                "state": kid,
+                "position": p.text(stored),
+                "state": stored,
                 "depth": d,
-                "move": p.notation([state, kid]),
+                "move": p.notation([state, made]),
                 "verdict": _verdict(p.origin, depth, d, won),
+                "from": frm,
+                "to": to,
             }
         )
     return {
         "puzzle": name,
         "position": p.text(state),
         "state": state,
+        "typed": p.text(typed) if typed != state else None,
+        "classes": p.canonical is not None,
         "origin": p.origin,
         "depth": depth,
         "winnable": judge,
@@ -146,8 +157,8 @@ def walk(db: Database, name: str, state: int) -> Solution | None:
     table = db.table(name)
     for s in p.variants(state):
         rows = table.walk(s, p.depth_parity(s))
-        if rows:
-            states = [r.state for r in rows]
+        if rows:  # a table of classes: the line as positions one move apart
+            states = p.as_typed(state, [r.state for r in rows], forward=p.origin == "goal")
             line = states if p.origin == "goal" else states[::-1]
             return Solution(name, p.origin, states, [p.text(x) for x in states], p.notation(line))
     return None

@@ -5,6 +5,7 @@ Every text from a request or a table is escaped; nothing is loaded from outside 
 
 from __future__ import annotations
 
+import json
 from html import escape
 from typing import Any
 from urllib.parse import quote
@@ -18,14 +19,64 @@ a{color:#1a5fb4} table{border-collapse:collapse} td,th{padding:.2em .6em;text-al
 .won{background:#c8f0c8} .lost{background:#f6c8c8} .unknown{background:#eee}
 .board svg{max-width:100%;height:auto} .strip svg{max-width:100%;height:auto}
 .moves a{display:inline-block;margin:.15em;padding:.2em .5em;border-radius:.3em}
-.moves a{text-decoration:none;color:#000}
+.moves a{text-decoration:none;color:#000} .moves a.cand{outline:3px solid #1a5fb4}
+#board g.cell.target circle,#board g.cell.target rect{stroke:#1a5fb4;stroke-width:4}
 """
 
-KEYS = """
+SCRIPT = """
 document.addEventListener('keydown', function (e) {
   var m = document.querySelector('a[data-key="' + e.key + '"]');
   if (m) { window.location = m.href; }
 });
+(function () {
+  var data = document.getElementById('moves');
+  if (!data) { return; }
+  var moves = JSON.parse(data.textContent), pending = null;
+  var note = document.getElementById('pick-note');
+  var cells = document.querySelectorAll('#board g.cell');
+  function has(list, s) { return list.indexOf(s) >= 0; }
+  function mark(list) {
+    cells.forEach(function (g) { g.classList.remove('target'); });
+    document.querySelectorAll('a.move').forEach(function (a) { a.classList.remove('cand'); });
+    (list || []).forEach(function (m) {
+      document.querySelectorAll('a.move')[m.i].classList.add('cand');
+      m.to.forEach(function (s) {
+        var g = document.querySelector('#board g.cell[data-spot="' + s + '"]');
+        if (g) { g.classList.add('target'); }
+      });
+    });
+    note.textContent = list ? list.length + ' moves start there: click where it lands, ' +
+      'or pick one below' : '';
+  }
+  function choose(list) {
+    if (list.length === 1) { window.location = list[0].url; return true; }
+    return false;
+  }
+  moves.forEach(function (m, i) { m.i = i; });
+  cells.forEach(function (g) {
+    g.style.cursor = 'pointer';
+    g.addEventListener('click', function () {
+      var s = Number(g.getAttribute('data-spot'));
+      if (pending) {
+        var land = pending.filter(function (m) { return has(m.to, s); });
+        pending = null;
+        mark(null);
+        if (choose(land)) { return; }
+      }
+      var list = moves.filter(function (m) { return has(m.from, s); });
+      if (!list.length) { list = moves.filter(function (m) { return has(m.to, s); }); }
+      if (choose(list) || !list.length) { return; }
+      pending = list;
+      mark(list);
+    });
+  });
+})();
+(function () {
+  var best = document.getElementById('best');
+  if (best && /[?&]play=1/.test(window.location.search)) {
+    setTimeout(function () { window.location = best.href + '&play=1'; }, 700);
+  }
+})();
 """
 
 
@@ -35,7 +86,7 @@ def page(title: str, body: str) -> str:
         f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
-        f'<p><a href="/">puzzledb explorer</a></p>{body}<script>{KEYS}</script></body></html>'
+        f'<p><a href="/">puzzledb explorer</a></p>{body}<script>{SCRIPT}</script></body></html>'
     )
 
 
@@ -132,24 +183,61 @@ def position(answer: dict[str, Any], board: str, strip: str, keys: dict[str, str
     body = (
         f'<h1><a href="{table_url(name)}">{escape(name)}</a></h1>'
         f'<p class="pos">{escape(answer["position"])}</p><p class="depth">{depth}</p>'
-        f'<div class="board">{board}</div><h2>Moves</h2>{_note(answer)}'
-        f'<div class="moves">{moves or "no move"}</div>{_steps(answer)}'
-        f'<div class="strip">{strip}</div>'
+        f"{_classes(answer)}"
+        f'<div class="board" id="board">{board}</div><h2>Moves</h2>{_note(answer)}'
+        f'<p id="pick-note"></p><div class="moves">{moves or "no move"}</div>{_steps(answer)}'
+        f"{_walk(answer, strip)}{_clicks(answer)}"
     )
     return page(f"{name}: {answer['position']}", body)
 
 
+def _classes(answer: dict[str, Any]) -> str:
+    """What the board shows on a table of symmetry classes."""
+    if not answer["classes"]:
+        return ""
+    typed = answer["typed"]
+    also = f" You typed {escape(typed)}, an image of it." if typed else ""
+    return (
+        '<p class="classes">This table stores one position per symmetry class: the board '
+        f"is the class's own (its smallest image), and each move leads to a class.{also}</p>"
+    )
+
+
 def _note(answer: dict[str, Any]) -> str:
+    click = " Click a piece on the board to move it."
     if answer["origin"] == "goal":
-        return "<p>Moves coloured nearer / same / farther from the goal.</p>"
+        return f"<p>Moves coloured nearer / same / farther from the goal.{click}</p>"
     if answer["winnable"]:
-        return f"<p>Moves coloured won / lost by the {escape(answer['winnable'])} table.</p>"
-    return "<p>Every move goes one level deeper; no winnable table is built: depth alone.</p>"
+        return f"<p>Moves coloured won / lost by the {escape(answer['winnable'])} table.{click}</p>"
+    return (
+        f"<p>Every move goes one level deeper; no winnable table is built: depth alone.{click}</p>"
+    )
 
 
 def _steps(answer: dict[str, Any]) -> str:
     best = [m for m in answer["moves"] if m["verdict"] == "nearer"]
     if answer["origin"] == "goal" and best:
         url = position_url(answer["puzzle"], best[0]["position"])
-        return f'<p><a id="best" href="{url}">best move</a></p>'
+        return (
+            f'<p><a id="best" href="{url}">best move</a> · '
+            f'<a id="play" href="{url}&amp;play=1">play to the goal</a></p>'
+        )
     return ""
+
+
+def _walk(answer: dict[str, Any], strip: str) -> str:
+    if not strip:
+        return ""
+    title = "The way to the goal" if answer["origin"] == "goal" else "The way here from the start"
+    return f'<h2>{title}</h2><div class="strip">{strip}</div>'
+
+
+def _clicks(answer: dict[str, Any]) -> str:
+    """The moves for the board's clicks: where each piece leaves and lands, and its URL."""
+    name = answer["puzzle"]
+    moves = [
+        {"from": m["from"], "to": m["to"], "url": position_url(name, m["position"])}
+        for m in answer["moves"]
+    ]
+    text = json.dumps(moves).replace("<", "\\u003c")
+    return f'<script type="application/json" id="moves">{text}</script>'

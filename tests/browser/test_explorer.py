@@ -108,3 +108,84 @@ def test_pages_render_and_are_shot(
     page.screenshot(path=str(shots / f"explorer-{name}-{width}.png"), full_page=True)
     assert errors == []
     page.close()
+
+
+def _two_jumps_from_one_peg(server: str, name: str) -> tuple[str, dict[str, Any]]:
+    """A position (breadth-first from the start) where one peg has two jumps, and one of them."""
+    from tests.test_serve import position
+
+    todo = [position(server, name, "")["position"]]
+    while todo:
+        answer = position(server, name, todo.pop(0))
+        starts = [m["from"][0] for m in answer["moves"]]
+        twice = [m for m in answer["moves"] if starts.count(m["from"][0]) > 1]
+        if twice:
+            return answer["position"], twice[-1]
+        todo += [m["position"] for m in answer["moves"]]
+    raise AssertionError(f"no peg of {name} has two jumps")
+
+
+def _click_spot(page: Any, spot: int) -> None:
+    page.locator(f'#board g.cell[data-spot="{spot}"]').click()
+
+
+def test_short_a_peg_with_two_jumps_lands_where_the_second_click_says(
+    explorer_browser: Any, server: str, db: pipeline.Database
+) -> None:
+    """The short version: a peg with two jumps asks for its landing hole, then jumps."""
+    text, jump = _two_jumps_from_one_peg(server, "triangle15")
+    page = explorer_browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{server}/p/triangle15?s={text.replace(' ', '%20')}")
+    depth = shown_depth(page)
+    _click_spot(page, jump["from"][0])
+    assert "click where it lands" in page.locator("#pick-note").inner_text()
+    assert page.locator("#board g.cell.target").count() >= 2
+    _click_spot(page, jump["to"][0])
+    page.wait_for_load_state()
+    assert page.locator("p.pos").inner_text() == jump["position"]
+    assert shown_depth(page) == depth + 1 == db.depth("triangle15", jump["position"])
+    page.close()
+
+
+@pytest.mark.browser
+def test_a_click_on_a_tile_slides_it(explorer_browser: Any, server: str) -> None:
+    from tests.test_serve import position
+
+    best = next(m for m in position(server, "3x3", START)["moves"] if m["verdict"] == "nearer")
+    page = explorer_browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{server}/p/3x3?s={START.replace(' ', '%20')}")
+    _click_spot(page, best["from"][0])
+    page.wait_for_load_state()
+    assert page.locator("p.pos").inner_text() == best["position"] and shown_depth(page) == 30
+    page.close()
+
+
+@pytest.mark.browser
+def test_play_to_the_goal_steps_by_itself(explorer_browser: Any, server: str) -> None:
+    page = explorer_browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{server}/p/3x3?s=1%202%203%204%205%206%200%207%208")
+    assert shown_depth(page) == 2
+    page.click("#play")
+    page.wait_for_url("**/p/3x3?s=1%202%203%204%205%206%207%208%200*", timeout=15_000)
+    page.wait_for_load_state()
+    assert shown_depth(page) == 0 and page.locator("#best").count() == 0
+    page.close()
+
+
+@pytest.mark.browser
+def test_a_class_table_plays_by_clicks(explorer_browser: Any, tmp_path: Path) -> None:
+    from tests.test_serve import position
+
+    db = pipeline.open(tmp_path)
+    db.build(["triangle15-sym"])
+    with serving(tmp_path) as base:
+        text, jump = _two_jumps_from_one_peg(base, "triangle15-sym")
+        page = explorer_browser.new_page(viewport={"width": 390, "height": 900})
+        page.goto(f"{base}/p/triangle15-sym?s={text.replace(' ', '%20')}")
+        assert "one position per symmetry class" in page.content()
+        _click_spot(page, jump["from"][0])
+        _click_spot(page, jump["to"][0])
+        page.wait_for_load_state()
+        assert page.locator("p.pos").inner_text() == jump["position"]
+        assert shown_depth(page) == position(base, "triangle15-sym", text)["depth"] + 1
+        page.close()

@@ -100,6 +100,12 @@ class PegSymPuzzle(PegPuzzle):
         """A typed position stands for its class: the canonical state."""
         return [int(self.canonical(np.array([state], np.uint64))[0])]
 
+    def moves_from(self, state: int) -> list[tuple[int, int]]:
+        """Each jump out of ``state`` as made (not turned), and the class it reaches."""
+        _, kids = PegPuzzle.expand(self, np.array([state], np.uint64))
+        made = np.array(list(dict.fromkeys(int(k) for k in kids)), np.uint64)
+        return [(int(a), int(b)) for a, b in zip(made, self.canonical(made), strict=True)]
+
     def as_typed(self, state: int, line: list[int], forward: bool = False) -> list[int]:
         """A walk of canonical states from ``state``'s class, as positions one jump
         apart from ``state`` itself: each replaced by its image one jump before
