@@ -169,3 +169,39 @@ def test_korf_instances_ship_with_the_package() -> None:
     # instance 1 is the README's 57-move example, in our convention
     first = korf.from_korf(instances[0][1])
     assert first == [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
+
+
+#: french37's levels 10..28 as measured (docs/BENCHMARKS.md, 25 November 2026):
+#: positions and seconds of each; levels 0..9 hold 1,568,... positions in no time.
+FRENCH_LEVELS = [
+    (2_683_238, 0.5), (7_871_309, 0.7), (20_454_352, 2.7), (46_848_424, 10.0),
+    (94_285_698, 19.0), (166_326_193, 34.3), (256_798_366, 61.5), (347_020_326, 87.1),
+    (410_819_586, 123.0), (426_884_522, 130.4), (390_321_549, 124.7), (314_816_470, 108.1),
+    (224_246_104, 83.0), (141_122_532, 45.4), (78_463_195, 26.0), (38_440_482, 13.3),
+    (16_522_952, 5.8), (6_204_615, 1.8), (2_018_380, 0.7),
+]  # fmt: skip
+
+
+def test_the_time_left_holds_within_a_quarter_on_the_french_board() -> None:
+    """Replayed on the French board's measured levels, every estimate from a fifth
+    built to the last level is within 25% of the time that was really left."""
+    total = 2_993_979_754
+    done = total - sum(n for n, _ in FRENCH_LEVELS)  # levels 0..9
+    spent, end = 0.0, sum(s for _, s in FRENCH_LEVELS)
+    checked = 0
+    for depth, (n, s) in enumerate(FRENCH_LEVELS, start=10):
+        done, spent = done + n, spent + s
+        text = bars.line("french37", LevelDone(depth, n, done, spent, 1, s))
+        if done / total < 0.2 or done == total:
+            continue
+        left = _seconds_left(text)
+        assert 0.75 <= left / (end - spent) <= 1.25, (depth, left, end - spent)
+        checked += 1
+    assert checked == 11
+
+
+def _seconds_left(text: str) -> float:
+    """The time left a log line gives ("about 4 min 3 s left", "about 8.25 s left")."""
+    words = text.rsplit("about ", 1)[1].removesuffix(" left").split()
+    unit = {"h": 3600, "min": 60, "s": 1}
+    return sum(float(v) * unit[u] for v, u in zip(words[::2], words[1::2], strict=True))

@@ -68,6 +68,7 @@ class LevelDone:
     seconds: float
     #: Child ranges the level was made in (0 when not reported).
     buckets: int = 0
+    #: Wall seconds since the level before was on disk (its share of ``seconds``).
     level_seconds: float = 0.0
     #: The executor that made the level and wrote its files ("spark"); "" when the
     #: build's own writers did (the local executor, or Spark's small levels).
@@ -397,13 +398,13 @@ class Builder:
         now = time.perf_counter()
         entry = LevelEntry(depth, positions, round(computed - started, 4), stats=stats)
         self.progress.record(entry, files, now - self.last)
-        self.last = now
         if self.on_level:
             done = LevelDone(
                 depth, positions, self.progress.total, now - self.clock,
-                stats.get("buckets", 0), computed - started, made_by,
+                stats.get("buckets", 0), now - self.last, made_by,
             )  # fmt: skip
             self.on_level(done)
+        self.last = now
 
     def _partial(self) -> int | None:
         """The last depth built when the build stopped at ``max_depth`` (None: complete)."""

@@ -530,7 +530,7 @@ TRIANGLE15_MOVES = PegMovesPuzzle(TRIANGLE15, name="triangle15-moves", default=T
 TRIANGLE15_WINNABLE = WinnablePuzzle(TRIANGLE15_JUMPS, default=True)
 ENGLISH33_JUMPS = PegPuzzle(ENGLISH33, expected_total=187_636_299)
 ENGLISH33_WINNABLE = WinnablePuzzle(ENGLISH33_JUMPS)
-FRENCH37_JUMPS = PegPuzzle(FRENCH37)
+FRENCH37_JUMPS = PegPuzzle(FRENCH37, expected_total=2_993_979_754)  # PUZZLES.md, published
 DIAMOND41_JUMPS = PegPuzzle(DIAMOND41)
 
 PUZZLES: list[Puzzle] = [
