@@ -205,3 +205,12 @@ def _seconds_left(text: str) -> float:
     words = text.rsplit("about ", 1)[1].removesuffix(" left").split()
     unit = {"h": 3600, "min": 60, "s": 1}
     return sum(float(v) * unit[u] for v, u in zip(words[::2], words[1::2], strict=True))
+
+
+def test_a_resumed_build_counts_its_pace_from_where_it_resumed() -> None:
+    # 2,000 were there before, 1,000 made in 100 s: the 1,237 left take about 124 s,
+    # not the 41 s of 3,000 in 100 s.
+    done = LevelDone(9, 500, 3_000, 100.0, 1, 50.0, resumed=2_000)
+    text = bars.line("triangle15", done)
+    assert "3,000 positions so far, 1,000 since the build resumed, in 100 s (10/s)" in text
+    assert abs(_seconds_left(text) - 123.7) < 0.1

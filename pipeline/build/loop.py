@@ -73,6 +73,8 @@ class LevelDone:
     #: The executor that made the level and wrote its files ("spark"); "" when the
     #: build's own writers did (the local executor, or Spark's small levels).
     made_by: str = ""
+    #: Positions already built when this run began (a resumed build): not made in ``seconds``.
+    resumed: int = 0
 
 
 def build(
@@ -193,8 +195,12 @@ class Builder:
             puzzle.graph, self.staging, self.progress, skip_back, self.spill, budget.total
         )
         self.clock = self.last = time.perf_counter()
+        self.resumed = self.progress.total  # positions a stopped build had made
         #: Whether to go on with a build too large for the disk or the time (--yes).
         self.yes = False
+        #: The level whose step loaded the compiled moves (numba's compile or its
+        #: cache): too slow a level to measure the build's pace by.
+        self.warm_up: int | None = None
         #: A puzzle's own columns (symmetric peg tables: class_size), or None.
         of = puzzle.extra_columns
         self.extra = (puzzle.extra_fields, of) if of is not None else None  # type: ignore[attr-defined]
@@ -326,15 +332,23 @@ class Builder:
     def _check_size(self, growth: float) -> None:
         """Stop (TooBig) a build of known size that, at the bytes and the rate of its
         first levels, would not fit the free disk or would take over two hours.
+        The rate is the faster of the build's so far and its last level's, on a
+        level made after the compiled moves loaded (4x4-pdb-8: numba's first
+        level put it at 2.1 hours, for a build of 20 minutes).
         A build to ``max_depth`` expects the levels up to it to keep growing by
         ``growth`` (the last level's size over the one before)."""
         expected = _expected(self.puzzle.expected_total, self.progress, self.max_depth, growth)
         done = self.progress.total
         if self.yes or expected is None or expected <= MEASURE_AFTER or done < MEASURE_AFTER:
             return
+        last = self.progress.levels[-1]
+        if self.warm_up is not None and last.depth <= self.warm_up:
+            return  # measured on a level made after the compiled moves loaded
         self.yes = True  # measured once
         written = sum(f.bytes for f in self.progress.files)
-        rate = done / max(self.progress.doc["seconds"], 1e-3)
+        rate = max(
+            done / max(self.progress.doc["seconds"], 1e-3), last.positions / max(last.seconds, 1e-3)
+        )
         need = int(expected * written / done) - written
         free = shutil.disk_usage(self.staging).free
         hours = (expected - done) / rate / 3600
@@ -358,6 +372,8 @@ class Builder:
             # begins (small builds keep glibc's default, which faults less).
             give_back_freed_memory()
             kernels = p.kernels
+            if self.warm_up is None:
+                self.warm_up = self.progress.levels[-1].depth + 1
             self.budget.charge(rss() - before)
             if self.counts and kernels.weigher is None:
                 kernels = None  # they cannot carry path counts
@@ -401,7 +417,7 @@ class Builder:
         if self.on_level:
             done = LevelDone(
                 depth, positions, self.progress.total, now - self.clock,
-                stats.get("buckets", 0), now - self.last, made_by,
+                stats.get("buckets", 0), now - self.last, made_by, self.resumed,
             )  # fmt: skip
             self.on_level(done)
         self.last = now

@@ -105,12 +105,15 @@ def _bars() -> Any:
 
 def line(name: str, done: LevelDone, data: Path | None = None) -> str:
     """One log line: where the build is, its rate, and (when it means something) time left."""
-    overall = done.total / done.seconds if done.seconds > 0 else 0.0
+    made = done.total - done.resumed  # in this run's seconds
+    overall = made / done.seconds if done.seconds > 0 and made > 0 else 0.0
     text = (
         f"{name}: depth {done.depth} done ({plural(done.positions, 'position')}"
         + (f", {done.buckets} buckets" if done.buckets > 1 else "")
         + (f", on {done.made_by.capitalize()}" if done.made_by else "")
-        + f"), {plural(done.total, 'position')} so far in {seconds(done.seconds)}"
+        + f"), {plural(done.total, 'position')} so far"
+        + (f", {made:,} since the build resumed," if done.resumed else "")
+        + f" in {seconds(done.seconds)}"
         + (f" ({rate(overall)})" if overall > 0 else "")
     )
     expected, about = _total(name, data)
@@ -128,7 +131,7 @@ def _cost(done: LevelDone) -> float:
     it is, so while levels grow the pace so far promises too much (the French
     board: 0.71 to 0.81 of the time left at 30% to 80%, against 0.78 to 0.99 with
     the last level's, tests/test_user_output.py)."""
-    pace = done.seconds / done.total
+    pace = done.seconds / max(1, done.total - done.resumed)
     if done.level_seconds > 0 and done.positions > 0:
         return max(pace, done.level_seconds / done.positions)
     return pace
