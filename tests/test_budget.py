@@ -257,3 +257,15 @@ def test_zero_cost_moves_build_at_any_budget_or_stop_clearly(tmp_path: Path) -> 
     with pytest.raises(budget.BadMemory, match="leaves no room to work"):
         build.build(Free(), tmp_path / "b", memory=100)
     assert not (tmp_path / "b" / "free").exists()  # no half table
+
+
+def test_the_levels_a_bucket_is_checked_against_count_in_its_memory() -> None:
+    """A reversible graph checks each bucket against its range of the two levels
+    before, read from files: 4x4-pdb-8's depth 25 (167M keys a step of 20 bytes,
+    316M states before) takes 8 buckets of a 2.4 GiB work where its keys alone took 6."""
+    work, keys, before = int(2.4 * 2**30), 618_000_000, 316_000_000
+    assert budget.buckets(keys, 1.0, 0, work, budget.KEY_BYTES) == 6
+    with_them = budget.buckets(keys, 1.0, 0, work, budget.KEY_BYTES, before)
+    assert with_them == 8
+    share = (keys * budget.KEY_BYTES * 1.25 + before * budget.EXCLUDED_BYTES) / with_them
+    assert share <= work

@@ -75,6 +75,8 @@ class LevelDone:
     made_by: str = ""
     #: Positions already built when this run began (a resumed build): not made in ``seconds``.
     resumed: int = 0
+    #: Positions of the level this one was made from (0 for the roots).
+    expanded: int = 0
 
 
 def build(
@@ -418,6 +420,7 @@ class Builder:
             done = LevelDone(
                 depth, positions, self.progress.total, now - self.clock,
                 stats.get("buckets", 0), now - self.last, made_by, self.resumed,
+                self.progress.levels[-2].positions if depth else 0,
             )  # fmt: skip
             self.on_level(done)
         self.last = now

@@ -37,6 +37,10 @@ COUNT_BYTES = 24
 KEY_COUNT_BYTES = 12
 #: Bytes per state of a level kept in memory (its state and its parent).
 STATE_BYTES = 16
+#: Bytes per state of an earlier level read from files to check a bucket against:
+#: the state, and its copy while the row groups read are joined. Uncounted,
+#: 4x4-pdb-8 (reversible: two levels a step) peaked at 3.68 GiB in a 3 GiB budget.
+EXCLUDED_BYTES = 16
 #: The least the level step can work in.
 MIN_WORK = 64 << 20
 
@@ -106,15 +110,25 @@ def move_bytes(packed: bool, counts: bool = False) -> int:
     return PAIR_BYTES + (COUNT_BYTES if counts else 0)
 
 
-def buckets(n: int, branching: float, kept: int, work: int, per_move: int = PAIR_BYTES) -> int:
-    """How many child ranges (buckets) a level of ``n`` states needs within ``work`` bytes."""
+def buckets(
+    n: int,
+    branching: float,
+    kept: int,
+    work: int,
+    per_move: int = PAIR_BYTES,
+    beside: int = 0,
+) -> int:
+    """How many child ranges (buckets) a level of ``n`` states needs within ``work`` bytes;
+    ``beside``: states of earlier levels read from files to check each bucket against
+    (a reversible graph's two levels before; each bucket reads its range of them)."""
     moves = n * branching
-    need = moves * per_move + kept
+    checked = beside * EXCLUDED_BYTES
+    need = moves * per_move + checked + kept
     if need <= work:
         return 1
     room = max(work - kept, work // 4)
     # Spilling, a bucket holds its moves plus the sort's temporaries.
-    return max(2, math.ceil(moves * per_move * 1.25 / room))
+    return max(2, math.ceil((moves * per_move * 1.25 + checked) / room))
 
 
 @dataclass(frozen=True)

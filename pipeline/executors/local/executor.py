@@ -25,7 +25,7 @@ import numpy as np
 
 from pipeline.engine import budget
 from pipeline.engine.buffers import Pool
-from pipeline.engine.level import SAMPLE, read_all, sample
+from pipeline.engine.level import SAMPLE, InMemory, read_all, sample
 from pipeline.engine.rows import Rows
 from pipeline.executors import closing
 from pipeline.executors.base import LevelJob, Lifecycle, Place, Sink, StepStats
@@ -75,7 +75,8 @@ class LocalExecutor(Lifecycle):
         else:  # without the path counts: reading them is a DECIMAL decode of the whole level
             moves = rows.probe(*sample(job.frontier, SAMPLE, rows.want[0])[:2])
         branching = len(moves) / max(1, min(n, SAMPLE))
-        k = job.buckets or budget.buckets(n, branching, job.held, job.work, rows.bytes)
+        beside = sum(len(e) for e in job.excluded if not isinstance(e, InMemory))  # read
+        k = job.buckets or budget.buckets(n, branching, job.held, job.work, rows.bytes, beside)
         stats.buckets = k
         stats.expand += time.perf_counter() - clock
         if rows.kernels is not None:
