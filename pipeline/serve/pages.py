@@ -30,8 +30,8 @@ document.addEventListener('keydown', function (e) {
 });
 (function () {
   var data = document.getElementById('moves');
-  if (!data) { return; }
-  var moves = JSON.parse(data.textContent), pending = null;
+  var moves = data ? JSON.parse(data.textContent) : [], pending = null;
+  if (!moves.length) { return; }
   var note = document.getElementById('pick-note');
   var cells = document.querySelectorAll('#board g.cell');
   function has(list, s) { return list.indexOf(s) >= 0; }
@@ -204,7 +204,7 @@ def _classes(answer: dict[str, Any]) -> str:
 
 
 def _note(answer: dict[str, Any]) -> str:
-    click = " Click a piece on the board to move it."
+    click = " Click a piece on the board to move it." if _clickable(answer) else ""
     if answer["origin"] == "goal":
         return f"<p>Moves coloured nearer / same / farther from the goal.{click}</p>"
     if answer["winnable"]:
@@ -232,12 +232,21 @@ def _walk(answer: dict[str, Any], strip: str) -> str:
     return f'<h2>{title}</h2><div class="strip">{strip}</div>'
 
 
+def _clickable(answer: dict[str, Any]) -> bool:
+    """Whether clicks on the board can tell the moves apart: where a piece leaves and
+    where it lands differ from move to move (not the cube's turns, nor which number
+    the magic triangle places)."""
+    spots = [(tuple(m["from"]), tuple(m["to"])) for m in answer["moves"]]
+    return bool(spots) and all(a or b for a, b in spots) and len(set(spots)) == len(spots)
+
+
 def _clicks(answer: dict[str, Any]) -> str:
     """The moves for the board's clicks: where each piece leaves and lands, and its URL."""
     name = answer["puzzle"]
     moves = [
         {"from": m["from"], "to": m["to"], "url": position_url(name, m["position"])}
         for m in answer["moves"]
+        if _clickable(answer)
     ]
     text = json.dumps(moves).replace("<", "\\u003c")
     return f'<script type="application/json" id="moves">{text}</script>'
