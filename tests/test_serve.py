@@ -221,3 +221,13 @@ def test_moves_carry_the_spots_a_click_picks(server: str) -> None:
     for m in answer["moves"]:
         tile = m["position"].split().index("0")  # the tile's old spot is the new blank
         assert (m["from"], m["to"]) == ([tile], [blank])
+
+
+def test_the_walk_comes_after_the_page(server: str) -> None:
+    """The position page answers without the walk (a look-up a level) and names where
+    it is; the strip there holds every position from START to the goal."""
+    page = get(f"{server}/p/3x3?s={quote(START)}")[1]
+    assert 'id="walk"' in page and "<h2>The way to the goal" not in page
+    status, strip = get(f"{server}/strip/3x3?s={quote(START)}")
+    assert status == 200 and strip.startswith("<h2>The way to the goal</h2>")
+    assert strip.count('data-text="') == 32 and 'data-text="1 2 3 4 5 6 7 8 0"' in strip

@@ -120,6 +120,11 @@ def _views(db: Database, chart: Callable[[str, bool], str]) -> list[tuple[str, C
         answer = look.position(db, name, _text(r, db, name))
         return HTMLResponse(_position_page(db, answer))
 
+    def strip(r: Request) -> Response:
+        name = r.path_params["name"]
+        answer = look.position(db, name, _text(r, db, name))
+        return HTMLResponse(pages.walk(answer, _strip(db, answer)))
+
     def api_position(r: Request) -> Response:
         name = r.path_params["name"]
         return JSONResponse(look.position(db, name, _text(r, db, name)))
@@ -129,6 +134,7 @@ def _views(db: Database, chart: Callable[[str, bool], str]) -> list[tuple[str, C
         ("/t/{name}", table),
         ("/pick/{name}", pick),
         ("/p/{name}", position),
+        ("/strip/{name}", strip),
         ("/api/tables", lambda r: JSONResponse(look.tables(db))),
         (
             "/api/histogram/{name}",
@@ -145,12 +151,17 @@ def _solve(db: Database, r: Request) -> dict[str, Any]:
 
 
 def _position_page(db: Database, answer: dict[str, Any]) -> str:
-    """The position's page: board, moves, and the walk (to the goal, or from the start)."""
+    """The position's page: board and moves; the walk comes after (``/strip``: one
+    look-up a level, a second on 3x4's deepest positions when nothing is cached)."""
     name, state = answer["puzzle"], answer["state"]
     p = db.puzzle(name)
     board = db.board_svg(name, state)
-    walked = look.walk(db, name, state) if answer["depth"] else None
-    strip = db.solution_svg(walked) if walked is not None and walked.moves <= 60 else ""
     kids = [m["state"] for m in answer["moves"]]
     keys = look.arrow_keys(p, state, kids) if p.origin == "goal" else {}
-    return pages.position(answer, board, strip, keys)
+    return pages.position(answer, board, keys)
+
+
+def _strip(db: Database, answer: dict[str, Any]) -> str:
+    """The walk along parents (to the goal, or here from the start) as a strip of boards."""
+    walked = look.walk(db, answer["puzzle"], answer["state"]) if answer["depth"] else None
+    return db.solution_svg(walked) if walked is not None and walked.moves <= 60 else ""

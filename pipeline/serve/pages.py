@@ -72,6 +72,13 @@ document.addEventListener('keydown', function (e) {
   });
 })();
 (function () {
+  var walk = document.getElementById('walk');
+  if (walk && window.fetch && !/[?&]play=1/.test(window.location.search)) {
+    fetch(walk.getAttribute('data-src')).then(function (r) { return r.text(); })
+      .then(function (html) { walk.innerHTML = html; });
+  }
+})();
+(function () {
   var best = document.getElementById('best');
   if (best && /[?&]play=1/.test(window.location.search)) {
     setTimeout(function () { window.location = best.href + '&play=1'; }, 700);
@@ -175,7 +182,7 @@ def _move(name: str, m: dict[str, Any], key: str | None) -> str:
     )
 
 
-def position(answer: dict[str, Any], board: str, strip: str, keys: dict[str, str]) -> str:
+def position(answer: dict[str, Any], board: str, keys: dict[str, str]) -> str:
     """A position: its board, depth, every move, and the walk to the goal or from the start."""
     name = answer["puzzle"]
     depth = "not reachable" if answer["depth"] is None else f"depth {answer['depth']}"
@@ -186,7 +193,7 @@ def position(answer: dict[str, Any], board: str, strip: str, keys: dict[str, str
         f"{_classes(answer)}"
         f'<div class="board" id="board">{board}</div><h2>Moves</h2>{_note(answer)}'
         f'<p id="pick-note"></p><div class="moves">{moves or "no move"}</div>{_steps(answer)}'
-        f"{_walk(answer, strip)}{_clicks(answer)}"
+        f"{_walk_slot(answer)}{_clicks(answer)}"
     )
     return page(f"{name}: {answer['position']}", body)
 
@@ -225,11 +232,27 @@ def _steps(answer: dict[str, Any]) -> str:
     return ""
 
 
-def _walk(answer: dict[str, Any], strip: str) -> str:
-    if not strip:
+def _walk_title(answer: dict[str, Any]) -> str:
+    return "The way to the goal" if answer["origin"] == "goal" else "The way here from the start"
+
+
+def _walk_slot(answer: dict[str, Any]) -> str:
+    """Where the walk's strip goes: fetched after the page (``/strip``), a link without
+    JavaScript."""
+    if not answer["depth"]:
         return ""
-    title = "The way to the goal" if answer["origin"] == "goal" else "The way here from the start"
-    return f'<h2>{title}</h2><div class="strip">{strip}</div>'
+    url = "/strip/" + position_url(answer["puzzle"], answer["position"])[len("/p/") :]
+    return (
+        f'<div id="walk" data-src="{escape(url)}"><noscript><a href="{escape(url)}">'
+        f"{_walk_title(answer)}</a></noscript></div>"
+    )
+
+
+def walk(answer: dict[str, Any], strip: str) -> str:
+    """The walk's strip under its title (a part of a page, or a page of its own)."""
+    if not strip:
+        return "<p>No walk to draw (over 60 moves, or none).</p>"
+    return f'<h2>{_walk_title(answer)}</h2><div class="strip">{strip}</div>'
 
 
 def _clickable(answer: dict[str, Any]) -> bool:
