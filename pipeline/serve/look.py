@@ -66,11 +66,12 @@ def at_depth(db: Database, name: str, depth: int, nth: int | None) -> str:
     return p.text(int(rows["state"][0]))
 
 
-def found_depth(db: Database, name: str, state: int) -> int | None:
-    """The depth of a state in table ``name`` (any of its symmetric images), or None."""
+def found_depth(db: Database, name: str, state: int, near: int | None = None) -> int | None:
+    """The depth of a state in table ``name`` (any of its symmetric images), or None;
+    ``near``: a depth to look around first (a move from a position at that depth)."""
     p = db.puzzle(name)
     table = db.table(name)
-    hits = [h for h in (table.find(s, p.depth_parity(s)) for s in p.variants(state)) if h]
+    hits = [h for h in (table.find(s, p.depth_parity(s), near) for s in p.variants(state)) if h]
     return min(h.depth for h in hits) if hits else None
 
 
@@ -104,7 +105,7 @@ def position(db: Database, name: str, text: str) -> dict[str, Any]:
     judge = _winnable(db, p)
     moves = []
     for made, stored in p.moves_from(state):
-        d = found_depth(db, name, stored)
+        d = found_depth(db, name, stored, near=depth)
         won = None if judge is None else found_depth(db, judge, stored) is not None
         frm, to = spots_moved(p, state, made)
         moves.append(

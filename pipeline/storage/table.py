@@ -159,17 +159,19 @@ class Table:
                 return Hit(state, depth, None if parent == int(NO_PARENT) else parent)
         return None
 
-    def find(self, state: int, parity: int | None = None) -> Hit | None:
+    def find(self, state: int, parity: int | None = None, near: int | None = None) -> Hit | None:
         """The row of ``state`` at whatever depth it sits, or None.
 
-        The largest levels are probed first; a known depth ``parity`` (bipartite
-        graphs: the puzzle's depth_parity) skips half of them.
+        The largest levels are probed first, or those nearest ``near`` (a move
+        from a position at that depth: its depth or one either side); a known
+        depth ``parity`` (bipartite graphs: the puzzle's depth_parity) skips half.
         """
-        depths = [
-            d
-            for d, _ in sorted(self.histogram(), key=lambda dn: -dn[1])
-            if parity is None or d % 2 == parity
-        ]
+        levels = self.histogram()
+        if near is None:
+            levels = sorted(levels, key=lambda dn: -dn[1])
+        else:
+            levels = sorted(levels, key=lambda dn: (abs(dn[0] - near), -dn[1]))
+        depths = [d for d, _ in levels if parity is None or d % 2 == parity]
         for depth in depths:
             hit = self.find_at(state, depth)
             if hit is not None:
