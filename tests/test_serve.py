@@ -150,6 +150,9 @@ def test_bad_requests_get_one_line(server: str) -> None:
     status, body = get(server + "/api/position/3x3?s=1%201%201")
     assert status == 400 and list(json.loads(body)) == ["error"]
     assert get(server + "/pick/3x3?depth=99")[0] == 400
+    status, page = get(server + "/strip/3x3?s=junk")
+    assert status == 400 and page.count('class="error"') == 1
+    assert get(server + "/strip/nope")[0] == 404
 
 
 def test_a_position_at_a_depth_is_picked(server: str) -> None:
@@ -231,3 +234,12 @@ def test_the_walk_comes_after_the_page(server: str) -> None:
     status, strip = get(f"{server}/strip/3x3?s={quote(START)}")
     assert status == 200 and strip.startswith("<h2>The way to the goal</h2>")
     assert strip.count('data-text="') == 32 and 'data-text="1 2 3 4 5 6 7 8 0"' in strip
+
+
+def test_only_boards_whose_clicks_tell_moves_apart_take_them(server: str) -> None:
+    """3x3's two moves leave from different tiles; the cube's turns all repaint the
+    same stickers, so its page offers no clicks (the list of moves does)."""
+    tiles = get(f"{server}/p/3x3?s={quote(START)}")[1]
+    cube = get(f"{server}/p/pocket")[1]
+    assert tiles.count('"url": "/p/3x3?s=') == 3 and "Click a piece" in tiles
+    assert 'id="moves"' not in cube and "Click a piece" not in cube

@@ -264,12 +264,14 @@ def _clickable(answer: dict[str, Any]) -> bool:
 
 
 def _clicks(answer: dict[str, Any]) -> str:
-    """The moves for the board's clicks: where each piece leaves and lands, and its URL."""
+    """The moves for the board's clicks: where each piece leaves and lands, and its URL
+    (none where clicks cannot tell the moves apart)."""
+    if not _clickable(answer):
+        return ""
     name = answer["puzzle"]
     moves = [
         {"from": m["from"], "to": m["to"], "url": position_url(name, m["position"])}
         for m in answer["moves"]
-        if _clickable(answer)
     ]
     text = json.dumps(moves).replace("<", "\\u003c")
     return f'<script type="application/json" id="moves">{text}</script>'
