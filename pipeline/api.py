@@ -31,7 +31,6 @@ from pipeline.errors import BadPosition, NotBuilt
 from pipeline.hints import DATA_ENV, default_data  # noqa: F401 (public names)
 from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.base import Puzzle, ident
-from pipeline.puzzles.names import ROOTED
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
 
@@ -215,7 +214,7 @@ class Database:
         built = set(self.built())
         kept = {s.name: s for s in spec.kept(self.data)}
         if name in kept:
-            suffixes = spec.families()[kept[name].family].TABLES
+            suffixes = spec.families()[kept[name].family].tables
             tables = [name + x for x in suffixes if name + x in built]
             return tables, self.data / spec.SPECS / f"{name}.toml"
         if name in built:
@@ -304,7 +303,7 @@ class Database:
             )
         states = [r.state for r in rows]
         line = p.notation(states if p.origin == "goal" else states[::-1])
-        return Solution(puzzle, _walk_origin(p), states, [p.text(s) for s in states], line)
+        return Solution(puzzle, p.walk_origin, states, [p.text(s) for s in states], line)
 
     def _solve_derived(self, p: Puzzle, position: str | int) -> Solution:
         """Solve through the table that answers for ``p`` (peg boards: the winnable table).
@@ -685,14 +684,6 @@ def _with_requirements(chosen: list[Puzzle], data: Path | None = None) -> list[P
 def open(data: str | os.PathLike[str] | None = None) -> Database:
     """Open the data folder (default ``data/`` or $PUZZLEDB_DATA)."""
     return Database(data)
-
-
-def _walk_origin(p: Puzzle) -> str:
-    """Where a table walk ends: "root" on a table enumerated from a typed position
-    (``3x3~406f4178``: the walk ends there, not at the goal), else the puzzle's origin."""
-    if p.origin == "goal" and ROOTED.fullmatch(p.name):
-        return "root"
-    return p.origin
 
 
 def _beyond(text: str, puzzle: str, depth: int, data: Path) -> str:

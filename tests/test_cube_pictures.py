@@ -7,7 +7,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import pipeline
-from pipeline.pictures import boards, geometry
+from pipeline.draw import geometry
+from pipeline.pictures import boards
 from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.cube import board as cube
 from tests.test_pictures import SVG, state_of, strip_boards

@@ -17,6 +17,7 @@ RANKS = {
     "hints": 0,
     "answers": 0,
     "engine": 1,
+    "draw": 1,
     "storage": 2,
     "puzzles": 3,
     "executors": 4,

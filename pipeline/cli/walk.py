@@ -31,7 +31,7 @@ def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[Any] | None = None) 
         moves = f", {plural(p.moves_in(states), 'move')}" if p.step_word != "move" else ""
         typer.echo(f"line {where}{moves}: {sol.notation}")
     if tiles is not None:
-        from pipeline.solvers.choose import slid_words
+        from pipeline.puzzles.tiles.slides import slid_words
 
         typer.echo(
             "tiles slid: " + " ".join(slid_words(t if isinstance(t, list) else [t]) for t in tiles)

@@ -1,9 +1,8 @@
 """Pictures: boards as SVG, depth histograms as charts, and the HTML report.
 
-- :mod:`~pipeline.pictures.svg`: a few helpers to write SVG text;
-- :mod:`~pipeline.pictures.geometry`: where each cell sits, read from the text layout;
-- :mod:`~pipeline.pictures.art`: how each family draws its cells (one small class each);
-- :mod:`~pipeline.pictures.boards`: a position, or a solution as a strip of boards;
+- :mod:`~pipeline.pictures.boards`: a position, or a solution as a strip of boards,
+  each drawn by its family's drawing (pipeline/draw/ is the toolkit; a family
+  declares its own: pipeline/puzzles/family.py);
 - :mod:`~pipeline.pictures.charts`: positions per depth with matplotlib (SVG or PNG);
 - :mod:`~pipeline.pictures.report`: one self-contained HTML page for a data folder.
 

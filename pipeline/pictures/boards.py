@@ -12,9 +12,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.pictures.art import ACCENT, FONT, UNIT, Art, Move, art_of
-from pipeline.pictures.svg import document, el, esc, num, text
+from pipeline.draw.art import ACCENT, FONT, UNIT, Art, Move
+from pipeline.draw.svg import document, el, esc, num, text
 from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.registry import art_of
 
 CAPTION = 20  # pixels under a board for each line of its caption
 CHAR = 7.5  # pixels a caption character takes at most, about (12 px system-ui)

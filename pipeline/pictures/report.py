@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import hints
+from pipeline.draw.svg import esc
 from pipeline.errors import BadOutput, NotBuilt, PuzzleDBError
 from pipeline.pictures import boards, charts, output
-from pipeline.pictures.svg import esc
 from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.base import Puzzle
 from pipeline.storage.manifest import Manifest

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from pipeline.answers import Origin
 from pipeline.engine.core import Expander, Graph, States
 from pipeline.errors import BadPosition, PuzzleDBError
 
@@ -213,7 +214,7 @@ class Puzzle(ABC):
             "name": self.name,
             "title": self.title,
             "graph": str(self.graph),
-            "origin": self.origin,
+            "origin": str(self.origin),
             "roots": list(self.root_texts),
             "encoding": self.encoding,
             "cells": self.cells.count,
@@ -226,9 +227,17 @@ class Puzzle(ABC):
 
     # -- the rules: the graph the engine walks ----------------------------------
     graph: Graph
-    #: "goal" when enumerated from the goal (a parent walk is an optimal
-    #: solution), "start" when from the start (a walk is a shortest way there).
-    origin: str
+    #: GOAL when enumerated from the goal (a parent walk is an optimal
+    #: solution), START when from the start (a walk is a shortest way there).
+    origin: Origin
+    #: A table enumerated from a position the user typed (``3x3~<hash>``: names.py).
+    typed_root: bool = False
+
+    @property
+    def walk_origin(self) -> Origin:
+        """What a walk along the table's parents ends at: ROOT on a typed root's table."""
+        return Origin.ROOT if self.typed_root and self.origin is Origin.GOAL else self.origin
+
     root_texts: tuple[str, ...]
     #: Kernels that cost nothing (0-1 BFS), or None.
     expand_free: Expander | None = None

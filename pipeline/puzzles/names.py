@@ -2,25 +2,21 @@
 
 The grammar (part of the data contract, docs/SPECS.md):
 
-    sliding boards   <board>[-multi][@<cell>]      3x3-multi, 3x3@4, 3x3-multi@4, hex6@3
-                     <board>[-multi]~<hash>        3x3~1b2c3d4e: from a root the user typed
-    peg boards       <board>[@<hole>][-winnable]   triangle15@3-winnable
-                     <board>~<hash>
+    <board><suffixes>        3x3-multi, 3x3@4, 3x3-multi@4, hex6@3, triangle15@3-winnable
+    <board><suffixes>~<hash> 3x3~1b2c3d4e, 3x3-multi~1b2c3d4e: from a root the user typed
 
-``<board>`` is a built-in board (``3x3``, ``hex6``, ``triangle15`` ...), any
-rectangle ``RxC`` (2 <= R, C and R*C <= 16), or the name of a spec in the
-data folder (pipeline/puzzles/spec/parse.py). ``-multi`` (rectangles only) counts
-a slide of several tiles of one line as one move (tiles/multi.py). ``@<cell>``
-puts the blank (the empty hole) there and the tiles in order in the other
-cells. ``<hash>`` is the first 8 hex digits of the sha256 of the root as the
-board prints it (``board(puzzle, state)``, e.g. ``'8 6 7 2 5 4 3 0 1'``): it
-depends on the position alone, so ``3x3~h`` and ``3x3-multi~h`` start from the
-same root. Such a table is found again from the root its manifest records.
+``<board>`` is a built-in board (``3x3``, ``hex6``, ``triangle15`` ...), a board
+its family names by a rule (any rectangle ``RxC``), or the name of a spec in
+the data folder (pipeline/puzzles/spec/parse.py). The suffixes a board takes
+are its family's (``Family.variants``: ``-multi`` and ``@<cell>`` for sliding
+boards, ``@<hole>`` and ``-winnable`` for peg boards, none for the others).
+``<hash>`` is the first 8 hex digits of the sha256 of the root as the board
+prints it (``board(puzzle, state)``, e.g. ``'8 6 7 2 5 4 3 0 1'``): it depends
+on the position alone, so ``3x3~h`` and ``3x3-multi~h`` start from the same
+root. Such a table is found again from the root its manifest records.
 
-The one grammar: the families supply the boards (the built-ins, builtin.py;
-rectangles, tiles/board.py; specs, spec/parse.py) and the puzzles a suffix
-makes (``goal_cell``, ``TilePuzzle.with_goal``, ``PegPuzzle``'s start hole,
-``WinnablePuzzle``, ``multi_rectangle``); no family parses a name.
+The one grammar, and it names no family: each family declares its suffixes,
+the puzzles they make and its typed roots (puzzles/family.py).
 """
 
 from __future__ import annotations
@@ -30,20 +26,14 @@ import hashlib
 import re
 from pathlib import Path
 
-from pipeline.errors import BadPosition, PuzzleDBError, UnknownPuzzle
+from pipeline.errors import PuzzleDBError, UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
-from pipeline.puzzles.builtin import REGISTRY, unknown
-from pipeline.puzzles.pegs.board import PegPuzzle, WinnablePuzzle
+from pipeline.puzzles.builtin import FAMILIES, REGISTRY, family_of, unknown
 from pipeline.puzzles.spec import parse as spec
-from pipeline.puzzles.tiles.board import TilePuzzle, rectangle
-from pipeline.puzzles.tiles.multi import MultiTilePuzzle, multi_rectangle
-from pipeline.words import permutation_fault
 
-ROOTED = re.compile(r"(?P<base>[a-z0-9_]+(?:-multi)?)~(?P<hash>[0-9a-f]{8})")
-VARIANT = re.compile(
-    r"(?P<board>[a-z0-9_]+?)(?P<multi>-multi)?(?:@(?P<cell>\d+))?(?P<winnable>-winnable)?"
-)
-RECTANGLE = re.compile(r"(\d+)x(\d+)")
+ROOTED = re.compile(r"(?P<base>[a-z0-9_][a-z0-9_@-]*)~(?P<hash>[0-9a-f]{8})")
+#: A board's name, then its suffixes (the family's grammar).
+BOARD = re.compile(r"(?P<board>[a-z0-9_]+)(?P<rest>[-@].*)?")
 
 
 def root_hash(text: str) -> str:
@@ -63,103 +53,42 @@ def resolve(name: str, data: Path | None = None) -> Puzzle | None:
     m = ROOTED.fullmatch(name)
     if m:
         return _rooted_from_folder(name, m["base"], data)
-    m = VARIANT.fullmatch(name)
-    if not m:
-        return None
-    board = _board(m["board"], data)
-    if board is None:
-        return None
-    if m["multi"]:
-        board = _multi(board)
-    cell = int(m["cell"]) if m["cell"] is not None else None
-    if isinstance(board, TilePuzzle) and not m["winnable"]:
-        return board if cell is None else goal_cell(board, cell)
-    if type(board) is PegPuzzle:
-        p = board if cell is None else _peg_start(board, cell)
-        return WinnablePuzzle(p) if m["winnable"] else p
-    return board if name == board.name else None  # a board of another family: no suffixes
+    m = BOARD.fullmatch(name)
+    board = _board(m["board"], data) if m else None
+    if m is None or board is None or not m["rest"]:
+        return board
+    family = family_of(board)
+    variants = family.variants if family is not None else None
+    groups = variants.regex.fullmatch(m["rest"]) if variants is not None else None
+    return variants.make(board, groups.groupdict()) if variants and groups else None
 
 
 def _board(name: str, data: Path | None) -> Puzzle | None:
-    """A board the grammar builds on: built-in, any rectangle, or a spec in ``data``."""
+    """A board the grammar builds on: built-in, named by a family's rule, or a spec."""
     found = REGISTRY.get(name)
     if found is not None:
-        plain = type(found) in (TilePuzzle, PegPuzzle)
-        return found if plain else None
-    m = RECTANGLE.fullmatch(name)
-    if m:
-        rows, cols = int(m[1]), int(m[2])
-        return rectangle(rows, cols) if rows >= 2 and cols >= 2 and rows * cols <= 16 else None
+        return found
+    for f in FAMILIES:
+        ruled = f.variants.board(name) if f.variants and f.variants.board else None
+        if ruled is not None:
+            return ruled
     return spec.board(name, data) if data is not None else None
-
-
-def _multi(board: Puzzle) -> MultiTilePuzzle:
-    m = RECTANGLE.fullmatch(board.name)
-    if m is None or not isinstance(board, TilePuzzle):
-        raise UnknownPuzzle(f"{board.name}-multi: the multi-tile metric is for rectangles only")
-    known = REGISTRY.get(f"{board.name}-multi")
-    return known if isinstance(known, MultiTilePuzzle) else multi_rectangle(int(m[1]), int(m[2]))
-
-
-def goal_cell(board: TilePuzzle, cell: int) -> TilePuzzle:
-    """The board whose goal has the blank in ``cell`` and the tiles in order elsewhere."""
-    n = board.cells.count
-    if not 0 <= cell < n:
-        raise UnknownPuzzle(f"{board.name} has cells 0..{n - 1}: no {board.name}@{cell}")
-    tiles = iter(range(1, n))
-    goal = [0 if c == cell else next(tiles) for c in range(n)]
-    return board.with_goal(goal, f"{board.name}@{cell}", f"{board.title}, blank in cell {cell}")
-
-
-def _peg_start(board: PegPuzzle, hole: int) -> PegPuzzle:
-    p = PegPuzzle(board.board, empty=hole, name=f"{board.name}@{hole}")
-    p.spec = board.spec
-    return p
-
-
-class RootedPegPuzzle(PegPuzzle):
-    """A peg board enumerated from a position the user typed (depth = jumps from it).
-
-    ``solve`` walks this table itself: the walk, read backwards, is a line of
-    jumps from the root to the position (there is no goal to win towards).
-    """
-
-    def __init__(self, base: PegPuzzle, state: int, name: str) -> None:
-        super().__init__(base.board, empty=base.empty, name=name)
-        self.spec = base.spec
-        self.root_texts = (base.text(state),)
-        self.title = f"peg solitaire, {base.board.title}, from {base.text(state)}, in jumps"
-        self.solved_by = name
-
-    def describe(self) -> dict[str, object]:
-        return {k: v for k, v in super().describe().items() if k != "goal"}
 
 
 def rooted(base: Puzzle, text: str) -> Puzzle:
     """The board of ``base`` enumerated from the typed position ``text`` (``<base>~<hash>``)."""
-    if not isinstance(base, TilePuzzle) and type(base) is not PegPuzzle:
-        raise UnknownPuzzle(
-            f"{base.name}: tables from a typed root are for sliding boards and peg boards"
-        )
+    family = family_of(base)
+    make = family.variants.rooted if family and family.variants else None
+    if make is None:
+        kinds = " and ".join(f.noun for f in FAMILIES if f.variants and f.variants.rooted)
+        raise UnknownPuzzle(f"{base.name}: tables from a typed root are for {kinds}")
     if "@" in base.name:
         raise UnknownPuzzle(f"{base.name}: give the board without @ (the root is the goal)")
     values = base.cells.parse_values(text)
-    if isinstance(base, TilePuzzle):
-        _check_permutation(values)
-    state = base.cells.encode(values)
-    canonical = base.text(state)
-    name = f"{base.name}~{root_hash(canonical)}"
-    if isinstance(base, TilePuzzle):
-        return base.with_goal(values, name, f"{base.title}, from {canonical}")
-    assert isinstance(base, PegPuzzle)
-    return RootedPegPuzzle(base, state, name)
-
-
-def _check_permutation(values: list[int]) -> None:
-    n = len(values)
-    fault = permutation_fault(values, n)
-    if fault:
-        raise BadPosition(f"each of 0..{n - 1} must appear once: {fault}")
+    canonical = base.cells.text(base.cells.encode(values))
+    made = make(base, values, f"{base.name}~{root_hash(canonical)}")
+    made.typed_root = True
+    return made
 
 
 def recorded_root(data: Path, name: str) -> str | None:

@@ -12,11 +12,16 @@ apart, so the graph is reversible, not bipartite.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from pipeline.answers import Origin
+from pipeline.draw.art import Art, Move
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle
+from pipeline.puzzles.family import Family
 
 CELLS = 8
 
@@ -28,7 +33,7 @@ class Oshidori(Puzzle):
     title = "oshidori (pair-moving stones, 8 cells)"
     cells = Cells(CELLS, 2, (".", "B", "W"), " ".join(f"{{{i}}}" for i in range(CELLS)))
     graph = Graph.REVERSIBLE
-    origin = "start"
+    origin = Origin.START
     root_texts = ("B W B W B W . .",)
     encoding = "cell i in bits 2i..2i+1: 0 empty, 1 black (B), 2 white (W)"
     expected_total = None
@@ -60,3 +65,36 @@ class Oshidori(Puzzle):
 
 
 OSHIDORI = Oshidori()
+
+
+class StoneArt(Art):
+    """Black and white stones on a row of cells."""
+
+    squares = True
+
+    board_fill = "#c8a165"
+
+    def slot(self, spot: int, x: float, y: float) -> str:
+        return self.square(x, y, "#e6c58f", 0.92)
+
+    def piece(self, content: int, x: float, y: float) -> str:
+        if content == 1:
+            return self.disc(x, y, "#212121", stroke="#000")
+        if content == 2:
+            return self.disc(x, y, "#fafafa", stroke="#212121")
+        return ""
+
+    def move(self, before: Sequence[int], after: Sequence[int]) -> Move:
+        m = super().move(before, after)
+        if not m.frm or not m.to:
+            return m
+        return Move(m.frm, m.to, label=f"{m.frm[0]}-{m.frm[-1]} to {m.to[0]}-{m.to[-1]}")
+
+
+FAMILY = Family(
+    "oshidori",
+    "pair-moving stones",
+    classes=(Oshidori,),
+    tables=(OSHIDORI,),
+    arts={Oshidori: StoneArt},
+)

@@ -22,16 +22,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from pipeline.answers import Origin
+from pipeline.draw.art import Art, Move
+from pipeline.draw.svg import el
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle
+from pipeline.puzzles.family import Family
 
 
 class Placement(Puzzle):
     """Numbers 1..n on n places, filled in order; complete lines must share one sum."""
 
     graph = Graph.LAYERED
-    origin = "start"
+    origin = Origin.START
     encoding = "number on place i in bits 4i..4i+3, 0 empty; places filled in order 0, 1, ..."
 
     def __init__(
@@ -100,4 +104,49 @@ MAGIC9 = Placement(
     [(0, 1, 2, 3), (3, 4, 5, 6), (6, 7, 8, 0)],
     "      {0}\n    {1}   {8}\n  {2}       {7}\n{3}   {4}   {5}   {6}",
     default=True,
+)
+
+
+class PlaceArt(Art):
+    """Places on the triangle's sides, each with its number once placed."""
+
+    board_fill = "#eceff1"
+
+    def underlay(self) -> str:
+        p = self.puzzle
+        out = []
+        for line in p.lines:
+            a, b = self.xy(line[0], self.pad), self.xy(line[-1], self.pad)
+            out.append(
+                el(
+                    "line",
+                    {
+                        "x1": a[0],
+                        "y1": a[1],
+                        "x2": b[0],
+                        "y2": b[1],
+                        "stroke": "#90a4ae",
+                        "stroke_width": 3,
+                    },
+                )
+            )
+        return "".join(out)
+
+    def slot(self, spot: int, x: float, y: float) -> str:
+        return self.disc(x, y, "#fff", r=0.36, stroke="#90a4ae")
+
+    def piece(self, content: int, x: float, y: float) -> str:
+        if content == 0:
+            return ""
+        return self.disc(x, y, "#fff", r=0.36, stroke="#37474f") + self.label(
+            x, y, str(content), "#263238"
+        )
+
+    def move(self, before: Sequence[int], after: Sequence[int]) -> Move:
+        m = super().move(before, after)
+        return Move(to=m.to, label=f"{after[m.to[0]]} on {m.to[0]}" if len(m.to) == 1 else "")
+
+
+FAMILY = Family(
+    "placements", "placements", classes=(Placement,), tables=(MAGIC9,), arts={Placement: PlaceArt}
 )

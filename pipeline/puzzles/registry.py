@@ -12,19 +12,22 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
+from pipeline.draw.art import Art
 from pipeline.errors import PuzzleDBError
 from pipeline.puzzles.base import Puzzle
-from pipeline.puzzles.builtin import BUILTIN, GROUPS, REGISTRY, unknown
+from pipeline.puzzles.builtin import BUILTIN, FAMILIES, GROUPS, REGISTRY, family_of, unknown
 from pipeline.puzzles.names import resolve
-from pipeline.puzzles.pegs import sql as peg_sql
 from pipeline.puzzles.spec import parse as spec
 
 __all__ = [
+    "FAMILIES",
     "GROUPS",
     "REGISTRY",
+    "art_of",
     "defaults",
     "derived",
     "expand_names",
+    "family_of",
     "family_sql",
     "get",
     "listed",
@@ -71,7 +74,7 @@ def listed(data: Path) -> list[Puzzle]:
     ``data``, and every other table built there (other goals, typed roots)."""
     out = dict(REGISTRY)
     for s in spec.kept(data):
-        for suffix in spec.families()[s.family].TABLES:
+        for suffix in spec.families()[s.family].tables:
             out.setdefault(s.name + suffix, get(s.name + suffix, data))
     for manifest in sorted(data.glob("*/_manifest.json")):
         name = manifest.parent.name
@@ -83,4 +86,11 @@ def listed(data: Path) -> list[Puzzle]:
 
 def family_sql(found: list[Any]) -> list[str]:
     """Catalog statements the families add for the tables in ``found`` (manifests)."""
-    return peg_sql.statements(found)
+    return [stmt for f in FAMILIES if f.sql is not None for stmt in f.sql(found)]
+
+
+def art_of(puzzle: Puzzle) -> Art:
+    """The drawing of ``puzzle``: its family's for its class, else the plain one."""
+    family = family_of(puzzle)
+    made = family.art_class(puzzle) if family is not None else None
+    return (made or Art)(puzzle)

@@ -21,9 +21,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from pipeline.answers import Origin
+from pipeline.draw.art import Art, Move
+from pipeline.draw.svg import el, num
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle
+from pipeline.puzzles.family import Family
 
 KNIGHT_JUMPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
 
@@ -42,7 +46,7 @@ class KnightTour(Puzzle):
     """Open and closed knight's tours from a start cell, one layer per cell visited."""
 
     graph = Graph.LAYERED
-    origin = "start"
+    origin = Origin.START
     encoding = "cell i in bits 2i..2i+1: 0 unvisited, 1 visited, 2 the knight (cells row by row)"
 
     def __init__(
@@ -96,4 +100,61 @@ KNIGHT14 = KnightTour(
     ["#..#", "....", ".##.", "....", "#..#"],
     "  {0} {1}\n{2} {3} {4} {5}\n{6} # # {7}\n{8} {9} {10} {11}\n  {12} {13}",
     default=True,
+)
+
+
+class KnightArt(Art):
+    """A chequered board; visited cells shaded, the knight a dark disc; its path when known."""
+
+    squares = True
+
+    board_fill = "#5d4037"
+    pad = 0.62
+
+    def slot(self, spot: int, x: float, y: float) -> str:
+        col, row = self.spots.xy[spot]
+        light = round(col + row) % 2 == 0
+        return self.square(x, y, "#f0d9b5" if light else "#b58863", 1.0)
+
+    def piece(self, content: int, x: float, y: float) -> str:
+        if content == 1:
+            return self.disc(x, y, "#1e88e5", r=0.16)
+        if content == 2:
+            return self.disc(x, y, "#1b1b1b", r=0.34) + self.label(x, y, "N", "#fff")
+        return ""
+
+    def move(self, before: Sequence[int], after: Sequence[int]) -> Move:
+        frm = tuple(i for i, v in enumerate(before) if v == 2)
+        to = tuple(i for i, v in enumerate(after) if v == 2)
+        return Move(frm, to, label=f"to {to[0]}" if to else "")
+
+    def mover(self, contents: Sequence[int]) -> int | None:
+        return contents.index(2) if 2 in contents else None
+
+    def extras(self, contents: Sequence[int], history: Sequence[int] | None) -> str:
+        """The knight's path in the order it went, when the strip knows it."""
+        if not history or len(history) < 2:
+            return ""
+        pts = " ".join(f"{num(x)},{num(y)}" for x, y in (self.xy(c, self.pad) for c in history))
+        return el(
+            "polyline",
+            {
+                "points": pts,
+                "fill": "none",
+                "stroke": "#1e88e5",
+                "stroke_width": 2.5,
+                "stroke_linejoin": "round",
+                "opacity": 0.8,
+                "class": "path",
+                "data_cells": " ".join(map(str, history)),
+            },
+        )
+
+
+FAMILY = Family(
+    "tours",
+    "knight's tours",
+    classes=(KnightTour,),
+    tables=(KNIGHT14,),
+    arts={KnightTour: KnightArt},
 )

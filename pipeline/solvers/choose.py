@@ -22,6 +22,7 @@ from pipeline.answers import MethodSolution, Solution
 from pipeline.errors import BadMethod, BadPosition, NotBuilt, Unsolvable
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.tiles.patterns import PARTITIONS
+from pipeline.puzzles.tiles.slides import step_tiles
 
 METHODS = ("auto", "table", "optimal", "loop")
 #: Boards where ``auto`` falls back to the pattern-database search.
@@ -70,28 +71,9 @@ def slides_tiles(p: Puzzle) -> bool:
     return p.slides_tiles
 
 
-def step_tiles(before: Sequence[int], after: Sequence[int]) -> list[int]:
-    """The tiles one step slides, the one next to the blank first: one on most boards,
-    several where a move slides a line (3x3-multi). The text and the SVG both name these."""
-    z = list(before).index(0)
-    moved = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b and a]
-    return [before[i] for i in sorted(moved, key=lambda i: abs(i - z))]
-
-
 def tiles_slid(p: Any, states: Sequence[int]) -> list[list[int]]:
     """The tiles slid at each step of a sliding-puzzle walk (see :func:`step_tiles`)."""
     return [step_tiles(p.cells.values(a), p.cells.values(b)) for a, b in itertools.pairwise(states)]
-
-
-def slid_words(tiles: Sequence[int]) -> str:
-    """One step's tiles as the text and the SVG print them: ``8``, or ``6+8`` for a line."""
-    return "+".join(map(str, tiles))
-
-
-def slid_label(before: Sequence[int], after: Sequence[int]) -> str:
-    """A step's label in the SVG strip: ``tile 8``, ``tiles 6+8``."""
-    tiles = step_tiles(before, after)
-    return f"tile{'s' if len(tiles) > 1 else ''} {slid_words(tiles)}"
 
 
 def optimal(solver: Callable[[], Any], p: Any, position: str) -> MethodSolution:

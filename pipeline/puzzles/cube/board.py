@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pipeline.answers import Origin
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle
@@ -310,7 +311,7 @@ class PocketCube(Puzzle):
     """The pocket cube in one metric, enumerated from solved."""
 
     cells = CELLS
-    origin = "goal"
+    origin = Origin.GOAL
     root_texts = (CELLS.text(SOLVED),)
     encoding = (
         "corner positions URF UFL ULB UBR DFR DLF DRB (i = 0..6) in bits 5i..5i+4, "

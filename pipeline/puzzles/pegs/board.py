@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pipeline.answers import Origin
 from pipeline.engine.core import Expander, Graph, States, absent
 from pipeline.errors import BadPosition, NotBuilt, PositionLost, PuzzleDBError
 from pipeline.puzzles.base import Cells, Puzzle, StepNote
@@ -204,7 +205,7 @@ class PegPuzzle(Puzzle):
     """A peg board counted in jumps, enumerated from the start (one hole empty)."""
 
     graph = Graph.LAYERED
-    origin = "start"
+    origin = Origin.START
     state_bits = LAST_SHIFT + LAST_BITS
 
     def __init__(
@@ -355,6 +356,31 @@ def play(board: Board, start: int, text: str) -> list[int]:
     return states
 
 
+class RootedPegPuzzle(PegPuzzle):
+    """A peg board enumerated from a position the user typed (depth = jumps from it).
+
+    ``solve`` walks this table itself: the walk, read backwards, is a line of
+    jumps from the root to the position (there is no goal to win towards).
+    """
+
+    def __init__(self, base: PegPuzzle, state: int, name: str) -> None:
+        super().__init__(base.board, empty=base.empty, name=name)
+        self.spec = base.spec
+        self.root_texts = (base.text(state),)
+        self.title = f"peg solitaire, {base.board.title}, from {base.text(state)}, in jumps"
+        self.solved_by = name
+
+    def describe(self) -> dict[str, object]:
+        return {k: v for k, v in super().describe().items() if k != "goal"}
+
+
+def start_hole(board: PegPuzzle, hole: int) -> PegPuzzle:
+    """The board with another hole empty at the start (``triangle15@3``)."""
+    p = PegPuzzle(board.board, empty=hole, name=f"{board.name}@{hole}")
+    p.spec = board.spec
+    return p
+
+
 class PegMovesPuzzle(PegPuzzle):
     """The same board counted in moves: a run of jumps by one peg is one move."""
 
@@ -418,7 +444,7 @@ class WinnablePuzzle(Puzzle):
     """
 
     graph = Graph.LAYERED
-    origin = "goal"
+    origin = Origin.GOAL
     state_bits = LAST_SHIFT + LAST_BITS
 
     def __init__(self, forward: PegPuzzle, *, default: bool = False) -> None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pipeline.answers import Origin
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Puzzle
@@ -114,7 +115,7 @@ class ChainWinnablePuzzle(Puzzle):
     """The fewest moves to the goal from every board that can reach it, by reversed moves."""
 
     graph = Graph.GENERAL
-    origin = "goal"
+    origin = Origin.GOAL
     step_word = "move"
     has_kernels = True
 

@@ -5,7 +5,7 @@ after its family::
 
     name = "plus"                 # a-z, 0-9, _: no built-in, catalog name or DuckDB keyword
     title = "plus-shaped sliding puzzle"
-    [tiles]                       # or [pegs]: see spec/tiles.py, spec/pegs.py
+    [tiles]                       # or [pegs]: see tiles/spec.py, pegs/spec.py
     ...
 
 ``puzzledb build --spec FILE`` checks the spec, copies it to
@@ -14,9 +14,9 @@ the name there (``list``, ``solve``, ``verify``, the name grammar of names.py:
 ``plus@3``, ``plus~<hash>``), and each table's manifest records the spec's
 text, so a table stays readable and rebuildable without the file.
 
-A family is a module (spec/pegs.py, spec/tiles.py) with ``KEYS`` (the keys of
-its table, required ones marked ``True``), ``TABLES`` (the suffixes of the
-tables ``build --spec`` builds) and ``load(spec) -> Puzzle`` raising
+A family that can be defined in a spec declares its table (``Family.spec``:
+puzzles/family.py): its keys (required ones marked ``True``), the suffixes of
+the tables ``build --spec`` builds, and ``load(spec) -> Puzzle`` raising
 :class:`Problem` (spec/base.py); a bad spec is one line naming the file, the
 key path and, where known, the line.
 """
@@ -26,16 +26,14 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from pipeline import hints
 from pipeline.errors import BadSpec, CannotWrite, PuzzleDBError
 from pipeline.puzzles.base import Puzzle
-from pipeline.puzzles.builtin import REGISTRY
+from pipeline.puzzles.builtin import FAMILIES, REGISTRY
+from pipeline.puzzles.family import SpecTable
 from pipeline.puzzles.reserved import reserved
-from pipeline.puzzles.spec import pegs as spec_pegs
-from pipeline.puzzles.spec import tiles as spec_tiles
 from pipeline.puzzles.spec.base import Problem, Spec
 from pipeline.storage import files, manifest
 
@@ -44,9 +42,9 @@ NAME = re.compile(r"[a-z][a-z0-9_]*")
 TOP_KEYS = {"name": True, "title": False}
 
 
-def families() -> dict[str, ModuleType]:
+def families() -> dict[str, SpecTable]:
     """The families a spec may define, by the name of their table."""
-    return {"tiles": spec_tiles, "pegs": spec_pegs}
+    return {f.spec.key: f.spec for f in FAMILIES if f.spec is not None}
 
 
 def parse(text: str, where: str) -> Spec:
@@ -86,7 +84,7 @@ def _parse(doc: dict[str, Any], text: str, where: str) -> Spec:
     if not isinstance(doc[fam[0]], dict):
         raise Problem(fam[0], "must be a table")
     spec = Spec(name, title, fam[0], doc[fam[0]], text, where)
-    check_keys(spec.table, fams[spec.family].KEYS, spec.family)
+    check_keys(spec.table, fams[spec.family].keys, spec.family)
     return spec
 
 
@@ -171,7 +169,7 @@ def add(path: Path, data: Path) -> list[str]:
         files.replace(files.folder(data, SPECS) / target.name, spec.text)  # never through a link
     except OSError as e:
         raise CannotWrite(f"cannot keep the spec in {target.parent}: {e.strerror or e}") from None
-    return [spec.name + suffix for suffix in families()[spec.family].TABLES]
+    return [spec.name + suffix for suffix in families()[spec.family].tables]
 
 
 def _recorded(data: Path) -> list[tuple[str, str]]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pipeline.answers import Origin
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle
@@ -68,7 +69,7 @@ class TilePuzzle(Puzzle):
     slides_tiles = True
 
     graph = Graph.BIPARTITE
-    origin = "goal"
+    origin = Origin.GOAL
     encoding = "tile of cell i in bits 4i..4i+3 (cells row by row), blank = 0"
 
     def __init__(

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from pipeline.answers import Origin
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle
@@ -35,7 +36,7 @@ class PatternPuzzle(Puzzle):
     """The abstract puzzle of ``tiles`` on a rows x cols board (goal: blank last)."""
 
     graph = Graph.GENERAL
-    origin = "goal"
+    origin = Origin.GOAL
     derived = True
 
     def __init__(self, rows: int, cols: int, label: str, tiles: Sequence[int]) -> None:

@@ -14,8 +14,18 @@ from __future__ import annotations
 import math
 import string
 from dataclasses import dataclass
+from typing import Protocol
 
-from pipeline.puzzles.base import Cells
+
+class Cells(Protocol):
+    """What the geometry reads of a puzzle's cell codec (pipeline/puzzles/base.py's Cells)."""
+
+    count: int
+    layout: str
+
+    @property
+    def width(self) -> int: ...
+
 
 ROW_TRIANGULAR = math.sqrt(3) / 2
 

@@ -1,0 +1,87 @@
+"""What a family of puzzles declares about itself, so that no other room lists families.
+
+Each family (a module or a folder of pipeline/puzzles/) declares one
+:class:`Family`: its puzzle classes, its built-in tables, the drawing of each
+class, its part of the DuckDB catalog, the suffixes its boards take in a name
+and its table in a TOML spec, the way python-chess's variants carry their own
+names and file suffixes. builtin.py lists the families (one line each); the
+name grammar (names.py), the specs (spec/parse.py), the catalog (registry.py)
+and the pictures (registry.art_of) read these declarations and name no family.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from pipeline.draw.art import Art
+from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.spec.base import Spec
+
+
+@dataclass(frozen=True)
+class Variants:
+    """The suffixes a family's boards take in a name and the puzzles they make.
+
+    ``3x3-multi@4``: the board ``3x3``, then the suffixes ``-multi@4`` matched
+    against :attr:`pattern`, whose named groups :attr:`make` is given (None for
+    a group that did not match).
+    """
+
+    #: The suffixes after a board's name, a regex with named groups.
+    pattern: str
+    #: The puzzle of a board and the groups of a match; None when they make none.
+    make: Callable[[Puzzle, dict[str, str | None]], Puzzle | None]
+    #: Boards named by a rule rather than listed (any rectangle ``RxC``), or None.
+    board: Callable[[str], Puzzle | None] | None = None
+    #: The board enumerated from a typed position (``<board>~<hash>``): given the
+    #: board, the position's cell values and the table's name; None: no such tables.
+    rooted: Callable[[Puzzle, list[int], str], Puzzle] | None = None
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern)
+
+
+@dataclass(frozen=True)
+class SpecTable:
+    """A family's table in a TOML spec (``[tiles]``): its keys (required ones True),
+    the suffixes of the tables ``build --spec`` builds, and the loader, which
+    raises spec/base.py's ``Problem`` naming the key that is wrong."""
+
+    key: str
+    keys: Mapping[str, bool]
+    tables: tuple[str, ...]
+    load: Callable[[Spec], Puzzle]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family: its classes, its tables, and what the rest of the package asks of it."""
+
+    name: str
+    #: What its boards are called in a sentence ("sliding boards", "peg boards").
+    noun: str
+    #: Its puzzle classes (subclasses belong to the family of their nearest base listed).
+    classes: tuple[type[Puzzle], ...]
+    #: Its built-in tables, in the order ``puzzledb list`` shows them.
+    tables: tuple[Puzzle, ...] = ()
+    #: Names that stand for several of its tables (``4x4-pdb``: a partition).
+    groups: Mapping[str, list[str]] = field(default_factory=dict)
+    #: The drawing of each class (its subclasses inherit it); the plain drawing otherwise.
+    arts: Mapping[type[Puzzle], type[Art]] = field(default_factory=dict)
+    #: Its statements in the DuckDB catalog, given every built table's checked manifest
+    #: (made even when none of its tables is built: its macros then say so).
+    sql: Callable[[list[Any]], list[str]] | None = None
+    variants: Variants | None = None
+    spec: SpecTable | None = None
+
+    def art_class(self, puzzle: Puzzle) -> type[Art] | None:
+        """The drawing of ``puzzle``'s nearest class that has one here."""
+        for cls in type(puzzle).__mro__:
+            if cls in self.arts:
+                return self.arts[cls]
+        return None

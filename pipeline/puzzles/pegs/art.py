@@ -1,0 +1,34 @@
+"""How peg boards are drawn: holes in a wooden board, pegs standing in some."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pipeline.draw.art import UNIT, Art, Move, distance
+from pipeline.draw.svg import el
+
+
+class PegArt(Art):
+    """Holes in a wooden board, pegs standing in some."""
+
+    board_fill = "#d7b98e"
+
+    def slot(self, spot: int, x: float, y: float) -> str:
+        return el("circle", {"cx": x, "cy": y, "r": 0.13 * UNIT, "fill": "#6d4c41"})
+
+    def piece(self, content: int, x: float, y: float) -> str:
+        if content == 0:
+            return ""
+        return self.disc(x, y, "#c62828", r=0.3, stroke="#7f0000") + el(
+            "circle",
+            {"cx": x - 0.09 * UNIT, "cy": y - 0.09 * UNIT, "r": 0.08 * UNIT, "fill": "#ef9a9a"},
+        )
+
+    def move(self, before: Sequence[int], after: Sequence[int]) -> Move:
+        m = super().move(before, after)
+        if len(m.frm) != 2 or len(m.to) != 1:
+            return m
+        t = m.to[0]
+        far = max(m.frm, key=lambda i: distance(self.spots.xy[i], self.spots.xy[t]))
+        over = tuple(i for i in m.frm if i != far)
+        return Move((far,), m.to, over, label=f"{far}\u2192{t}")
