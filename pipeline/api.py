@@ -5,32 +5,32 @@
     >>> db.solve("3x3", "8 6 7 2 5 4 3 0 1").moves
     31
 
-Tables come back as polars DataFrames, single answers as small dataclasses
-(pipeline/answers.py, the manifest, the verify report). The API is the one
-place that decides to build: solvers are handed the tables they read. The
-CLI, the tests and notebooks all go through this; heavy imports (DuckDB,
-polars) happen only in the methods that need them, so a solve starts fast.
-
-Longer than 300 lines because it is the whole public surface in one place;
-each method is a few lines that hand the work to its module.
+A thin front: each question is answered by the service (pipeline/service/:
+the data folder read once, the one walk, a position's moves, a table's
+histogram and numbers), which the CLI, the explorer and the report share.
+The API is the one place that decides to build. Tables come back as polars
+DataFrames, single answers as small dataclasses (pipeline/answers.py); heavy
+imports (DuckDB, polars) happen only in the methods that need them, so a solve
+starts fast.
 """
 
 from __future__ import annotations
 
-import contextlib
-import operator
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipeline import hints
-from pipeline.answers import MethodSolution, Solution
+from pipeline.answers import MethodSolution, Position, Solution
+from pipeline.answers import Summary as TableSummary
 from pipeline.build.loop import LevelDone
 from pipeline.errors import BadPosition, NotBuilt
 from pipeline.hints import DATA_ENV, default_data  # noqa: F401 (public names)
 from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.base import Puzzle, ident
+from pipeline.service import positions, tables, walks
+from pipeline.service.folder import Folder
+from pipeline.service.solving import Solvers
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
 
@@ -49,9 +49,17 @@ class Database:
 
     def __init__(self, data: str | os.PathLike[str] | None = None) -> None:
         self.data = Path(data) if data is not None else default_data()
-        self._tables: dict[str, Table] = {}
-        self._solvers: dict[tuple[str, bool], Any] = {}
+        #: The folder's tables, read once (again only when the folder changes).
+        self.folder = Folder(self.data)
+        self.solvers = Solvers(
+            self.folder, lambda names, on_level: self.build(names, on_level=on_level)
+        )
         self._cons: dict[bool, Any] = {}
+
+    def _changed(self) -> None:
+        """This process changed the folder: read it again, open new connections."""
+        self.folder.forget()
+        self._cons = {}
 
     # -- building ---------------------------------------------------------
     def build(
@@ -112,10 +120,10 @@ class Database:
                     executor=runner,
                 )
             )
-            self._tables.pop(p.name, None)
+            self._changed()
         with build.os_errors(self.data, "", "catalog"):
             catalog.write(self.data)
-        self._cons = {}
+        self._changed()
         return done
 
     def build_names(
@@ -144,7 +152,7 @@ class Database:
 
     def puzzle(self, name: str) -> Puzzle:
         """The puzzle of that name here: a built-in, a spec kept here, or a typed root."""
-        return puzzles.get(name, self.data)
+        return self.folder.puzzle(name)
 
     def known_puzzles(self) -> list[Puzzle]:
         """Every puzzle known here: built-ins, the specs kept here, every built table."""
@@ -156,35 +164,21 @@ class Database:
         from pipeline.query import catalog
 
         self.require_folder()
-        self._cons = {}
+        self._changed()
         return catalog.write(self.data)
 
-    # -- reading ----------------------------------------------------------
+    # -- reading: each a few lines over the service (pipeline/service/) ------------
     def table(self, name: str) -> Table:
         """The complete table ``name``; NotBuilt names the command that builds it.
 
         CorruptTable when its manifest records another puzzle than the registry's
         (or the kept spec's) of that name: every answer is the registry's puzzle's.
         """
-        if name not in self._tables:
-            from pipeline.puzzles import trusted
-
-            puzzles.get(name, self.data)
-            self.require_folder(name)
-            table = Table(self.data / name)
-            trusted.puzzle_of(table.manifest, self.data)
-            table.check_sizes()
-            self._tables[name] = table
-        return self._tables[name]
+        return self.folder.table(name)
 
     def require_folder(self, name: str | None = None) -> None:
         """NotBuilt when the data folder is missing: reading never creates it."""
-        if not self.data.is_dir():
-            what = "is not a folder" if self.data.exists() else "does not exist"
-            raise NotBuilt(
-                f"data folder {self.data} {what}: nothing is built there "
-                f"(build into it with {hints.build(name or '--default', self.data)})"
-            )
+        self.folder.require(name)
 
     def remove(self, name: str) -> list[str]:
         """Remove table ``name``, or spec ``name`` with the tables built from it; then
@@ -202,7 +196,7 @@ class Database:
                 files.remove(self.data / ".staging" / t)  # an interrupted build's levels
         if spec_file is not None:
             files.remove(spec_file)
-        self._cons = {}
+        self._changed()
         catalog.write(self.data)
         return tables + ([f"{spec.SPECS}/{spec_file.name}"] if spec_file else [])
 
@@ -223,117 +217,54 @@ class Database:
 
     def built(self) -> list[str]:
         """The names of the complete tables in the data folder whose manifest records
-        the registry's puzzle of their name (catalog.manifests: the tables the catalog has)."""
-        from pipeline.query import catalog
+        the registry's puzzle of their name (the tables the catalog has)."""
+        return self.folder.built()
 
-        return [m.table for m in catalog.manifests(self.data)]
+    def problems(self) -> list[tuple[str, str]]:
+        """(table, why) of each table here that is refused: damaged, or doctored."""
+        return self.folder.problems()
 
     def is_built(self, name: str) -> bool:
-        """Whether ``name`` has a readable manifest, reading it only (a solve asks about
-        a few tables; :meth:`built` parses every manifest of the folder). A table whose
-        manifest records another puzzle than the registry's counts as built, so
-        :meth:`table` refuses it in one line (CorruptTable) rather than rebuild it."""
-        from pipeline.errors import CorruptTable
-        from pipeline.storage import manifest as manifests_
-        from pipeline.storage.format import MANIFEST
-
-        folder = self.data / name
-        if name != Path(name).name or name.startswith(".") or not (folder / MANIFEST).exists():
-            return False
-        try:
-            manifests_.read(folder)
-        except CorruptTable:
-            return False
-        return True
+        """Whether ``name`` is a sound complete table here (:meth:`table` opens it)."""
+        return self.folder.is_built(name)
 
     def has_table(self, name: str) -> bool:
         """Whether a table of that name is there, sound or not: its manifest exists, so
         reading it answers or says in one line what is wrong (``show`` asks this, not
-        :meth:`built`, which leaves a doctored table out without a word)."""
-        from pipeline.storage.format import MANIFEST
-
-        folder = self.data / name
-        return (
-            name == Path(name).name
-            and not name.startswith(".")
-            and (os.path.lexists(folder / MANIFEST))
-        )
+        :meth:`built`, which leaves a doctored table out)."""
+        return self.folder.has(name)
 
     def manifests(self) -> list[Manifest]:
         """The manifests of the complete tables in the data folder (as ``built`` names them)."""
-        from pipeline.query import catalog
-
-        return catalog.manifests(self.data)
+        return self.folder.manifests()
 
     def state(self, puzzle: str, position: str | int) -> int:
         """A typed position (or a state number) as a state of ``puzzle``."""
-        p = puzzles.get(puzzle, self.data)
-        if isinstance(position, str):
-            return p.parse(position)
-        try:
-            number = operator.index(position)  # int, numpy integers
-        except TypeError:
-            raise BadPosition(f"a position is text or a state number, not {position!r}") from None
-        return p.check_state(number)
+        return positions.state_of(self.folder, puzzle, position)
 
     def canonical(self, puzzle: str, position: str | int) -> int:
         """The state a symmetric table (``<board>-sym``) stores a position's class as:
         its smallest image; BadPosition for a table without symmetries."""
-        p = puzzles.get(puzzle, self.data)
+        p = self.puzzle(puzzle)
         if p.canonical is None:
             raise BadPosition(f"{puzzle} has no symmetry classes (try {puzzle}-sym)")
         return p.variants(self.state(puzzle, position))[0]
 
     def solve(self, puzzle: str, position: str | int) -> Solution:
-        """Walk parents from the position to the root: see :class:`Solution`."""
-        p = puzzles.get(puzzle, self.data)
-        if p.solved_by is not None:
-            return self._solve_derived(p, position)
-        state = self.state(puzzle, position)
-        table = self.table(puzzle)
-        rows = table.walk(state, p.depth_parity(state))
-        if not rows and table.manifest.partial_depth is not None:
-            raise BadPosition(
-                _beyond(p.text(state), puzzle, table.manifest.partial_depth, self.data)
-            )
-        if not rows:
-            raise BadPosition(
-                f"{p.text(state)} is not in the {puzzle} table: "
-                "no sequence of moves reaches it from the roots"
-            )
-        states = [r.state for r in rows]
-        line = p.notation(states if p.origin == "goal" else states[::-1])
-        return Solution(puzzle, p.walk_origin, states, [p.text(s) for s in states], line)
+        """Walk parents from the position to the root: see :class:`Solution` (a peg
+        board through its winnable table: a winning line)."""
+        return walks.solve(self.folder, puzzle, self.state(puzzle, position))
 
-    def _solve_derived(self, p: Puzzle, position: str | int) -> Solution:
-        """Solve through the table that answers for ``p`` (peg boards: the winnable table).
-
-        Walks parents there from every state the typed position stands for and
-        keeps the shortest walk; the family says why a position missing there
-        cannot be solved.
-        """
-        state = self.state(p.name, position)
-        name = p.solved_by or p.name
-        table = self.table(name)
-        walks = [w for w in (table.walk(s) for s in p.variants(state)) if w]
-        if not walks:
-            own = self.table(p.name) if name != p.name and p.name in self.built() else None
-            where = own.find(p.variants(state)[0]) if own else None
-            raise p.unsolved(state, where, own is not None)
-        rows = min(walks, key=lambda w: (w[0].depth, w[0].state))
-        states = [r.state for r in rows]
-        origin = puzzles.get(name, self.data).origin
-        # A symmetric table maps each class back: the line from the position as typed.
-        states = p.as_typed(state, states, forward=origin == "goal")
-        line = states if origin == "goal" else states[::-1]
-        path = [p.text(s) for s in states]
-        cost = abs(rows[0].depth - rows[-1].depth)
-        return Solution(p.name, origin, states, path, p.notation(line), cost)
+    def walk(self, puzzle: str, position: str | int) -> Solution | None:
+        """The walk along parents in the table itself (to the goal, or here from the
+        start: a lost peg position still has one), or None when it is not there."""
+        p = self.puzzle(puzzle)
+        return walks.walk(self.folder, p, self.state(puzzle, position), puzzle)
 
     def solve_by(
         self,
         puzzle: str,
-        position: str,
+        position: str | int,
         method: str = "auto",
         on_level: Callable[[str, LevelDone], None] | None = None,
         *,
@@ -347,45 +278,9 @@ class Database:
         will be built and its cost before it starts, ``on_level`` each level;
         ``build=False`` refuses with NotBuilt instead).
         """
-        from pipeline.solvers import choose
-
-        p = puzzles.get(puzzle, self.data)
-        self.require_folder(puzzle)
-        built = self.is_built(puzzle)
-        chosen = choose.pick(method, puzzle, built)
-        if chosen == "loop":
-            return choose.loop(p, position)
-        if chosen == "optimal":
-            return choose.optimal(
-                lambda: self.pattern_solver(puzzle, on_level, build=build, on_build=on_build),
-                p,
-                position,
-            )
-        if not built and method == "auto":
-            raise choose.not_built(puzzle, self.data)
-        return choose.from_table(self.solve(puzzle, position), p)
-
-    def slides_tiles(self, puzzle: str) -> bool:
-        """Whether ``puzzle`` is a sliding puzzle (:meth:`tiles_slid` answers for it)."""
-        from pipeline.solvers import choose
-
-        return choose.slides_tiles(puzzles.get(puzzle, self.data))
-
-    def tiles_slid(self, solution: Solution) -> list[int] | list[list[int]]:
-        """The tile slid at each step of a sliding puzzle's walk, its first state first;
-        on a board whose moves slide a line (3x3-multi) each step's tiles, as a list."""
-        from pipeline.puzzles.tiles.multi import MultiTilePuzzle
-        from pipeline.solvers import choose
-
-        p = puzzles.get(solution.puzzle, self.data)
-        steps = choose.tiles_slid(p, solution.states)
-        return steps if isinstance(p, MultiTilePuzzle) else [t for (t,) in steps]
-
-    def _table_instead(self, board: str) -> str:
-        """What to do where no pattern databases answer: walk the table, built or not yet."""
-        if self.is_built(board):
-            return "its table is built: solve with `--method table`"
-        return f"build its table with {hints.build(board, self.data)}"
+        return self.solvers.solve_by(
+            puzzle, position, method, build=build, on_build=on_build, on_level=on_level
+        )
 
     def pattern_solver(
         self,
@@ -397,82 +292,24 @@ class Database:
         on_build: Callable[[str], None] | None = None,
         databases: str | None = None,
     ) -> Any:
-        """The IDA* search of ``board`` over its pattern databases, built here if missing.
+        """The IDA* search of ``board`` over its pattern databases (service/solving.py)."""
+        return self.solvers.pattern_solver(
+            board, reflect, build=build, on_build=on_build, databases=databases, on_level=on_level
+        )
 
-        ``reflect=False`` drops the reflection (the plain additive sum): a baseline.
-        ``databases``: ``<board>-pdb`` (the partition, built if missing) or a
-        region group such as ``4x4-pdb78`` (never built here); by default the
-        region group when it is built (and the C kernel runs), else the partition.
-        """
-        from pipeline.errors import BadMethod
-        from pipeline.solvers import optimal
+    def slides_tiles(self, puzzle: str) -> bool:
+        """Whether ``puzzle`` is a sliding puzzle (:meth:`tiles_slid` answers for it)."""
+        return self.puzzle(puzzle).slides_tiles
 
-        if board not in optimal.PARTITIONS:
-            raise BadMethod(
-                f"no pattern databases for {board} "
-                f"(boards: {', '.join(optimal.PARTITIONS)}): " + self._table_instead(board)
-            )
-        group = databases or self._built_region_group(board) or f"{board}-pdb"
-        key = (group, reflect)
-        if key not in self._solvers:
-            if group in optimal.REGION_GROUPS:
-                self._solvers[key] = self._ranked_solver(group, reflect)
-            else:
-                self._solvers[key] = self._partition_solver(
-                    board, on_level, reflect, build, on_build
-                )
-        return self._solvers[key]
+    def tiles_slid(self, solution: Solution) -> list[int] | list[list[int]]:
+        """The tile slid at each step of a sliding puzzle's walk, its first state first;
+        on a board whose moves slide a line (3x3-multi) each step's tiles, as a list."""
+        from pipeline.puzzles.tiles.multi import MultiTilePuzzle
+        from pipeline.solvers import choose
 
-    def _built_region_group(self, board: str) -> str | None:
-        """The region group of ``board`` that is built and searchable here, if any."""
-        from pipeline.solvers import ida_c, optimal
-
-        for group, (b, _) in optimal.REGION_GROUPS.items():
-            names = [p.name for p in optimal.region_puzzles(group)]
-            if b == board and all(map(self._complete, names)) and ida_c.library() is not None:
-                return group
-        return None
-
-    def _complete(self, name: str) -> bool:
-        """Built to its last level (a partial table's array would mislead the search)."""
-        return self.is_built(name) and self.table(name).manifest.partial_depth is None
-
-    def _ranked_solver(self, group: str, reflect: bool) -> Any:
-        from pipeline.solvers import optimal
-
-        names = [p.name for p in optimal.region_puzzles(group)]
-        if not all(map(self._complete, names)):
-            raise NotBuilt(f"{group} is not built: run {hints.build(group, self.data)}")
-        tables = [self.table(n) for n in names]
-        return optimal.ranked_solver(group, tables, self.data, reflect)
-
-    def _partition_solver(
-        self,
-        board: str,
-        on_level: Callable[[str, LevelDone], None] | None,
-        reflect: bool,
-        build: bool,
-        on_build: Callable[[str], None] | None,
-    ) -> Any:
-        from pipeline.solvers import optimal
-
-        pats = optimal.patterns(board)
-        missing = [p for p in pats if not self.is_built(p.name)]
-        if missing:
-            cost = optimal.build_cost(missing)
-            names = " ".join(p.name for p in missing)
-            if not build:
-                raise NotBuilt(
-                    f"the {board} pattern databases are not built ({cost}): "
-                    f"run {hints.build(names, self.data)}, or solve without --no-build"
-                )
-            if on_build:
-                on_build(f"building the {board} pattern databases first, once: {cost}")
-            self.build([p.name for p in missing], on_level=on_level)
-        tables = [self.table(p.name) for p in pats]
-        joined = optimal.load_joined(board, tables, self.data)
-        arrays = optimal.split(joined, board)
-        return optimal.Solver(board, arrays, reflect=reflect, joined=joined)
+        p = self.puzzle(solution.puzzle)
+        steps = choose.tiles_slid(p, solution.states)
+        return steps if isinstance(p, MultiTilePuzzle) else [t for (t,) in steps]
 
     def depth(self, puzzle: str, position: str | int) -> int:
         """Fewest moves between the position and the roots of its table.
@@ -481,43 +318,43 @@ class Database:
         moves (a pattern database) a walk also takes free moves, and a peg
         board is solved through its winnable table but measured in its own.
         """
-        p = puzzles.get(puzzle, self.data)
-        state = self.state(puzzle, position)
-        table = self.table(puzzle)
-        hits = [h for h in (table.find(s, p.depth_parity(s)) for s in p.variants(state)) if h]
-        if hits:
-            return min(h.depth for h in hits)
-        if p.solved_by is not None:
-            raise BadPosition(f"{p.text(state)} is not reachable from the start of {puzzle}")
-        return self.solve(puzzle, position).moves
+        return positions.depth_of(self.folder, puzzle, self.state(puzzle, position))
+
+    def position(self, puzzle: str, position: str | int) -> Position:
+        """A position, its depth and every move from it with the depth it leads to."""
+        return positions.position(self.folder, puzzle, self.state(puzzle, position))
+
+    def at_depth(self, puzzle: str, depth: int, nth: int | None = None) -> str:
+        """The ``nth`` position at ``depth`` in state order (None: one at random), as text."""
+        return self.puzzle(puzzle).text(positions.at_depth(self.folder, puzzle, depth, nth))
 
     def histogram(self, puzzle: str) -> pl.DataFrame:
         """Positions at every depth: columns ``depth``, ``positions``; a table of
         symmetry classes (``-sym``) adds ``orbit_positions``, the positions of the
         whole board its classes stand for (``positions`` counts its rows, the classes).
 
-        From the manifest: its counts are those of the rows written (verify
-        checks them against the files), so a 239-million-row table answers at
-        once; query/sql/histogram.sql counts the Parquet rows themselves.
+        From the manifest, held against the files: a 239-million-row table answers at
+        once; queries/histogram.sql counts the Parquet rows themselves.
         """
         import polars as pl
 
-        table = self.table(puzzle)
-        df = pl.DataFrame(
-            table.histogram(), schema={"depth": pl.Int64, "positions": pl.Int64}, orient="row"
-        )
-        orbits = table.orbit_sums()
-        return df if orbits is None else df.with_columns(orbit_positions=pl.Series(orbits))
+        rows = tables.histogram(self.folder, puzzle).rows()
+        return pl.DataFrame(rows, schema={k: pl.Int64 for k in rows[0]} if rows else None)
 
     def longest(self, puzzle: str) -> pl.DataFrame:
         """The positions farthest from the roots: columns ``position``, ``state``, ``depth``."""
-        partial = self.table(puzzle).manifest.partial_depth
-        if partial is not None:
-            raise NotBuilt(
-                f"{puzzle} holds the first levels only (to depth {partial}): the longest "
-                f"positions are not known; build it whole with {hints.build(puzzle, self.data)}"
-            )
-        return self.query((QUERIES / "longest.sql").read_text(), {"puzzle": puzzle})
+        import polars as pl
+
+        p, depth = self.puzzle(puzzle), self.table(puzzle).max_depth
+        states = tables.longest(self.folder, puzzle)
+        return pl.DataFrame(
+            {"position": [p.text(s) for s in states], "state": states, "depth": depth},
+            schema={"position": pl.String, "state": pl.UInt64, "depth": pl.Int32},
+        )
+
+    def table_summary(self, puzzle: str) -> TableSummary:
+        """One table's numbers: positions, depths, build time, bytes (from its manifest)."""
+        return tables.summary(self.folder, puzzle)
 
     def summary(self) -> pl.DataFrame:
         """One row a table: ``puzzle``, ``positions``, ``max_depth``, ``max_depth_positions``."""
@@ -525,25 +362,12 @@ class Database:
 
     def verify(self, puzzle: str, on_level: Callable[[int], None] | None = None) -> Report:
         """Check the table against its puzzle (see pipeline.verify.checks)."""
-        from pipeline.verify.checks import verify
+        from pipeline.verify.checks import verify_all
 
-        report = verify(
-            puzzles.get(puzzle, self.data).bind(self.data), self.table(puzzle), on_level
-        )
-        if report.ok:
-            from pipeline.verify.checks import duplicates
-
-            # Streamed by ranges of states, so a 239-million-row table need not fit in memory.
-            dupes = duplicates(self.table(puzzle))
-            if dupes:
-                report.problems.append(f"{dupes} states appear at more than one depth")
-            else:
-                report.checks.append("each state once in the whole table")
-        return report
+        return verify_all(self.puzzle(puzzle).bind(self.data), self.table(puzzle), on_level)
 
     def draw(self, puzzle: str, position: str | int) -> str:
-        p = puzzles.get(puzzle, self.data)
-        return p.draw(self.state(puzzle, position))
+        return self.puzzle(puzzle).draw(self.state(puzzle, position))
 
     # -- pictures (pipeline/pictures) -------------------------------------
     def plot_histogram(
@@ -557,36 +381,29 @@ class Database:
         from pipeline.pictures import charts
 
         chosen = puzzles.expand_names([names] if isinstance(names, str) else list(names))
-        series = [charts.Series(n, self.histogram(n).rows()) for n in chosen]
-        return charts.histogram(series, log=log, percent=percent)
+        found = [tables.histogram(self.folder, n) for n in chosen]
+        return charts.histogram(found, log=log, percent=percent)
 
     def board_svg(self, puzzle: str, position: str | int) -> str:
         """The position drawn as an SVG board in its real shape, captioned with the
         puzzle, the position and (when the table is built) its depth."""
         from pipeline.pictures import boards
 
-        p = puzzles.get(puzzle, self.data)
         state = self.state(puzzle, position)
-        head = p.name
-        if self.has_table(puzzle):
-            with contextlib.suppress(BadPosition):  # not in its table: drawn, no depth
-                head = f"{p.name}, depth {self.depth(puzzle, state)}"
-        return boards.board(p, state, caption=f"{head}\n{p.text(state)}")
+        depth = positions.depth(self.folder, puzzle, state) if self.is_built(puzzle) else None
+        return boards.board_at(self.puzzle(puzzle), state, depth)
 
     def solution_svg(self, solution: Solution) -> str:
         """A solution as an SVG strip of boards, first position first, each move marked."""
         from pipeline.pictures import boards
-        from pipeline.words import plural
 
-        p = puzzles.get(solution.puzzle, self.data)
-        line = solution.states if solution.origin != "start" else solution.states[::-1]
-        return boards.strip(p, line, title=f"{p.name}: {plural(solution.moves, 'move')}")
+        return boards.solution(self.puzzle(solution.puzzle), solution)
 
     def report(self, out: str | os.PathLike[str] | None = None) -> Path:
         """Write the HTML report of every built table to ``out/report.html`` (default: here)."""
         from pipeline.pictures import report
 
-        return report.write(self, Path(out) if out is not None else self.data)
+        return report.write(self.folder, Path(out) if out is not None else self.data)
 
     # -- SQL --------------------------------------------------------------
     def connection(self, write: bool = False) -> Any:
@@ -684,13 +501,3 @@ def _with_requirements(chosen: list[Puzzle], data: Path | None = None) -> list[P
 def open(data: str | os.PathLike[str] | None = None) -> Database:
     """Open the data folder (default ``data/`` or $PUZZLEDB_DATA)."""
     return Database(data)
-
-
-def _beyond(text: str, puzzle: str, depth: int, data: Path) -> str:
-    """Why a position is missing from a partial table: it lies deeper, if anywhere."""
-    more = hints.build(f"{puzzle} --max-depth {depth + 10}", data)
-    return (
-        f"{text} is not within the first {depth} levels of the {puzzle} table (depth {depth} "
-        f"and less; it was built with --max-depth {depth}): it needs more moves, if any "
-        f"sequence reaches it; build more levels with {more}"
-    )

@@ -3,6 +3,8 @@ and the options the outside-CI tests read (the Makefile passes them)."""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 import shutil
 import subprocess
@@ -93,12 +95,28 @@ def spark_master(pytestconfig: pytest.Config) -> str:
     return _option(pytestconfig, "spark-master")
 
 
+def shared(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """A folder made once for the whole run and shared by every pytest-xdist worker:
+    the first worker that asks makes it under a lock, the others wait and read it.
+    Tests read it; a test that changes tables copies them first (``copy_of``)."""
+    base = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # one folder a run, above the workers' own
+    folder, done = base / name, base / f"{name}.done"
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            make(folder)
+            done.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A data folder with every default table and the catalog, built for real."""
-    folder = tmp_path_factory.mktemp("data")
-    pipeline.open(folder).build([p.name for p in puzzles.defaults()])
-    return folder
+    """A data folder with every default table and the catalog, built for real (once a run)."""
+    names = [p.name for p in puzzles.defaults()]
+    return shared(tmp_path_factory, "data", lambda f: pipeline.open(f).build(names) and None)
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,8 @@ A room is a top-level module or package of ``pipeline``. The order, lowest
 first: the words every room uses (errors, words, hints, answers); the engine,
 which knows no puzzle and no file; storage, the data contract on disk; the
 puzzles; the executors; the build loop; the readers of built tables (query,
-then verify and solvers, then pictures); the API; the command line.
+then verify and solvers); the service, which answers every question once; the
+pictures; the API; the explorer; the command line.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ RANKS = {
     "query": 6,
     "verify": 7,
     "solvers": 7,
-    "pictures": 8,
-    "api": 9,
-    "serve": 10,
-    "cli": 11,
-    "": 12,  # pipeline/__init__.py: the public import name
+    "service": 8,
+    "pictures": 9,
+    "api": 10,
+    "serve": 11,
+    "cli": 12,
+    "": 13,  # pipeline/__init__.py: the public import name
 }
 
 

@@ -47,8 +47,11 @@ def test_same_size_damage_is_an_error_naming_the_file(copy: Path, where: str) ->
     one_line_error(r, "d020-000.parquet", "puzzledb build 3x3 --force")
     r = run_cli("query", 'SELECT count(*) FROM "3x3"', data=copy)
     one_line_error(r, "d020-000.parquet", "puzzledb build 3x3 --force")
-    r = run_cli("longest", "3x3", data=copy)
-    one_line_error(r, "d020-000.parquet")
+    r = run_cli("longest", "3x3", "--json", data=copy)  # reads depth 31 only: sound
+    assert r.returncode == 0 and json.loads(r.stdout)["depth"] == 31, r.stderr
+    f = copy / "3x3" / "d031-000.parquet"
+    _flip(f, f.stat().st_size // 2 if where == "middle" else f.stat().st_size - 200)
+    one_line_error(run_cli("longest", "3x3", data=copy), "d031-000.parquet")
 
 
 def test_tables_written_before_footer_hashes_are_checked_whole(copy: Path) -> None:

@@ -4,6 +4,7 @@ in the data folder, no change later calls see, Ctrl-C stops them (issue #32, ite
 from __future__ import annotations
 
 import gc
+import os
 import signal
 import subprocess
 import sys
@@ -183,11 +184,22 @@ def test_a_large_query_spills_into_a_private_folder_removed_after(copy: Path) ->
 
 
 # -- Ctrl-C ----------------------------------------------------------------
+def _until_busy(pid: int, cpu: float = 1.5, limit: float = 60.0) -> None:
+    """Wait until process ``pid`` has used ``cpu`` seconds of CPU (its threads summed)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / tick >= cpu:
+            return
+        time.sleep(0.1)
+
+
 def test_ctrl_c_cancels_a_long_query_with_one_line(copy: Path) -> None:
     sql = "SELECT count(*) FROM range(100000000) a, range(100000000) b WHERE a.range + b.range = 7"
     cmd = [sys.executable, "-m", "pipeline.cli", "query", sql, "--data", str(copy)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2)
+    _until_busy(proc.pid)  # imports done and the query running, however loaded the machine
     proc.send_signal(signal.SIGINT)
     sent = time.monotonic()
     try:

@@ -35,11 +35,15 @@ def copy(copy_of: Callable[..., Path]) -> Path:
 
 
 # -- item 3: the checked-file cache ---------------------------------------------
+#: The deepest 3x3 positions through DuckDB, which checks no page: the sha256 guard's reader.
+DEEPEST_SQL = """SELECT board('3x3', state) AS p FROM "3x3" WHERE depth = 31"""
+
+
 def test_an_edit_that_puts_the_old_times_back_is_hashed_again(copy: Path, tmp_path: Path) -> None:
     f = copy / "3x3" / "d031-000.parquet"
     time.sleep(2.1)  # a file is remembered once it last changed a while before its check
-    r = run_cli("longest", "3x3", "--json", data=copy)
-    assert r.returncode == 0 and sorted(json.loads(r.stdout)["positions"]) == LONGEST_3X3
+    r = run_cli("query", DEEPEST_SQL, "--format", "json", data=copy)  # DuckDB: the hash cache
+    assert r.returncode == 0 and sorted(x["p"] for x in json.loads(r.stdout)) == LONGEST_3X3
     checked = json.loads((tmp_path / "cache" / "checked.json").read_text())
     assert str(f.resolve()) in checked  # the cache is what the edit below must get past
     st = f.stat()
@@ -55,7 +59,7 @@ def test_an_edit_that_puts_the_old_times_back_is_hashed_again(copy: Path, tmp_pa
         st.st_mtime_ns,
         st.st_ino,
     )
-    r = run_cli("longest", "3x3", data=copy)  # was: "8 6 6 4 5 4 3 0 1", exit 0
+    r = run_cli("query", DEEPEST_SQL, data=copy)  # was: "8 6 6 4 5 4 3 0 1", exit 0
     one_line_error(r, str(f), "does not match its checksum")
 
 
@@ -74,7 +78,7 @@ def test_an_old_cache_entry_without_the_change_time_is_not_trusted(
     cache.write_text(
         json.dumps({str(f.resolve()): [st.st_size, st.st_mtime_ns, st.st_ino, digest]})
     )
-    one_line_error(run_cli("longest", "3x3", data=copy), str(f), "does not match its checksum")
+    one_line_error(run_cli("query", DEEPEST_SQL, data=copy), str(f), "does not match its checksum")
 
 
 # -- item 4: a resumed build checks its staged files -------------------------------

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from pipeline.answers import Solution
 from pipeline.cli.shared import (
     DataOpt,
     JsonOpt,
@@ -106,21 +107,19 @@ def solve(
     solution. Oshidori is enumerated from the start: the path is a shortest
     way from the start to the position, printed from the start.
     """
-    from pipeline.solvers.choose import pick
-
     base = db(data)
     p = base.puzzle(puzzle)
     typed = _typed(base, puzzle, position, turns)
     tiles = _check_tiles(base, puzzle, tiles or old_moves, p.typed_moves)
-    if pick(method, puzzle, method == "auto" and base.is_built(puzzle)) != "table":
-        _solve_by(base, puzzle, typed, method, tiles, as_json, svg, not no_build)
-        return
-    sol = base.solve(puzzle, typed)
-    slid = base.tiles_slid(sol) if tiles else None
+    sol = _solved(base, puzzle, typed, method, not no_build)
     if svg is not None:
         write_svg(svg, base.solution_svg(sol))
+    if sol.method != "table":
+        _print_method(puzzle, sol, tiles, as_json)
+        return
+    slid = base.tiles_slid(sol) if tiles else None
     if as_json:
-        emit({**sol.as_dict(), **({"tiles": slid} if slid is not None else {})})
+        emit({**Solution.as_dict(sol), **({"tiles": slid} if slid is not None else {})})
         return
     print_walk(p, sol, oneline, slid)
 
@@ -141,21 +140,13 @@ def _check_tiles(base: Any, puzzle: str, tiles: bool, has_turns: bool) -> bool:
     return tiles
 
 
-def _solve_by(
-    base: Any,
-    puzzle: str,
-    position: str | int,
-    method: str,
-    tiles: bool,
-    js: bool,
-    svg: Path | None,
-    build: bool = True,
-) -> None:
-    """Solve by a method (the move count; the tiles slid with ``tiles``)."""
+def _solved(base: Any, puzzle: str, position: str | int, method: str, build: bool) -> Any:
+    """The solution by ``method`` (the API picks it), with progress bars while pattern
+    databases are built on first use."""
     from pipeline.cli.bars import BuildBars
 
     with BuildBars([]) as bars:
-        sol = base.solve_by(
+        return base.solve_by(
             puzzle,
             position,
             method,
@@ -163,8 +154,10 @@ def _solve_by(
             build=build,
             on_build=lambda text: typer.echo(f"puzzledb: {text}", err=True),
         )
-    if svg is not None:
-        write_svg(svg, base.solution_svg(sol))
+
+
+def _print_method(puzzle: str, sol: Any, tiles: bool, js: bool) -> None:
+    """A solve by pattern databases or the loop: the move count (the tiles with ``tiles``)."""
     if js:
         emit(sol.as_dict())
         return

@@ -22,12 +22,10 @@ def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[Any] | None = None) 
     printed from the start, as its line reads. Boards are numbered by the
     table's steps (jumps on peg boards, where a run of one peg's jumps is one move).
     """
-    start_first = sol.origin == "start"
-    states = sol.states[::-1] if start_first else sol.states
-    texts = sol.path[::-1] if start_first else sol.path
+    states, texts = sol.line, sol.line_text
     typer.echo(head(p, sol, states))
     if sol.notation:
-        where = "from the start" if start_first else f"to the {sol.origin}"
+        where = f"to the {sol.origin}" if sol.origin.towards else "from the start"
         moves = f", {plural(p.moves_in(states), 'move')}" if p.step_word != "move" else ""
         typer.echo(f"line {where}{moves}: {sol.notation}")
     if tiles is not None:
@@ -48,7 +46,7 @@ def head(p: Any, sol: Any, states: list[int]) -> str:
     """``3x3: 31 moves to the goal (optimal)``; steps that are not moves are counted apart."""
     steps, word = len(states) - 1, p.step_word
     if word == "move":
-        if sol.origin != "start":  # the goal, or the typed root of a ~hash table
+        if sol.origin.towards:  # the goal, or the typed root of a ~hash table
             return f"{sol.puzzle}: {plural(steps, 'move')} to the {sol.origin} (optimal)"
         return (
             f"{sol.puzzle}: {plural(steps, 'move')} from the start (shortest; "
@@ -56,7 +54,7 @@ def head(p: Any, sol: Any, states: list[int]) -> str:
         )
     note = p.step_note
     assert note is not None, f"{sol.puzzle}: a step word other than move needs a step note"
-    if sol.origin != "start":
+    if sol.origin.towards:
         return (
             f"{sol.puzzle}: {plural(steps, word)} to the {sol.origin} (a {note.line}; each {word} "
             f"{note.each}, so every {note.line} from here takes {steps})"

@@ -12,10 +12,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pipeline.answers import Solution
 from pipeline.draw.art import ACCENT, FONT, UNIT, Art, Move
 from pipeline.draw.svg import document, el, esc, num, text
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.registry import art_of
+from pipeline.words import plural
 
 CAPTION = 20  # pixels under a board for each line of its caption
 CHAR = 7.5  # pixels a caption character takes at most, about (12 px system-ui)
@@ -69,6 +71,17 @@ def board(
     the caption may hold several lines, and the picture widens to fit them."""
     d = draw(art_of(puzzle), state, before=before, history=history)
     return _standalone(puzzle, state, d, caption)
+
+
+def board_at(puzzle: Puzzle, state: int, depth: int | None) -> str:
+    """A position captioned with its puzzle, its text and its depth (when known)."""
+    head = puzzle.name if depth is None else f"{puzzle.name}, depth {depth}"
+    return board(puzzle, state, caption=f"{head}\n{puzzle.text(state)}")
+
+
+def solution(puzzle: Puzzle, sol: Solution) -> str:
+    """A solution as a strip, in playing order, titled with its moves."""
+    return strip(puzzle, sol.line, title=f"{puzzle.name}: {plural(sol.moves, 'move')}")
 
 
 def figures(puzzle: Puzzle, states: Sequence[int]) -> list[str]:

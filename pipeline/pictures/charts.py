@@ -11,10 +11,10 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipeline.answers import Histogram
 from pipeline.errors import BadOutput
 from pipeline.pictures import output
 from pipeline.words import plural
@@ -30,26 +30,15 @@ _GID = re.compile(r'<g id="puzzledb:(bar|point):([^:"]+):(\d+):(\d+)">')
 FORMATS = ("svg", "png")
 
 
-@dataclass(frozen=True)
-class Series:
-    """One table's positions per depth."""
-
-    table: str
-    levels: list[tuple[int, int]]
-
-    @property
-    def total(self) -> int:
-        return sum(n for _, n in self.levels)
-
-
 def histogram(
-    series: Sequence[Series],
+    series: Sequence[Histogram],
     *,
     log: bool = False,
     percent: bool = False,
     size: tuple[float, float] = (6.0, 3.0),
 ) -> Figure:
-    """Bars for one table, lines for several; ``log`` scales the counts, ``percent`` shares them."""
+    """Bars for one table, lines for several; ``log`` scales the counts, ``percent`` shares them
+    (a table of symmetry classes counts its classes, its rows)."""
     import matplotlib
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter, MaxNLocator
@@ -64,15 +53,16 @@ def histogram(
                 _line(ax, s, COLOURS[i % len(COLOURS)], log=log, percent=percent)
             _legend(ax)
         ax.set_xlabel("depth")
-        ax.set_ylabel("% of the table's positions" if percent else "positions")
+        rows = "classes" if all(h.classes for h in series) else "positions"
+        ax.set_ylabel(f"% of the table's {rows}" if percent else rows)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if not log:
             ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
         ax.spines[["top", "right"]].set_visible(False)
         ax.grid(axis="y", color="#e0e0e0", linewidth=0.8)
         ax.set_axisbelow(True)
-        names = ", ".join(s.table for s in series)
-        ax.set_title(f"positions per depth: {names}", loc="left")
+        names = ", ".join(h.puzzle for h in series)
+        ax.set_title(f"{rows} per depth: {names}", loc="left")
     return fig
 
 
@@ -81,24 +71,24 @@ def _legend(ax: Axes) -> None:
     ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
 
-def _ys(s: Series, percent: bool) -> list[float]:
-    return [100 * n / s.total if percent else float(n) for _, n in s.levels]
+def _ys(h: Histogram, percent: bool) -> list[float]:
+    return [100 * n / h.total if percent else float(n) for _, n in h.pairs()]
 
 
-def _bars(ax: Axes, s: Series, *, log: bool, percent: bool) -> None:
-    depths = [d for d, _ in s.levels]
-    bars = ax.bar(depths, _ys(s, percent), width=0.8, color=COLOURS[0], log=log)
-    for patch, (d, n) in zip(bars, s.levels, strict=True):
-        patch.set_gid(f"puzzledb:bar:{s.table}:{d}:{n}")
+def _bars(ax: Axes, h: Histogram, *, log: bool, percent: bool) -> None:
+    depths = [d for d, _ in h.pairs()]
+    bars = ax.bar(depths, _ys(h, percent), width=0.8, color=COLOURS[0], log=log)
+    for patch, (d, n) in zip(bars, h.pairs(), strict=True):
+        patch.set_gid(f"puzzledb:bar:{h.puzzle}:{d}:{n}")
 
 
-def _line(ax: Axes, s: Series, colour: str, *, log: bool, percent: bool) -> None:
-    depths = [d for d, _ in s.levels]
-    ys = _ys(s, percent)
-    ax.plot(depths, ys, color=colour, linewidth=1.8, label=s.table)
-    for (d, n), y in zip(s.levels, ys, strict=True):
+def _line(ax: Axes, h: Histogram, colour: str, *, log: bool, percent: bool) -> None:
+    depths = [d for d, _ in h.pairs()]
+    ys = _ys(h, percent)
+    ax.plot(depths, ys, color=colour, linewidth=1.8, label=h.puzzle)
+    for (d, n), y in zip(h.pairs(), ys, strict=True):
         (point,) = ax.plot([d], [y], "o", color=colour, markersize=3.5)
-        point.set_gid(f"puzzledb:point:{s.table}:{d}:{n}")
+        point.set_gid(f"puzzledb:point:{h.puzzle}:{d}:{n}")
     if log:
         ax.set_yscale("log")
 

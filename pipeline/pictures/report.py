@@ -1,5 +1,6 @@
 """One self-contained HTML page for a data folder (no scripts, no network: inline SVG and CSS).
 
+Drawn from the service's answers (pipeline/service/), as every surface is.
 For every built table: its numbers (positions, maximum depth, build time,
 positions a second, bytes a position on disk), its positions per depth, and up
 to 12 of its deepest positions drawn; then a solution or two drawn as strips;
@@ -9,18 +10,16 @@ numbers and histograms only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pipeline import hints
+from pipeline.answers import Summary
 from pipeline.draw.svg import esc
 from pipeline.errors import BadOutput, NotBuilt, PuzzleDBError
 from pipeline.pictures import boards, charts, output
-from pipeline.puzzles import registry as puzzles
-from pipeline.puzzles.base import Puzzle
-from pipeline.storage.manifest import Manifest
-from pipeline.storage.table import Table
+from pipeline.service import tables, walks
+from pipeline.service.folder import Folder
 from pipeline.words import plural
 
 REPORT = "report.html"
@@ -57,75 +56,27 @@ figure { margin: 0; }
 """
 
 
-@dataclass(frozen=True)
-class Summary:
-    """The numbers of one built table, from its manifest."""
-
-    name: str
-    title: str
-    positions: int
-    max_depth: int
-    at_max: int
-    seconds: float
-    bytes: int
-    derived: bool = False
-
-    @property
-    def rate(self) -> float:
-        return self.positions / self.seconds if self.seconds else 0.0
-
-    @property
-    def bytes_per_position(self) -> float:
-        return self.bytes / self.positions if self.positions else 0.0
-
-
-def summary(m: Manifest) -> Summary:
-    return Summary(
-        m.table,
-        m.puzzle["title"],
-        m.total,
-        m.max_depth,
-        m.max_depth_positions,
-        float(m.build.get("seconds", 0.0)),
-        sum(f.bytes for f in m.files),
-        puzzles.derived(m.table),
-    )
-
-
-def deepest(table: Table, puzzle: Puzzle, limit: int = DEEPEST) -> list[int]:
-    """Up to ``limit`` positions of the deepest level, in state order (one per typed text)."""
-    out: list[int] = []
-    seen: set[str] = set()
-    for states, _, _ in table.level(table.max_depth).chunks(1 << 16):
-        for s in states.tolist():
-            text = puzzle.text(s)
-            if text not in seen:
-                seen.add(text)
-                out.append(int(s))
-            if len(out) == limit:
-                return out
-    return out
-
-
-def html(db: Any) -> str:
-    """The report page for the tables built under ``db.data``."""
-    found = summaries(db)
+def html(folder: Folder) -> str:
+    """The report page for the tables built under ``folder``: a damaged table gets
+    its line where its section would be, and the others are drawn as ever."""
+    found, failed = summaries(folder)
     shown = [s for s in found if not s.derived]
     derived = [s for s in found if s.derived]
-    nav = " ".join(f'<a href="#t-{esc(s.name)}">{esc(s.name)}</a>' for s in shown)
+    nav = " ".join(f'<a href="#t-{esc(s.puzzle)}">{esc(s.puzzle)}</a>' for s in shown)
     also = f" and {len(derived)} derived" if derived else ""
     parts = [
         "<header>",
         f"<h1>puzzledb: {plural(len(shown), 'table')}{also}</h1>",
-        f'<p class="muted">data folder {esc(db.data)}</p>',
+        f'<p class="muted">data folder {esc(folder.data)}</p>',
         f'<nav>{nav} <a href="#solutions">solutions</a>'
         + (' <a href="#derived">derived tables</a>' if derived else "")
         + "</nav>",
         "</header><main>",
         _summary_table(shown),
-        *(_table_section(db, s) for s in shown),
-        _solutions(db, [s.name for s in shown]),
-        _derived_section(db, derived),
+        _refused(failed),
+        *(_section(folder, s, _table_section) for s in shown),
+        _solutions(folder, [s.puzzle for s in shown]),
+        _derived_section(folder, derived),
         "</main>",
     ]
     head = (
@@ -136,26 +87,57 @@ def html(db: Any) -> str:
     return head + "\n".join(parts) + "\n</body></html>\n"
 
 
-def write(db: Any, out: Path) -> Path:
+def write(folder: Folder, out: Path) -> Path:
     """Write ``out/report.html`` (the folder is made when missing, before the page is drawn)."""
-    summaries(db)  # nothing built: say so before making a folder
+    summaries(folder)  # nothing built: say so before making a folder
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise BadOutput(f"cannot write to {out}: {e.strerror or e}") from None
-    return output.write(out / REPORT, html(db))
+    return output.write(out / REPORT, html(folder))
 
 
-def summaries(db: Any) -> list[Summary]:
-    """The built tables' numbers; NotBuilt when there are none."""
-    from pipeline.query import catalog
-
-    found = [summary(m) for m in catalog.manifests(db.data)]
-    if not found:
+def summaries(folder: Folder) -> tuple[list[Summary], list[tuple[str, str]]]:
+    """The built tables' numbers, and (table, why) for each one refused; NotBuilt when
+    there is no table at all."""
+    found: list[Summary] = []
+    failed = list(folder.problems())
+    for name in folder.built():
+        try:
+            found.append(tables.summary(folder, name))
+        except PuzzleDBError as e:
+            failed.append((name, _line(e)))
+    if not found and not failed:
         raise NotBuilt(
-            f"no tables built in {db.data}: run {hints.command('build --default', db.data)}"
+            f"no tables built in {folder.data}: run {hints.command('build --default', folder.data)}"
         )
-    return found
+    return found, sorted(failed)
+
+
+def _line(e: PuzzleDBError) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
+
+
+def _refused(failed: list[tuple[str, str]]) -> str:
+    """The tables that cannot be read, each with the line that says why."""
+    if not failed:
+        return ""
+    items = "".join(
+        f'<li data-table="{esc(n)}"><b>{esc(n)}</b>: {esc(why)}</li>' for n, why in failed
+    )
+    return f'<section id="refused"><h2>Tables that cannot be read</h2><ul>{items}</ul></section>'
+
+
+def _section(folder: Folder, s: Summary, draw: Callable[[Folder, Summary], str]) -> str:
+    """A table's section, or the line that says why it cannot be drawn."""
+    try:
+        return draw(folder, s)
+    except PuzzleDBError as e:
+        return (
+            f'<section class="table" id="t-{esc(s.puzzle)}" data-table="{esc(s.puzzle)}">'
+            f'<h2>{esc(s.puzzle)}</h2><p class="error">{esc(_line(e))}</p></section>'
+        )
 
 
 def _summary_table(found: list[Summary]) -> str:
@@ -169,28 +151,37 @@ def _numbers(found: list[Summary]) -> str:
         "<th>build s</th><th>positions/s</th><th>bytes/position</th></tr>"
     )
     rows = "".join(
-        f'<tr data-table="{esc(s.name)}"><td><a href="#t-{esc(s.name)}">{esc(s.name)}</a></td>'
-        f"<td>{s.positions:,}</td><td>{s.max_depth}</td><td>{s.at_max:,}</td>"
+        f'<tr data-table="{esc(s.puzzle)}"><td><a href="#t-{esc(s.puzzle)}">{esc(s.puzzle)}</a>'
+        f"</td><td>{s.positions:,}</td><td>{s.max_depth}</td><td>{s.at_max:,}</td>"
         f"<td>{s.seconds:.2f}</td><td>{s.rate:,.0f}</td><td>{s.bytes_per_position:.2f}</td></tr>"
         for s in found
     )
     return f'<div class="scroll"><table>{head}{rows}</table></div>'
 
 
-def _table_section(db: Any, s: Summary) -> str:
-    fig = charts.histogram([charts.Series(s.name, db.histogram(s.name).rows())])
-    chart = charts.svg(fig)
+def _chart(folder: Folder, name: str) -> str:
+    return charts.svg(charts.histogram([tables.histogram(folder, name)]))
+
+
+def _title(s: Summary) -> str:
+    """The table's title and counts (a table of classes: the positions they stand for)."""
+    whole = "" if s.orbit_positions is None else f" ({s.orbit_positions:,} positions)"
+    rows = "classes" if s.orbit_positions is not None else "positions"
+    return f"{esc(s.title)}: {s.positions:,} {rows}{whole}"
+
+
+def _table_section(folder: Folder, s: Summary) -> str:
     parts = [
-        f'<section class="table" id="t-{esc(s.name)}" data-table="{esc(s.name)}">',
-        f"<h2>{esc(s.name)}</h2><p>{esc(s.title)}: {s.positions:,} positions</p>",
-        f'<div class="chart">{chart}</div>',
-        _deepest_boards(db, s),
+        f'<section class="table" id="t-{esc(s.puzzle)}" data-table="{esc(s.puzzle)}">',
+        f"<h2>{esc(s.puzzle)}</h2><p>{_title(s)}</p>",
+        f'<div class="chart">{_chart(folder, s.puzzle)}</div>',
+        _deepest_boards(folder, s),
         "</section>",
     ]
     return "\n".join(parts)
 
 
-def _derived_section(db: Any, found: list[Summary]) -> str:
+def _derived_section(folder: Folder, found: list[Summary]) -> str:
     """The tables made for a solver, last: their numbers and histograms, no boards."""
     if not found:
         return ""
@@ -200,28 +191,26 @@ def _derived_section(db: Any, found: list[Summary]) -> str:
         "<code>solve --method optimal</code> builds and reads (<code>puzzledb list --all"
         "</code> lists them).</p>",
         _numbers(found),
+        *(_section(folder, s, _derived_table) for s in found),
     ]
-    for s in found:
-        chart = charts.svg(charts.histogram([charts.Series(s.name, db.histogram(s.name).rows())]))
-        parts.append(
-            f'<section class="derived-table" id="t-{esc(s.name)}" data-table="{esc(s.name)}">'
-            f"<h3>{esc(s.name)}</h3><p>{esc(s.title)}: {s.positions:,} positions</p>"
-            f'<div class="chart">{chart}</div></section>'
-        )
     return "\n".join([*parts, "</section>"])
 
 
-def _deepest_boards(db: Any, s: Summary) -> str:
-    try:
-        p = puzzles.get(s.name)
-    except PuzzleDBError:
-        return f'<p class="muted">{esc(s.name)} is not a puzzle this puzzledb knows.</p>'
-    table = db.table(s.name)
-    states = deepest(table, p)
+def _derived_table(folder: Folder, s: Summary) -> str:
+    return (
+        f'<section class="derived-table" id="t-{esc(s.puzzle)}" data-table="{esc(s.puzzle)}">'
+        f"<h3>{esc(s.puzzle)}</h3><p>{_title(s)}</p>"
+        f'<div class="chart">{_chart(folder, s.puzzle)}</div></section>'
+    )
+
+
+def _deepest_boards(folder: Folder, s: Summary) -> str:
+    p = folder.puzzle(s.puzzle)
+    states = tables.deepest(folder, s.puzzle, DEEPEST)
     shown = "all shown" if len(states) == s.at_max else f"{len(states)} shown"
     figures = "".join(f"<figure>{boards.board(p, st)}</figure>" for st in states)
     title = "The deepest positions"
-    if table.manifest.partial_depth is not None:  # build --max-depth: not the deepest
+    if s.partial_depth is not None:  # build --max-depth: not the deepest
         title = "The positions of the last level built (the first levels only)"
     return (
         f"<h3>{title}</h3><p>{_positions(s.at_max)} at depth {s.max_depth} "
@@ -233,29 +222,31 @@ def _positions(n: int) -> str:
     return "1 position" if n == 1 else f"{n:,} positions"
 
 
-def _solutions(db: Any, built: list[str]) -> str:
+def _solutions(folder: Folder, built: list[str]) -> str:
     parts = ['<section id="solutions"><h2>Solutions</h2>']
     for group in SOLUTIONS:
         name = next((n for n in group if n in built), None)
         if name is not None:
-            parts.append(_solution(db, name))
+            parts.append(_solution(folder, name))
     if len(parts) == 1:
         parts.append('<p class="muted">Build 3x3, hex6 or knight14 to see a solution here.</p>')
     return "\n".join([*parts, "</section>"])
 
 
-def _solution(db: Any, name: str) -> str:
+def _solution(folder: Folder, name: str) -> str:
     """The first deepest position of ``name``, solved and drawn as a strip."""
-    p = puzzles.get(name)
-    start = deepest(db.table(name), p, 1)[0]
-    sol = db.solve(name, start)
-    line = sol.states if sol.origin != "start" else sol.states[::-1]
+    try:
+        p = folder.puzzle(name)
+        start = tables.deepest(folder, name, 1)[0]
+        sol = walks.solve(folder, name, start)
+    except PuzzleDBError as e:
+        return f'<div class="solution" data-table="{esc(name)}"><p>{esc(_line(e))}</p></div>'
     what = (
         f"an optimal solution of {p.text(start)} ({sol.moves} moves)"
-        if sol.origin != "start"
+        if sol.origin.towards
         else f"a shortest line from the start to {p.text(start)} ({sol.moves} moves)"
     )
-    figures = "".join(f"<figure>{svg}</figure>" for svg in boards.figures(p, line))
+    figures = "".join(f"<figure>{svg}</figure>" for svg in boards.figures(p, sol.line))
     return (
         f'<div class="solution" data-table="{esc(name)}"><h3>{esc(name)}: {esc(what)}</h3>'
         f'<div class="boards">{figures}</div></div>'

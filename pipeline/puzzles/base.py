@@ -357,7 +357,12 @@ class Puzzle(ABC):
     def unsolved(self, state: int, where: Any, own_built: bool) -> PuzzleDBError:
         """Why a position is missing from the table that solves it (``solved_by``):
         ``where`` is its row in this puzzle's own table (None if not there or not
-        built, ``own_built`` telling which)."""
+        built, ``own_built`` telling which); a puzzle solved by its own table: not there."""
+        if self.solved_by is None:
+            return BadPosition(
+                f"{self.text(state)} is not in the {self.name} table: "
+                "no sequence of moves reaches it from the roots"
+            )
         return BadPosition(f"{self.text(state)} is not in the {self.solved_by} table")
 
     # -- derived tables and a family's own columns ----------------------------------

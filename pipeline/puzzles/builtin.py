@@ -14,6 +14,7 @@ from pipeline.errors import UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.cube import family as cube
 from pipeline.puzzles.family import Family
+from pipeline.puzzles.hanoi import FAMILY as HANOI
 from pipeline.puzzles.oshidori import FAMILY as OSHIDORI
 from pipeline.puzzles.pegs import family as pegs
 from pipeline.puzzles.placements import FAMILY as PLACEMENTS
@@ -29,6 +30,7 @@ FAMILIES: list[Family] = [
     PLACEMENTS,
     pegs.FAMILY,
     cube.FAMILY,
+    HANOI,
 ]
 
 BUILTIN: list[Puzzle] = [p for f in FAMILIES for p in f.tables]

@@ -40,6 +40,9 @@ class Variants:
     #: The board enumerated from a typed position (``<board>~<hash>``): given the
     #: board, the position's cell values and the table's name; None: no such tables.
     rooted: Callable[[Puzzle, list[int], str], Puzzle] | None = None
+    #: Small names the grammar makes, one for each suffix (the docs, and the tests'
+    #: matrix of table kinds build them).
+    examples: tuple[str, ...] = ()
 
     @cached_property
     def regex(self) -> re.Pattern[str]:

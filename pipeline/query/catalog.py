@@ -37,14 +37,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import CannotWrite, CorruptTable
+from pipeline.errors import CannotWrite
 from pipeline.puzzles import trusted
 from pipeline.puzzles.base import Cells, glob_escape, ident, sql_str
 from pipeline.puzzles.registry import derived, family_sql
 from pipeline.query import walk_sql
 from pipeline.storage import files
-from pipeline.storage import manifest as manifests_
-from pipeline.storage.format import MANIFEST
 from pipeline.storage.manifest import Manifest
 
 CATALOG = "puzzles.duckdb"
@@ -61,16 +59,11 @@ def manifests(data: Path, warn: Callable[[str], None] | None = None) -> list[Man
     puzzle, a reserved name, or records its puzzle otherwise) leaves its table
     out, with one line to ``warn``; the other tables stay queryable.
     """
-    found = []
-    if data.is_dir():
-        for p in sorted(data.iterdir()):
-            if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists():
-                try:
-                    found.append(trusted.checked(manifests_.read(p), data))
-                except CorruptTable as e:
-                    if warn is not None:
-                        warn(f"warning: {p.name} left out of the catalog: {e}")
-    return found
+    found = trusted.tables(data)
+    for f in found:
+        if f.error is not None and warn is not None:
+            warn(f"warning: {f.name} left out of the catalog: {f.error}")
+    return [f.manifest for f in found if f.manifest is not None]
 
 
 def stderr_line(text: str) -> None:

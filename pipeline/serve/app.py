@@ -32,8 +32,8 @@ def _status(e: PuzzleDBError) -> int:
 
 def _line(e: PuzzleDBError, name: str | None) -> str:
     """One line; a damaged table names the command that rebuilds it."""
-    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-    if isinstance(e, CorruptTable) and name:
+    text = look.line(e)
+    if isinstance(e, CorruptTable) and name and "rebuild" not in text:
         text += f" (rebuild it: puzzledb build {name} --force)"
     return text
 
@@ -59,7 +59,8 @@ def create_app(db: Database) -> Starlette:
 
         return endpoint
 
-    chart = lru_cache(maxsize=64)(lambda name, log: _chart(db, name, log))
+    # Keyed by the folder's reads too: a table rebuilt while serving is drawn anew.
+    chart = lru_cache(maxsize=64)(lambda name, log, _reads: _chart(db, name, log))
     views = _views(db, chart)
     routes = [Route(path, route(fn, path.startswith("/api")), name=None) for path, fn in views]
     return Starlette(routes=routes)
@@ -96,7 +97,7 @@ def _int(request: Request, key: str) -> int | None:
     return int(raw)
 
 
-def _views(db: Database, chart: Callable[[str, bool], str]) -> list[tuple[str, Callable]]:
+def _views(db: Database, chart: Callable[[str, bool, int], str]) -> list[tuple[str, Callable]]:
     def home(r: Request) -> Response:
         return HTMLResponse(pages.home(look.tables(db)))
 
@@ -104,8 +105,9 @@ def _views(db: Database, chart: Callable[[str, bool], str]) -> list[tuple[str, C
         name = r.path_params["name"]
         look.built_puzzle(db, name)
         log = r.query_params.get("log") == "1"
-        deepest = [str(t) for t in db.longest(name)["position"].head(10).to_list()]
-        return HTMLResponse(pages.table(name, chart(name, log), log, deepest))
+        deepest = look.deepest(db, name, 10)
+        drawn = chart(name, log, db.folder.reads)
+        return HTMLResponse(pages.table(name, drawn, log, deepest))
 
     def pick(r: Request) -> Response:
         name = r.path_params["name"]
@@ -153,15 +155,16 @@ def _solve(db: Database, r: Request) -> dict[str, Any]:
 def _position_page(db: Database, answer: dict[str, Any]) -> str:
     """The position's page: board and moves; the walk comes after (``/strip``: one
     look-up a level, a second on 3x4's deepest positions when nothing is cached)."""
+    from pipeline.pictures import boards
+
     name, state = answer["puzzle"], answer["state"]
     p = db.puzzle(name)
-    board = db.board_svg(name, state)
-    kids = [m["state"] for m in answer["moves"]]
-    keys = look.arrow_keys(p, state, kids) if p.origin == "goal" else {}
+    board = boards.board_at(p, state, answer["depth"])
+    keys = look.arrow_keys(p, state, [m["state"] for m in answer["moves"]])
     return pages.position(answer, board, keys)
 
 
 def _strip(db: Database, answer: dict[str, Any]) -> str:
     """The walk along parents (to the goal, or here from the start) as a strip of boards."""
-    walked = look.walk(db, answer["puzzle"], answer["state"]) if answer["depth"] else None
+    walked = db.walk(answer["puzzle"], answer["state"]) if answer["depth"] else None
     return db.solution_svg(walked) if walked is not None and walked.moves <= 60 else ""

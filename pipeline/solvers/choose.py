@@ -12,13 +12,14 @@ Pure: the API decides what to build and hands the solvers what they read.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pipeline import hints
-from pipeline.answers import MethodSolution, Solution
+from pipeline.answers import MethodSolution, Origin, Solution
 from pipeline.errors import BadMethod, BadPosition, NotBuilt, Unsolvable
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.tiles.patterns import PARTITIONS
@@ -50,9 +51,8 @@ def not_built(puzzle: str, data: Path | None = None) -> NotBuilt:
 def from_table(sol: Solution, p: Any) -> MethodSolution:
     """A table walk as a method solution (with the tiles slid on rectangles)."""
     tiles = [t for step in tiles_slid(p, sol.states) for t in step] if p.name in PARTITIONS else []
-    return MethodSolution(
-        sol.puzzle, sol.origin, sol.states, sol.path, sol.notation, method="table", tiles=tiles
-    )
+    walked = {f.name: getattr(sol, f.name) for f in dataclasses.fields(Solution)}
+    return MethodSolution(**walked, method="table", tiles=tiles)
 
 
 def _slide(cells: Sequence[int], tiles: Sequence[int]) -> list[list[int]]:
@@ -85,7 +85,7 @@ def optimal(solver: Callable[[], Any], p: Any, position: str) -> MethodSolution:
     states = [p.cells.encode(b) for b in _slide(cells, r.tiles)]
     return MethodSolution(
         p.name,
-        "goal",
+        Origin.GOAL,
         states,
         [p.text(s) for s in states],
         method="optimal",
@@ -115,5 +115,10 @@ def loop(p: Any, position: str) -> MethodSolution:
         )
     states = [p.cells.encode(b) for b in _slide(cells, sol.moves)]
     return MethodSolution(
-        p.name, "goal", states, [p.text(s) for s in states], method="loop", tiles=list(sol.moves)
+        p.name,
+        Origin.GOAL,
+        states,
+        [p.text(s) for s in states],
+        method="loop",
+        tiles=list(sol.moves),
     )

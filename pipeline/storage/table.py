@@ -159,6 +159,22 @@ class Table:
                 return Hit(state, depth, None if parent == int(NO_PARENT) else parent)
         return None
 
+    def nth(self, depth: int, n: int) -> int:
+        """The ``n``-th state (from 0) of level ``depth`` in state order: one row group read
+        (a level's files hold consecutive ranges of states, each sorted)."""
+        entries = sorted(self.manifest.files_at(depth), key=lambda e: e.min_state or 0)
+        for entry in entries:
+            if n >= entry.rows:
+                n -= entry.rows
+                continue
+            pf, _ = self._footer(entry)  # its rows held against the manifest's
+            for i in range(pf.metadata.num_row_groups):
+                rows = pf.metadata.row_group(i).num_rows
+                if n < rows:
+                    return int(self._column(entry, i, "state")[n])
+                n -= rows
+        raise CorruptTable(f"{self.name}: level {depth} holds fewer rows than its manifest says")
+
     def find(self, state: int, parity: int | None = None, near: int | None = None) -> Hit | None:
         """The row of ``state`` at whatever depth it sits, or None.
 

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.engine.core import NO_PARENT, Level
+from pipeline.errors import TooBig
 from pipeline.storage import files
 from pipeline.storage.format import (
     CLASS_SIZE,
@@ -33,6 +34,9 @@ from pipeline.storage.format import (
     level_file_name,
 )
 from pipeline.storage.integrity import footer_sha256
+
+#: The deepest level the format's ``depth`` column (uint8) holds.
+MAX_DEPTH = 255
 
 
 def write_json_atomic(path: Path, doc: dict[str, Any], indent: int | None = 1) -> None:
@@ -93,10 +97,13 @@ class _Scratch(threading.local):
         return self._out
 
     def depths(self, n: int, depth: int) -> np.ndarray:
+        """The depth column of ``n`` rows; TooBig past the format's last depth (uint8)."""
+        if n and depth > MAX_DEPTH:
+            raise TooBig(f"positions at depth {depth}: the depth column holds 0..{MAX_DEPTH}")
         if len(self._depths) < n:
             self._depths = np.empty(n, np.uint8)
         out = self._depths[:n]
-        out.fill(depth)
+        out.fill(min(depth, MAX_DEPTH))  # an empty level past the last depth: no rows
         return out
 
     def decimals(self, counts: np.ndarray) -> pa.Array:

@@ -195,6 +195,21 @@ def _depth_column(entry: FileEntry, column: pa.ChunkedArray, report: Report) -> 
         )
 
 
+def verify_all(
+    puzzle: Puzzle, table: Table, on_level: Callable[[int], None] | None = None
+) -> Report:
+    """:func:`verify`, then, when it passed, each state once in the whole table (streamed
+    by ranges of states, so a 239-million-row table need not fit in memory)."""
+    report = verify(puzzle, table, on_level)
+    if report.ok:
+        dupes = duplicates(table)
+        if dupes:
+            report.problems.append(f"{dupes} states appear at more than one depth")
+        else:
+            report.checks.append("each state once in the whole table")
+    return report
+
+
 def duplicates(table: Table, rows: int = 1 << 25) -> int:
     """States found at more than one depth, counted range by range of states.
 

@@ -544,6 +544,11 @@ class WinnablePuzzle(Puzzle):
     def notation(self, states: Sequence[int]) -> str:
         return self.forward.notation(states)
 
+    def moves_from(self, state: int) -> list[tuple[int, int]]:
+        """The game's moves from a position: jumps (the table's own moves are reversed
+        jumps, from the goal back); each position's depth here is its jumps left."""
+        return self.forward.moves_from(state)
+
     step_word = "jump"
     step_note = JUMPS
 

@@ -154,6 +154,11 @@ class ChainWinnablePuzzle(Puzzle):
     def notation(self, states: Sequence[int]) -> str:
         return self.forward.notation(states)
 
+    def moves_from(self, state: int) -> list[tuple[int, int]]:
+        """The game's moves from a board: one peg's chains of jumps (the table's own
+        moves are reversed ones, from the goal back)."""
+        return self.forward.moves_from(state)
+
 
 def _pair(jumps: PegPuzzle, name: str = "") -> list[Puzzle]:
     """The board in moves (every board the start reaches: as many rows as in jumps)

@@ -47,6 +47,12 @@ FAMILY = Family(
     tables=(*PUZZLES, *sym.SYM_PUZZLES, *chains.PUZZLES),
     arts={PegPuzzle: PegArt, WinnablePuzzle: PegArt, chains.ChainWinnablePuzzle: PegArt},
     sql=sql.statements,
-    variants=Variants(r"(?:@(?P<hole>\d+))?(?P<winnable>-winnable)?", _variant, None, _rooted),
+    variants=Variants(
+        r"(?:@(?P<hole>\d+))?(?P<winnable>-winnable)?",
+        _variant,
+        None,
+        _rooted,
+        examples=("triangle15@3", "triangle15@3-winnable"),
+    ),
     spec=SpecTable("pegs", spec.KEYS, spec.TABLES, spec.load),
 )

@@ -145,6 +145,7 @@ class WinnableSymPuzzle(WinnablePuzzle):
     def __init__(self, forward: PegSymPuzzle, *, default: bool = False) -> None:
         super().__init__(forward, default=default)
         self.sym = forward
+        self.canonical = forward.canonical  # it stores classes too: a position's is its smallest
         self.extra_fields = forward.extra_fields
         self.extra_docs = forward.extra_docs
         self.class_sizes = forward.class_sizes

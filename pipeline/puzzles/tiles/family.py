@@ -92,6 +92,12 @@ FAMILY = Family(
     tables=(*BOARDS, *pattern_puzzles(), *all_region_puzzles()),
     groups={**group_names(), **region_group_names()},
     arts={TilePuzzle: TileArt, PatternPuzzle: PatternArt},
-    variants=Variants(r"(?P<multi>-multi)?(?:@(?P<cell>\d+))?", _variant, any_rectangle, _rooted),
+    variants=Variants(
+        r"(?P<multi>-multi)?(?:@(?P<cell>\d+))?",
+        _variant,
+        any_rectangle,
+        _rooted,
+        examples=("2x3@1", "2x3-multi@5"),
+    ),
     spec=SpecTable("tiles", spec.KEYS, spec.TABLES, spec.load),
 )

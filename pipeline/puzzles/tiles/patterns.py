@@ -62,7 +62,10 @@ class PatternPuzzle(Puzzle):
         )
         goal = [t - 1 for t in tiles] + [n - 1]
         self.root_texts = (" ".join(map(str, goal)),)
-        self.expected_total = math.perm(n, k) * (n - k)
+        # Every placement of the pattern tiles and the blank: with one tile or more left
+        # out, the others' order is free, so both parities are reached; a pattern of
+        # every tile is the puzzle itself, whose slides keep the parity: half.
+        self.expected_total = math.perm(n, k) * (n - k) // (2 if k == n - 1 else 1)
         self.expand_free = self._expand_free
 
     # -- moves ------------------------------------------------------------

@@ -1,0 +1,134 @@
+"""A data folder's built tables, read once, and again only when the folder changes.
+
+Every answer starts here: which tables are built and sound, which are damaged
+(with the one line that says why), each table's puzzle and its look-up
+:class:`~pipeline.storage.table.Table`. The explorer holds one :class:`Folder`
+for as long as it serves; each request costs a few ``stat`` calls to learn
+whether anything changed (a table built or removed, a manifest rewritten, a
+spec kept), and the manifests are read and checked again only then.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pipeline import hints
+from pipeline.errors import CorruptTable, NotBuilt
+from pipeline.puzzles import registry, trusted
+from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.spec.parse import SPECS
+from pipeline.storage.format import MANIFEST
+from pipeline.storage.manifest import Manifest
+from pipeline.storage.table import Table
+
+#: What a folder's state is known by: (name, inode, mtime in ns, size) of the folder,
+#: its specs and each table's manifest.
+Signature = tuple[tuple[str, int, int, int], ...]
+
+
+def signature(data: Path) -> Signature:
+    """The folder, its specs folder and every ``<table>/_manifest.json``, as ``stat`` sees
+    them (without following links): equal signatures, unchanged manifests and specs."""
+    out: list[tuple[str, int, int, int]] = []
+    try:
+        names = sorted(os.listdir(data))
+    except OSError:
+        return ()
+    for name, path in [("", data), (SPECS, data / SPECS)] + [
+        (n, data / n / MANIFEST) for n in names if not n.startswith(".")
+    ]:
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            continue
+        out.append((name, st.st_ino, st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+class Folder:
+    """The tables of one data folder: their checked manifests, puzzles and readers."""
+
+    def __init__(self, data: Path) -> None:
+        self.data = data
+        self._seen: Signature | None = None
+        self._found: dict[str, trusted.Found] = {}
+        self._tables: dict[str, Table] = {}
+        self._puzzles: dict[str, Puzzle] = {}
+        #: How many times the manifests were read (the explorer's bench counts them).
+        self.reads = 0
+
+    def refresh(self) -> None:
+        """Read the manifests again when the folder changed since they were read."""
+        now = signature(self.data)
+        if now != self._seen:
+            self._found = {f.name: f for f in trusted.tables(self.data)}
+            self._tables, self._puzzles = {}, {}
+            self._seen = now
+            self.reads += 1
+
+    def forget(self) -> None:
+        """Drop what was read (after this process changed the folder)."""
+        self._seen = None
+
+    def found(self) -> list[trusted.Found]:
+        """Every table folder with a manifest, sound or refused, by name."""
+        self.refresh()
+        return list(self._found.values())
+
+    def built(self) -> list[str]:
+        """The sound tables, by name."""
+        return [f.name for f in self.found() if f.manifest is not None]
+
+    def manifests(self) -> list[Manifest]:
+        """The sound tables' manifests (checked against the registry's puzzles)."""
+        return [f.manifest for f in self.found() if f.manifest is not None]
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(table, the one line that refuses it) of every damaged table."""
+        return [(f.name, f.error) for f in self.found() if f.error is not None]
+
+    def is_built(self, name: str) -> bool:
+        """Whether ``name`` is a sound table here."""
+        return name in self.built()
+
+    def has(self, name: str) -> bool:
+        """Whether a table ``name`` is here, sound or refused (reading it then answers,
+        or says in one line what is wrong with it)."""
+        self.refresh()
+        return name in self._found
+
+    def puzzle(self, name: str) -> Puzzle:
+        """The puzzle of that name here (UnknownPuzzle names the near misses)."""
+        self.refresh()
+        if name not in self._puzzles:
+            self._puzzles[name] = registry.get(name, self.data)
+        return self._puzzles[name]
+
+    def table(self, name: str) -> Table:
+        """The sound table ``name``, opened for look-ups; NotBuilt names the command
+        that builds it, CorruptTable says why it is refused and how to rebuild it."""
+        self.refresh()
+        if name in self._tables:
+            return self._tables[name]
+        self.puzzle(name)
+        self.require(name)
+        found = self._found.get(name)
+        if found is None:
+            raise NotBuilt(f"{name} is not built yet: run {hints.build(name, self.data)}")
+        if found.manifest is None:
+            raise CorruptTable(found.error or f"{name} cannot be read")
+        table = Table(self.data / name)
+        trusted.puzzle_of(table.manifest, self.data)
+        table.check_sizes()
+        self._tables[name] = table
+        return table
+
+    def require(self, name: str | None = None) -> None:
+        """NotBuilt when the data folder is missing: reading never creates it."""
+        if not self.data.is_dir():
+            what = "is not a folder" if self.data.exists() else "does not exist"
+            raise NotBuilt(
+                f"data folder {self.data} {what}: nothing is built there "
+                f"(build into it with {hints.build(name or '--default', self.data)})"
+            )

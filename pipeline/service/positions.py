@@ -1,0 +1,91 @@
+"""One position of a table: its state, its depth, every move from it with the depth it
+leads to, and the n-th (or a random) position at a depth."""
+
+from __future__ import annotations
+
+import operator
+import random
+
+from pipeline.answers import Move, Origin, Position
+from pipeline.errors import BadPosition
+from pipeline.puzzles.base import Puzzle
+from pipeline.service.folder import Folder
+from pipeline.service.walks import missing
+
+
+def state_of(folder: Folder, name: str, position: str | int) -> int:
+    """A typed position (or a state number) as a state of puzzle ``name``."""
+    p = folder.puzzle(name)
+    if isinstance(position, str):
+        return p.parse(position)
+    try:
+        number = operator.index(position)  # int, numpy integers
+    except TypeError:
+        raise BadPosition(f"a position is text or a state number, not {position!r}") from None
+    return p.check_state(number)
+
+
+def depth(folder: Folder, name: str, state: int, near: int | None = None) -> int | None:
+    """The depth of position ``state`` in table ``name`` (the least over the states it
+    stands for), or None when it is not there; ``near``: look around that depth first."""
+    p = folder.puzzle(name)
+    table = folder.table(name)
+    hits = [h for h in (table.find(s, p.depth_parity(s), near) for s in p.variants(state)) if h]
+    return min(h.depth for h in hits) if hits else None
+
+
+def depth_of(folder: Folder, name: str, state: int) -> int:
+    """The depth of a position that must be in the table; one line saying why it is not."""
+    found = depth(folder, name, state)
+    if found is None:
+        raise missing(folder, folder.puzzle(name), state, name)
+    return found
+
+
+def position(folder: Folder, name: str, typed: int) -> Position:
+    """A position with its depth and every move from it with the depth it leads to. On a
+    table of symmetry classes the position is its class's smallest image."""
+    p = folder.puzzle(name).bind(folder.data)
+    state = p.variants(typed)[0] if p.canonical is not None else typed
+    at = depth(folder, name, state)
+    judge = _judge(folder, p)
+    moves = []
+    for made, stored in p.moves_from(state):
+        d = depth(folder, name, stored, near=at)
+        won = None if judge is None else depth(folder, judge, stored) is not None
+        verdict = _verdict(p.origin, at, d, won)
+        moves.append(Move(made, stored, d, verdict, p.notation([state, made])))
+    classes = p.canonical is not None
+    return Position(name, state, typed, p.origin, at, moves, judge, classes)
+
+
+def _judge(folder: Folder, p: Puzzle) -> str | None:
+    """The built table saying won/lost for the moves of a start-rooted board, or None."""
+    judge = p.solved_by
+    if p.origin is not Origin.START or judge is None or judge == p.name:
+        return None
+    return judge if folder.is_built(judge) else None
+
+
+def _verdict(origin: Origin, depth: int | None, child: int | None, won: bool | None) -> str:
+    """How a move compares: nearer/same/farther from the goal, or won/lost, or unknown."""
+    if origin is Origin.GOAL:
+        if depth is None or child is None:
+            return "unknown"
+        return "nearer" if child < depth else "same" if child == depth else "farther"
+    return "unknown" if won is None else "won" if won else "lost"
+
+
+def at_depth(folder: Folder, name: str, depth: int, nth: int | None = None) -> int:
+    """The ``nth`` position at ``depth`` in state order (from 0; None: one at random)."""
+    table = folder.table(name)
+    counts = dict(table.histogram())
+    if depth not in counts:
+        deepest = max(counts, default=0)
+        raise BadPosition(f"{name} has no positions at depth {depth} (depths 0..{deepest})")
+    n = random.randrange(counts[depth]) if nth is None else nth
+    if not 0 <= n < counts[depth]:
+        raise BadPosition(
+            f"depth {depth} of {name} has {counts[depth]:,} positions: n is 0..{counts[depth] - 1}"
+        )
+    return table.nth(depth, n)

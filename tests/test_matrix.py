@@ -1,0 +1,300 @@
+"""Every table kind on every surface (issue #43): the matrix of tests/matrix.py asked
+through the API, the SQL macros, the CLI verbs, the explorer's pages and JSON
+endpoints, and the report. Each surface answers what the others answer (the
+figures checked against the Parquet rows through DuckDB, and each walk move by
+move with the puzzle's own moves), or says in one line why it cannot: no
+traceback, no HTTP 500.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+import pipeline
+from pipeline.errors import PuzzleDBError
+from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.registry import family_sql
+from tests.conftest import shared
+from tests.matrix import Kind, Ran, build, cli, kinds
+from tests.test_serve import get, serving
+
+KINDS = kinds()
+
+
+@pytest.fixture(scope="session")
+def matrix(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with one table of every kind, built once a run."""
+    return shared(tmp_path_factory, "matrix", build)
+
+
+@pytest.fixture(scope="session")
+def mdb(matrix: Path) -> pipeline.Database:
+    return pipeline.open(matrix)
+
+
+@pytest.fixture(scope="module")
+def server(matrix: Path) -> Iterator[str]:
+    with serving(matrix) as base:
+        yield base
+
+
+def ask(work: Callable[[], Any]) -> Any:
+    """The answer, or the one line the API's error says (a PuzzleDBError: anything
+    else escapes and fails the test with its traceback)."""
+    try:
+        return work()
+    except PuzzleDBError as e:
+        line = str(e)
+        assert line and "\n" not in line.strip(), f"not one line: {line!r}"
+        return Refused(line.strip())
+
+
+class Refused(str):
+    """An answer that is the one line saying why there is none."""
+
+
+def probes(db: pipeline.Database, name: str) -> list[int]:
+    """Positions to ask about: a root, the first position of the middle level, the
+    first of the deepest level built."""
+    hist = db.histogram(name)
+    deepest = int(hist["depth"].max())
+    p = db.puzzle(name)
+    return list(
+        dict.fromkeys(
+            [
+                p.roots()[0] if p.canonical is None else p.variants(p.roots()[0])[0],
+                p.parse(db.at_depth(name, deepest // 2, 0)),
+                p.parse(db.at_depth(name, deepest, 0)),
+            ]
+        )
+    )
+
+
+def one_move(p: Puzzle, a: int, b: int) -> bool:
+    """Whether position ``b`` is one move of the game (a zero-cost one included) from
+    ``a``, or ``a`` from ``b``: the positions as made, not as a table of classes stores them."""
+    return any(y in {made for made, _ in p.moves_from(x)} for x, y in ((a, b), (b, a)))
+
+
+def sql_depth(db: pipeline.Database, name: str, states: list[int]) -> int | None:
+    """The least depth of any of ``states`` in the table, read from the rows by DuckDB."""
+    found = db.query(
+        f"SELECT min(depth) AS d FROM \"{name}\" WHERE list_contains(getvariable('s'), state)",
+        {"s": [int(s) for s in states]},
+    )["d"][0]
+    return None if found is None else int(found)
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=str)
+def test_the_api_answers_right(mdb: pipeline.Database, kind: Kind) -> None:
+    name = kind.table
+    p = mdb.puzzle(name)
+    hist = mdb.histogram(name)
+    rows = mdb.query(f'SELECT depth, count(*) AS n FROM "{name}" GROUP BY 1 ORDER BY 1')
+    assert hist["positions"].to_list() == rows["n"].to_list()
+    assert hist["depth"].to_list() == rows["depth"].to_list()
+    summary = mdb.table_summary(name)
+    assert summary.positions == int(rows["n"].sum()) and summary.max_depth == hist["depth"].max()
+    assert summary.partial_depth == kind.max_depth or kind.max_depth is None
+    assert mdb.verify(name).ok
+    longest = ask(lambda: mdb.longest(name))
+    if not isinstance(longest, Refused):
+        deepest = mdb.query(f'SELECT state FROM "{name}" WHERE depth = {summary.max_depth}')
+        assert sorted(longest["state"].to_list()) == sorted(deepest["state"].to_list())
+    for s in probes(mdb, name):
+        _position(mdb, p, name, s)
+        _solution(mdb, p, name, s)
+
+
+def _position(db: pipeline.Database, p: Puzzle, name: str, s: int) -> None:
+    """The depth and every move's depth, against the rows."""
+    depth = db.depth(name, s)
+    assert depth == sql_depth(db, name, p.variants(s))
+    answer = db.position(name, s)
+    assert answer.depth == depth
+    for m in answer.moves:
+        assert m.depth == sql_depth(db, name, p.variants(m.stored)), m
+    svg = db.board_svg(name, s)
+    assert f"depth {depth}" in svg and ET.fromstring(svg) is not None
+
+
+def _solution(db: pipeline.Database, p: Puzzle, name: str, s: int) -> None:
+    """A solve is a legal line to a root of the table that answers, as long as its depth
+    there; or one line saying why there is none (a lost peg position)."""
+    sol = ask(lambda: db.solve(name, s))
+    walked = p.solved_by or name
+    if isinstance(sol, Refused):
+        assert sql_depth(db, walked, p.variants(s)) is None, sol
+        return
+    judge = db.puzzle(walked).bind(db.data)
+    for a, b in zip(sol.line, sol.line[1:], strict=False):
+        assert one_move(judge, a, b), (p.text(a), p.text(b))
+    end = sol.line[-1] if sol.origin.towards else sol.line[0]
+    assert sql_depth(db, walked, judge.variants(end)) == 0
+    assert sol.moves == sql_depth(db, walked, judge.variants(s))
+    assert ET.fromstring(db.solution_svg(sol)) is not None
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=str)
+def test_the_sql_macros_answer_as_the_api(mdb: pipeline.Database, kind: Kind) -> None:
+    name = kind.table
+    p = mdb.puzzle(name)
+    macros = re.findall(r"CREATE OR REPLACE MACRO (\w+)\(puzzle, (\w+)\)", _family_sql(mdb))
+    for s in probes(mdb, name):
+        row = mdb.query(
+            "SELECT board($t, $s::UBIGINT) AS b, drawing($t, $s::UBIGINT) AS d, "
+            "cells($t, $s::UBIGINT) AS c, state_of($t, board($t, $s::UBIGINT)) AS back".replace(
+                "$t", "getvariable('t')"
+            ).replace("$s", "getvariable('s')"),
+            {"t": name, "s": s},
+        ).row(0, named=True)
+        assert row["b"] == p.text(s) and row["d"] == p.draw(s) and row["back"] == s
+        assert row["c"] == p.cells.values(s)
+        walk = mdb.walk(name, s)
+        path = mdb.query(
+            "SELECT state FROM path(getvariable('t'), getvariable('s'))", {"t": name, "s": s}
+        )
+        assert path["state"].to_list() == ([] if walk is None else _stored(p, walk, s))
+        for macro, _ in macros:  # a family's macros: answer, or one DuckDB error line
+            ask_sql(mdb, f"SELECT {macro}(getvariable('t'), getvariable('s')::UBIGINT)", name, s)
+        if p.canonical is not None:
+            got = ask_sql(
+                mdb, "SELECT canonical(getvariable('t'), getvariable('s')::UBIGINT)", name, s
+            )
+            assert got == mdb.canonical(name, s)
+
+
+def _stored(p: Puzzle, walk: Any, s: int) -> list[int]:
+    """The states the table stores along a walk (a class's smallest image on -sym tables)."""
+    return [p.variants(x)[0] if p.canonical is not None else x for x in walk.states]
+
+
+def _family_sql(db: pipeline.Database) -> str:
+    return "\n".join(family_sql(db.manifests()))
+
+
+def ask_sql(db: pipeline.Database, sql: str, name: str, s: int) -> Any:
+    """One value, or the one line DuckDB's error says (a family's macro on a table not of
+    its family answers with ``error(...)``)."""
+    import duckdb
+
+    try:
+        return db.query(sql, {"t": name, "s": s}).row(0)[0]
+    except duckdb.Error as e:
+        assert str(e).strip(), e
+        return Refused(str(e).splitlines()[0])
+
+
+def _same(ran: Ran, answer: Any) -> None:
+    """The CLI says what the API says: its JSON, or the same one line and exit 1."""
+    if isinstance(answer, Refused):
+        assert ran.code == 1 and ran.err.strip() == f"puzzledb: {answer}", ran
+    else:
+        assert ran.code == 0 and "Traceback" not in ran.err, ran
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=str)
+def test_the_cli_verbs_answer_as_the_api(
+    mdb: pipeline.Database, matrix: Path, kind: Kind, tmp_path: Path
+) -> None:
+    name = kind.table
+    p = mdb.puzzle(name)
+    ran = cli("histogram", name, "--json", data=matrix)
+    assert ran.code == 0 and json.loads(ran.out)["histogram"] == mdb.histogram(name).rows(
+        named=True
+    )
+    longest = ask(lambda: mdb.longest(name))
+    ran = cli("longest", name, "--json", data=matrix)
+    _same(ran, longest)
+    if not isinstance(longest, Refused):
+        assert json.loads(ran.out)["positions"] == longest["position"].to_list()
+    for s in probes(mdb, name):
+        text = p.text(s)
+        ran = cli("show", name, text, "--json", data=matrix)
+        assert ran.code == 0 and json.loads(ran.out)["depth"] == mdb.depth(name, s), ran
+        sol = ask(lambda s=s: mdb.solve(name, s))
+        ran = cli("solve", name, text, "--json", data=matrix)
+        _same(ran, sol)
+        if not isinstance(sol, Refused):
+            assert json.loads(ran.out)["path"] == sol.path
+        assert cli("solve", name, text, data=matrix).code == ran.code
+    chart = tmp_path / "chart.svg"
+    ran = cli("plot", "histogram", name, "--out", str(chart), data=matrix)
+    assert ran.code == 0, ran
+    counts = [int(x) for x in re.findall(r'data-count="(\d+)"', chart.read_text())]
+    assert counts == mdb.histogram(name)["positions"].to_list()
+    ran = cli("verify", name, data=matrix)
+    assert ran.code == 0 and ran.out.startswith(f"{name}: ok"), ran
+    ran = cli("query", f'SELECT count(*) AS n FROM "{name}"', "--format", "json", data=matrix)
+    assert json.loads(ran.out) == [{"n": mdb.table_summary(name).positions}]
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=str)
+def test_the_explorer_answers_as_the_api(mdb: pipeline.Database, server: str, kind: Kind) -> None:
+    name = kind.table
+    p = mdb.puzzle(name)
+    q = quote(name, safe="")
+    for path in (f"/t/{q}", f"/t/{q}?log=1", f"/pick/{q}?depth=0&n=0", f"/pick/{q}?depth=1"):
+        status, page = get(server + path)
+        assert status == 200, (path, page[:300])
+    status, body = get(f"{server}/api/histogram/{q}")
+    assert json.loads(body)["histogram"] == mdb.histogram(name).rows(named=True)
+    for s in probes(mdb, name):
+        text = quote(p.text(s), safe="")
+        for path in (f"/p/{q}?s={text}", f"/strip/{q}?s={text}"):
+            status, page = get(server + path)
+            assert status == 200, (path, page[:300])
+        status, body = get(f"{server}/api/position/{q}?s={text}")
+        answer = json.loads(body)
+        assert status == 200 and answer["depth"] == mdb.depth(name, s)
+        assert [m["depth"] for m in answer["moves"]] == [
+            m.depth for m in mdb.position(name, s).moves
+        ]
+        status, body = get(f"{server}/api/solve/{q}?s={text}")
+        sol = ask(lambda s=s: mdb.solve(name, s))
+        if isinstance(sol, Refused):
+            assert 400 <= status < 500 and json.loads(body)["error"] == sol
+        else:
+            assert status == 200 and json.loads(body)["path"] == sol.path
+
+
+def test_every_table_is_on_the_home_page_and_in_the_report(
+    mdb: pipeline.Database, matrix: Path, server: str, tmp_path: Path
+) -> None:
+    rows = {r["puzzle"]: r for r in json.loads(get(server + "/api/tables")[1])}
+    assert set(rows) == {k.table for k in KINDS} and not any("error" in r for r in rows.values())
+    for k in KINDS:
+        assert rows[k.table]["positions"] == mdb.table_summary(k.table).positions
+    status, page = get(server + "/")
+    assert status == 200 and all(f'href="/t/{quote(k.table, safe="")}"' in page for k in KINDS)
+    ran = cli("report", "--out", str(tmp_path), data=matrix)
+    assert ran.code == 0, ran
+    html = (tmp_path / "report.html").read_text()
+    shown = set(
+        re.findall(r'<section class="(?:derived-)?table" id="t-[^"]+" data-table="([^"]+)"', html)
+    )
+    assert shown == {k.table for k in KINDS} and 'class="error"' not in html
+
+
+def test_the_matrix_is_every_kind_of_the_registry() -> None:
+    """A puzzle class of the registry, each family's name suffixes and typed roots, the
+    build options and the specs: all in the matrix, each built as it says."""
+    from pipeline.puzzles.builtin import BUILTIN, FAMILIES
+
+    whys = " ".join(k.why for k in KINDS)
+    assert all(type(p).__name__ in whys for p in BUILTIN)
+    assert all(
+        f"{f.name}, typed root" in whys for f in FAMILIES if f.variants and f.variants.rooted
+    )
+    assert {"Hanoi, reversible", "PocketCube, reversible", "PocketCube, bipartite"} <= {
+        k.why for k in KINDS
+    }
+    assert len(KINDS) >= 28
