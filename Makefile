@@ -121,7 +121,7 @@ $(BROWSER_STAMP): $(TEST_STAMP)
 test-browser: $(BROWSER_STAMP)
 	@test -x $(CHROMIUM) || { apt-get update && apt-get install -y chromium; } || \
 		{ echo "make test-browser: $(CHROMIUM) is missing and apt-get needs root (run as root, or apt-get install chromium)"; exit 1; }
-	$(BIN)/python -m pytest -m browser --chromium $(CHROMIUM)
+	$(BIN)/python -m pytest -m browser --chromium=$(CHROMIUM)
 
 # Every CLI command over hostile data folders (tests/hostile/, marked hostile): a
 # payload in each string field of each manifest and kept spec, in turn; outside `make test`.

@@ -49,11 +49,11 @@ def enumerate_levels(name: str, depth: int | None, folder: Path) -> tuple[int, i
 
 
 def full_build(name: str, folder: Path) -> tuple[int, int, float]:
-    from pipeline.build.loop import build
+    import pipeline
 
     clock = time.perf_counter()
-    m = build(puzzles.get(name), folder)
-    return int(m["total"]), sum(f["bytes"] for f in m["files"]), time.perf_counter() - clock
+    (m,) = pipeline.open(folder).build([name])
+    return m.total, sum(f.bytes for f in m.files), time.perf_counter() - clock
 
 
 def main() -> None:

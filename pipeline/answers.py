@@ -97,7 +97,7 @@ class MethodSolution(Solution):
 
 
 @dataclass(frozen=True)
-class Level:
+class DepthCount:
     """One depth of a histogram: its rows, and on a table of symmetry classes the
     positions of the whole board its classes stand for."""
 
@@ -111,7 +111,7 @@ class Histogram:
     """Positions at every depth of one table."""
 
     puzzle: str
-    levels: list[Level]
+    levels: list[DepthCount]
 
     @property
     def classes(self) -> bool:
@@ -162,7 +162,7 @@ class Summary:
 
 
 @dataclass(frozen=True)
-class Move:
+class NextMove:
     """One move out of a position: the position it makes, the state its table stores
     for it (another image on a table of symmetry classes), its depth there, and how
     it compares: nearer / same / farther from the goal, or won / lost, or unknown."""
@@ -184,11 +184,11 @@ class Position:
     typed: int
     origin: Origin
     depth: int | None
-    moves: list[Move]
+    moves: list[NextMove]
     #: The table that says won/lost for each move (a start-rooted peg board), if built.
     judge: str | None = None
     classes: bool = False
 
-    def best(self) -> Move | None:
+    def best(self) -> NextMove | None:
         """The first move nearer the goal on a goal-rooted table, or None."""
         return next((m for m in self.moves if m.verdict == "nearer"), None)

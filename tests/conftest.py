@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,6 +94,14 @@ def shots(pytestconfig: pytest.Config) -> Path:
 @pytest.fixture(scope="session")
 def spark_master(pytestconfig: pytest.Config) -> str:
     return _option(pytestconfig, "spark-master")
+
+
+def build_local(puzzle: Any, data: Path, **options: Any) -> Any:
+    """``build/loop.build`` with the local executor (build/ takes one; it knows no kind)."""
+    from pipeline.build import loop
+    from pipeline.executors.local.executor import LocalExecutor
+
+    return loop.build(puzzle, data, executor=LocalExecutor(), **options)
 
 
 def shared(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:

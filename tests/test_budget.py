@@ -17,7 +17,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.api import QUERIES
-from pipeline.build import loop as build
 from pipeline.engine import budget, reference
 from pipeline.engine import rows as row_rules
 from pipeline.engine.buffers import Pool
@@ -29,6 +28,7 @@ from pipeline.executors.local.executor import LocalExecutor
 from pipeline.puzzles import registry as puzzles
 from pipeline.storage.table import Table
 from pipeline.verify.checks import duplicates
+from tests.conftest import build_local
 
 #: Bytes for the level step: small enough that 2x5's big levels need dozens of buckets.
 SMALL = 400_000
@@ -61,7 +61,7 @@ def test_packed_moves_give_the_rows_of_the_general_step(
     monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
     p = puzzles.get(name)
     assert p.kernels is not None and p.kernels.tag_bits == tag_bits
-    m = build.build(p, tmp_path)
+    m = build_local(p, tmp_path)
     assert all(lv.stats["pairs"] > 0 for lv in m.levels[1:-1])
     _same_rows(tmp_path / name, data / name, rows)
 
@@ -80,7 +80,7 @@ def test_small_budget_gives_every_row_of_the_in_memory_build(
 ) -> None:
     if packed:
         monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
-    m = build.build(puzzles.get("2x5"), tmp_path, work=SMALL // (3 if packed else 1))
+    m = build_local(puzzles.get("2x5"), tmp_path, work=SMALL // (3 if packed else 1))
     buckets = [lv.stats["buckets"] for lv in m.levels]
     assert max(buckets) >= 20 and sum(b > 1 for b in buckets) >= 20
     whole = json.loads((data / "2x5" / "_manifest.json").read_text())
@@ -147,8 +147,8 @@ def test_kill_9_at_several_points_then_rerun_gives_identical_rows(
     staging = tmp_path / ".staging" / "2x5"
     script = (
         "import sys; from pathlib import Path; from pipeline.puzzles import registry as puzzles; "
-        "from pipeline.build import loop as build; "
-        f"build.build(puzzles.get('2x5'), Path(sys.argv[1]), work={SMALL})"
+        "from tests.conftest import build_local; "
+        f"build_local(puzzles.get('2x5'), Path(sys.argv[1]), work={SMALL})"
     )
     # Kill after a few levels, in the middle of a bucketed level (spill files on
     # disk), and late in the search; each time the next run resumes and goes on.
@@ -175,7 +175,7 @@ def test_kill_9_at_several_points_then_rerun_gives_identical_rows(
         before = done
         assert not (tmp_path / "2x5").exists()
     seen: list[int] = []
-    m = build.build(
+    m = build_local(
         puzzles.get("2x5"), tmp_path, work=SMALL, on_level=lambda d: seen.append(d.depth)
     )
     assert seen and seen[0] == before  # resumed after the last finished level
@@ -250,12 +250,12 @@ def test_zero_cost_moves_build_at_any_budget_or_stop_clearly(tmp_path: Path) -> 
         def expand(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             return table_expander({0: [1], 1: [2], 2: [3], 6: [7]})(states)
 
-    m = build.build(Free(), tmp_path / "a")
+    m = build_local(Free(), tmp_path / "a")
     assert [lv.positions for lv in m.levels] == [4, 3, 1]
-    tiny = build.build(Free(), tmp_path / "t", work=1024)
+    tiny = build_local(Free(), tmp_path / "t", work=1024)
     assert [f.sha256 for f in tiny.files] == [f.sha256 for f in m.files]
     with pytest.raises(budget.BadMemory, match="leaves no room to work"):
-        build.build(Free(), tmp_path / "b", memory=100)
+        build_local(Free(), tmp_path / "b", memory=100)
     assert not (tmp_path / "b" / "free").exists()  # no half table
 
 

@@ -295,7 +295,7 @@ def test_solve_says_what_it_builds_or_refuses(tmp_path: Path) -> None:
     assert not (tmp_path / "2x3-pdb-5").exists()
     r = run_cli(*args, data=tmp_path)
     assert r.returncode == 0, r.stderr
-    said = "building the 2x3 pattern databases first, once: at most 720 positions, about 13.4 KiB"
+    said = "building the 2x3 pattern databases first, once: at most 360 positions, about 6.71 KiB"
     assert said in r.stderr and "under a minute" in r.stderr
     assert r.stdout.startswith("2x3: 1 move to the goal")
     assert (tmp_path / ".cache" / "2x3-pdb.npy").exists()

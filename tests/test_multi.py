@@ -11,13 +11,12 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline.build import loop as build
 from pipeline.engine import reference
 from pipeline.engine import rows as row_rules
 from pipeline.engine.core import Graph
 from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.tiles.multi import multi_rectangle
-from tests.conftest import column, one, run_cli
+from tests.conftest import build_local, column, one, run_cli
 
 
 def python_slides(board: tuple[int, ...], rows: int, cols: int) -> list[tuple[int, ...]]:
@@ -163,7 +162,7 @@ def test_packed_kernels_give_the_same_rows(
     # keys (multi_moves.py) every level gives the same files, byte for byte.
     monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
     p = puzzles.get("3x3-multi")
-    m = build.build(p, tmp_path)
+    m = build_local(p, tmp_path)
     assert all(lv.stats["pairs"] > 0 for lv in m.levels[1:-1])
     ours = [f.sha256 for f in m.files]
     theirs = [f.sha256 for f in multi_db.table("3x3-multi").manifest.files]

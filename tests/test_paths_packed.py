@@ -16,6 +16,7 @@ from pipeline.errors import CorruptTable
 from pipeline.executors.local import lanes
 from pipeline.puzzles import registry as puzzles
 from pipeline.storage import reader
+from tests.conftest import build_local
 
 #: The English board's first levels (7,046,919 positions, 4,138,302 at depth 12).
 ENGLISH_DEPTH = 12
@@ -27,7 +28,7 @@ def _files(folder: Path) -> dict[str, str]:
 
 def _build(name: str, folder: Path, work: int | None = None) -> build.Manifest:
     depth = ENGLISH_DEPTH if name == "english33" else None
-    return build.build(puzzles.get(name), folder, paths=True, work=work, max_depth=depth)
+    return build_local(puzzles.get(name), folder, paths=True, work=work, max_depth=depth)
 
 
 @pytest.fixture(scope="module")
@@ -188,14 +189,14 @@ def test_a_level_not_kept_hands_its_counts_on_raw(
         return chunks(self, rows, parents, counts)
 
     monkeypatch.setattr(reader.LevelFiles, "chunks", spy)
-    m = build.build(puzzles.get("2x5"), tmp_path, paths=True, work=1 << 20)
+    m = build_local(puzzles.get("2x5"), tmp_path, paths=True, work=1 << 20)
     rows = {lv.depth: lv.positions for lv in m.levels}
     assert read and all(size == 8 * rows[depth] for depth, size in read)
     assert not list((tmp_path / "2x5").rglob("*.u64"))
 
 
 def test_a_raw_count_file_shorter_than_its_level_is_refused(tmp_path: Path) -> None:
-    m = build.build(puzzles.get("2x5"), tmp_path, paths=True)
+    m = build_local(puzzles.get("2x5"), tmp_path, paths=True)
     depth = m.max_depth // 2
     files = [f for f in m.files if f.depth == depth]
     level = reader.LevelFiles(tmp_path / "2x5", depth, files)
@@ -217,7 +218,7 @@ def test_a_levels_counts_for_indexed_runs_are_the_raw_file_or_the_decoded_column
     """The tables of indexed runs are slices of ``path_counts``: the raw file mapped
     when the build left one, else the DECIMAL column decoded; a short raw file is
     refused, not mapped past its end."""
-    m = build.build(puzzles.get("2x5"), tmp_path, paths=True)
+    m = build_local(puzzles.get("2x5"), tmp_path, paths=True)
     depth = m.max_depth // 2
     level = reader.LevelFiles(tmp_path / "2x5", depth, [f for f in m.files if f.depth == depth])
     decoded = level.path_counts()

@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.build.loop import build
 from pipeline.engine import reference
 from pipeline.errors import BadPosition
 from pipeline.puzzles import registry as puzzles
@@ -23,6 +22,7 @@ from pipeline.puzzles.tiles.patterns import PatternPuzzle
 from pipeline.puzzles.tiles.regions import RegionPatternPuzzle, perm_rank
 from pipeline.solvers import ida_c, optimal
 from pipeline.storage.table import Table
+from tests.conftest import build_local
 
 PARTITION_3X4 = [(1, 2, 3, 5, 6, 7), (4, 8, 9, 10, 11)]
 
@@ -44,7 +44,7 @@ def region_3x4(tmp_path_factory: pytest.TempPathFactory) -> list[np.ndarray]:
     out = []
     for tiles in PARTITION_3X4:
         p = RegionPatternPuzzle(3, 4, f"r{len(tiles)}", tiles)
-        build(p, data, work=3_000_000)
+        build_local(p, data, work=3_000_000)
         out.append(optimal.compact_from_table(p, Table(data / p.name)))
     return out
 

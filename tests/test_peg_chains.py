@@ -8,12 +8,11 @@ from pathlib import Path
 import numpy as np
 
 import pipeline
-from pipeline.build import loop as build
 from pipeline.engine.core import absent
 from pipeline.puzzles.pegs import board as pegs
 from pipeline.puzzles.pegs import chains as peg_chains
 from pipeline.puzzles.pegs.chains import TRIANGLE15_CHAINS, PegChainPuzzle
-from tests.conftest import one, run_cli
+from tests.conftest import build_local, one, run_cli
 
 GOAL = ". . . . . . . . . . . . x . ."
 
@@ -43,7 +42,7 @@ def python_moves(board: pegs.Board, levels: int) -> list[set[int]]:
 def test_triangle_in_chains_is_triangle15_moves_per_board(
     db: pipeline.Database, tmp_path: Path
 ) -> None:
-    m = build.build(TRIANGLE15_CHAINS, tmp_path)
+    m = build_local(TRIANGLE15_CHAINS, tmp_path)
     assert m.total == 4237  # every board of triangle15 (in jumps): one row each
     got = dict(
         pipeline.open(tmp_path)
@@ -75,7 +74,7 @@ def test_triangle_winnable_in_moves_gives_the_articles_nine(
     db: pipeline.Database, tmp_path: Path
 ) -> None:
     w = peg_chains.PUZZLES[3]
-    m = build.build(w, tmp_path)
+    m = build_local(w, tmp_path)
     # Every board that can reach one peg in hole 12: the complements of the
     # boards the start reaches (a reversed jump is a jump of the complement).
     assert m.total == 4237

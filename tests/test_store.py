@@ -21,6 +21,7 @@ from pipeline.errors import BuildLocked, CorruptTable, NotBuilt
 from pipeline.puzzles import registry as puzzles
 from pipeline.storage import format as fmt
 from pipeline.storage import reader, staging, writer
+from tests.conftest import build_local
 
 
 def test_parquet_contract(data: Path) -> None:
@@ -89,21 +90,21 @@ def test_interrupted_build_resumes_to_identical_rows(data: Path, tmp_path: Path)
             raise Stop
 
     with pytest.raises(Stop):
-        build.build(p, tmp_path, on_level=stop_at_12)
+        build_local(p, tmp_path, on_level=stop_at_12)
     staging = tmp_path / ".staging" / "3x3"
     assert (staging / "progress.json").exists()
     assert not (tmp_path / "3x3").exists()  # readers never see half a table
     # A level file half-written when the process died is thrown away.
     (staging / "d013-000.parquet.tmp").write_bytes(b"garbage")
     seen: list[int] = []
-    build.build(p, tmp_path, on_level=lambda d: seen.append(d.depth))
+    build_local(p, tmp_path, on_level=lambda d: seen.append(d.depth))
     assert seen[0] == 13  # resumed after the last finished level
     assert _rows(tmp_path / "3x3").equals(_rows(data / "3x3"))
     assert not staging.exists()
 
 
 def test_two_builds_write_identical_files(data: Path, tmp_path: Path) -> None:
-    build.build(puzzles.get("2x4"), tmp_path)
+    build_local(puzzles.get("2x4"), tmp_path)
     a = json.loads((tmp_path / "2x4" / "_manifest.json").read_text())
     b = json.loads((data / "2x4" / "_manifest.json").read_text())
     assert [f["sha256"] for f in a["files"]] == [f["sha256"] for f in b["files"]]
@@ -147,8 +148,8 @@ def test_force_rebuild_keeps_the_old_table_readable(tmp_path: Path) -> None:
 
 def test_a_second_build_of_the_same_table_is_refused(tmp_path: Path) -> None:
     with staging.build_lock(tmp_path, "2x3"), pytest.raises(BuildLocked, match="another process"):
-        build.build(puzzles.get("2x3"), tmp_path)
-    build.build(puzzles.get("2x3"), tmp_path)  # the lock died with its holder
+        build_local(puzzles.get("2x3"), tmp_path)
+    build_local(puzzles.get("2x3"), tmp_path)  # the lock died with its holder
     assert (tmp_path / "2x3" / "_manifest.json").exists()
 
 

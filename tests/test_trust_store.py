@@ -23,7 +23,7 @@ import pytest
 from pipeline.build import loop as build
 from pipeline.puzzles import registry as puzzles
 from pipeline.storage.integrity import footer_sha256
-from tests.conftest import one_line_error, run_cli
+from tests.conftest import build_local, one_line_error, run_cli
 
 LONGEST_3X3 = ["6 4 7 8 5 0 3 2 1", "8 6 7 2 5 4 3 0 1"]
 
@@ -106,7 +106,7 @@ def test_a_resume_rebuilds_a_damaged_staged_level(
             raise Killed
 
     with pytest.raises(Killed):
-        build.build(puzzles.get("2x5"), tmp_path, on_level=kill_after_10)
+        build_local(puzzles.get("2x5"), tmp_path, on_level=kill_after_10)
     staged = tmp_path / ".staging" / "2x5"
     assert json.loads((staged / "progress.json").read_text())["levels"][-1]["depth"] == 10
     f = staged / "d010-000.parquet"
@@ -118,7 +118,7 @@ def test_a_resume_rebuilds_a_damaged_staged_level(
     f.write_bytes(bytes(raw))
     kept = (staged / "d009-000.parquet").stat().st_ino
     seen: list[int] = []
-    build.build(puzzles.get("2x5"), tmp_path, on_level=lambda d: seen.append(d.depth))
+    build_local(puzzles.get("2x5"), tmp_path, on_level=lambda d: seen.append(d.depth))
     assert seen[0] == 10  # depth 10 made again, depths 0 to 9 kept
     assert (tmp_path / "2x5" / "d009-000.parquet").stat().st_ino == kept
     # was: exit 0 with depth 10's parents summing to 14988064522925689618, not
@@ -141,13 +141,13 @@ def test_a_resume_rebuilds_a_level_whose_recorded_range_is_not_its_files(
             raise Killed
 
     with pytest.raises(Killed):
-        build.build(puzzles.get("2x4"), tmp_path, on_level=kill_after_6)
+        build_local(puzzles.get("2x4"), tmp_path, on_level=kill_after_6)
     progress = tmp_path / ".staging" / "2x4" / "progress.json"
     doc = json.loads(progress.read_text())
     doc["files"][5]["min_state"] = doc["files"][5]["max_state"] = 0  # depth 5, hashes intact
     progress.write_text(json.dumps(doc))
     seen: list[int] = []
-    build.build(puzzles.get("2x4"), tmp_path, on_level=lambda d: seen.append(d.depth))
+    build_local(puzzles.get("2x4"), tmp_path, on_level=lambda d: seen.append(d.depth))
     assert seen[0] == 5
     r = run_cli("verify", "2x4", data=tmp_path)
     assert r.returncode == 0 and "2x4: ok" in r.stdout, r.stdout + r.stderr

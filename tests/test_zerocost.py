@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.build import loop as build
 from pipeline.engine import reference
 from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Level, excluded_depths
@@ -21,6 +20,7 @@ from pipeline.executors.base import Executor, LevelJob
 from pipeline.executors.local.executor import LocalExecutor
 from pipeline.executors.sequential import SequentialExecutor
 from pipeline.puzzles import registry as puzzles
+from tests.conftest import build_local
 
 #: Bytes of work so small that the rounds of the larger levels go to files.
 TINY = 1 << 16
@@ -105,8 +105,8 @@ def test_build_at_a_tiny_budget_writes_the_files_of_a_whole_level_build(
     tmp_path: Path, name: str
 ) -> None:
     p = puzzles.get(name)
-    whole = build.build(p, tmp_path / "whole")
-    small = build.build(p, tmp_path / "small", work=TINY // 2)
+    whole = build_local(p, tmp_path / "whole")
+    small = build_local(p, tmp_path / "small", work=TINY // 2)
     assert small.total == whole.total
     if name == "2x5-pdb-5":  # every placement of the 5 tiles and the blank: 10!/4!
         assert whole.total == 151_200

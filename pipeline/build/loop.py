@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import platform
 import shutil
-import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -36,8 +36,7 @@ from pipeline.engine.core import Graph, Level, excluded_depths
 from pipeline.engine.reference import roots_level
 from pipeline.engine.rows import MoveRules
 from pipeline.errors import CannotWrite, DiskFull, PuzzleDBError, TooBig
-from pipeline.executors.base import Executor, LevelJob, Place, StepStats, Table
-from pipeline.executors.local.executor import LocalExecutor
+from pipeline.executors.base import Destination, Executor, LevelJob, Place, StepStats
 from pipeline.puzzles.base import Puzzle
 from pipeline.storage import files, integrity, manifest, scratch
 from pipeline.storage.format import COLUMNS, FILE_ROWS, MANIFEST, ORBITS, PATHS_COLUMN, metadata
@@ -45,6 +44,9 @@ from pipeline.storage.manifest import LevelEntry, Manifest
 from pipeline.storage.reader import LevelFiles
 from pipeline.storage.staging import Progress, build_lock, check_disk, publish
 from pipeline.storage.writer import LevelWriter, write_json_atomic
+
+#: Warnings for whoever runs the build (the CLI prints them as `puzzledb: warning: ...`).
+log = logging.getLogger(__name__)
 
 #: Levels whose files may still be being written while the next one is computed.
 WRITE_LAG = 2
@@ -88,7 +90,7 @@ def build(
     on_level: Callable[[LevelDone], None] | None = None,
     memory: int | str | None = None,
     work: int | None = None,
-    executor: Executor | None = None,
+    executor: Executor,
     yes: bool = False,
     max_depth: int | None = None,
 ) -> Manifest:
@@ -99,9 +101,9 @@ def build(
     ``memory`` is the budget for the whole process (default 3GB); ``work``
     sets the bytes of the level step directly instead (tests use it to force
     many buckets on small boards). The rows are the same whatever the budget
-    and the executor (the local one when None). A table of known size that
-    would not fit the free disk or take over two hours stops early (TooBig)
-    unless ``yes``.
+    and the executor (the caller's choice: build/ knows no executor's kind). A
+    table of known size that would not fit the free disk or take over two hours
+    stops early (TooBig) unless ``yes``.
     ``max_depth`` builds the first levels only (a partial table: see
     :func:`covers`); a table with fewer levels than asked is built again aside.
     """
@@ -117,17 +119,16 @@ def build(
     with os_errors(data, puzzle.name), build_lock(data, puzzle.name):
         budget = Budget.parse(memory)
         if budget.asked is not None:
-            print(
-                f"puzzledb: warning: --memory {size_of(budget.asked)} is more than this "
-                f"machine has; using {size_of(budget.total)}",
-                file=sys.stderr,
+            log.warning(
+                f"--memory {size_of(budget.asked)} is more than this "
+                f"machine has; using {size_of(budget.total)}"
             )
         builder = Builder(puzzle, data, budget, paths, on_level, max_depth)
         builder.yes = yes
         made = builder.run(work, executor)
     note = puzzle.build_warning(made.max_depth) if made.partial_depth is None else None
     if note is not None:
-        print(f"puzzledb: warning: {note}", file=sys.stderr)
+        log.warning(note)
     return made
 
 
@@ -207,9 +208,8 @@ class Builder:
         of = puzzle.extra_columns
         self.extra = (puzzle.extra_fields, of) if of is not None else None  # type: ignore[attr-defined]
 
-    def run(self, work: int | None, executor: Executor | None) -> Manifest:
+    def run(self, work: int | None, executor: Executor) -> Manifest:
         self.budget.set_work(3 * PART_BYTES, work, part_rows=FILE_ROWS)
-        executor = executor if executor is not None else LocalExecutor()
         self.executor_name = executor.name
         place = Place(self.spill, self.held.pool, self.target.parent)
         # The writers stop first (every file written), then the executor (its scratch gone).
@@ -277,9 +277,9 @@ class Builder:
         del frontier, excluded, job
         return self._finish(depth + 1, out, plan, stats, started), stats
 
-    def _table(self, depth: int, out: Output) -> Table:
+    def _table(self, depth: int, out: Output) -> Destination:
         """The table level ``depth + 1`` goes to, for an executor that writes its files."""
-        return Table(
+        return Destination(
             self.puzzle.name,
             self.target.parent,
             self.staging,

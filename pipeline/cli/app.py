@@ -11,6 +11,7 @@ bars.py the progress bars. Heavy libraries are imported inside the commands
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import Annotated
 
@@ -75,10 +76,30 @@ app.command()(remove.remove)
 app.command()(serve.serve)
 
 
+class _Lines(logging.Handler):
+    """The library's notes as the command's lines on stderr: ``puzzledb: warning: ...``
+    (``puzzledb: ...`` for a note that is not a warning). Looks up sys.stderr at each
+    line, so a caller that swaps it (a test) gets the lines."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        kind = "warning: " if record.levelno >= logging.WARNING else ""
+        print(f"puzzledb: {kind}{record.getMessage()}", file=sys.stderr)
+
+
+def _notes() -> None:
+    """Print the library's notes (pipeline's loggers), once a process."""
+    root = logging.getLogger("pipeline")
+    if not any(isinstance(h, _Lines) for h in root.handlers):
+        root.addHandler(_Lines())
+        root.setLevel(logging.INFO)
+        root.propagate = False
+
+
 def main() -> None:
     """Entry point: user errors become one line on stderr and a non-zero exit."""
     from pipeline.errors import PuzzleDBError
 
+    _notes()
     try:
         app()
     except PuzzleDBError as e:

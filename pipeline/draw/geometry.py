@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 
-class Cells(Protocol):
+class Layout(Protocol):
     """What the geometry reads of a puzzle's cell codec (pipeline/puzzles/base.py's Cells)."""
 
     count: int
@@ -66,7 +66,7 @@ def field_centres(layout: str, width: int) -> list[tuple[str, float, int]]:
     return out
 
 
-def text_centres(cells: Cells) -> list[tuple[float, float]]:
+def text_centres(cells: Layout) -> list[tuple[float, float]]:
     """(character column of the centre, line) of each cell in the text drawing.
 
     A cell drawn as several ``{i[k]}`` fields sits at the mean of their centres.
@@ -93,7 +93,7 @@ def _step(centres: list[tuple[float, float]]) -> float:
     return min(gaps, default=1.0)
 
 
-def spots(cells: Cells) -> Spots:
+def spots(cells: Layout) -> Spots:
     """The board's cells as points, from its text layout."""
     centres = text_centres(cells)
     step = _step(centres)

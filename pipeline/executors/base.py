@@ -47,7 +47,7 @@ class Place:
 
 
 @dataclass(frozen=True)
-class Table:
+class Destination:
     """The table a level goes to, for an executor that writes the level's files itself."""
 
     puzzle: str
@@ -78,7 +78,7 @@ class LevelJob:
     #: A forced number of child ranges (tests), else the executor plans them.
     buckets: int | None = None
     #: The table being built (None: the rows go to the sink, e.g. a closed level's rounds).
-    table: Table | None = None
+    table: Destination | None = None
 
 
 @dataclass

@@ -3,14 +3,17 @@
 The layers, bottom up (a module imports none of a layer above its own):
 
 - ``base.py``: the :class:`Puzzle` interface, whole, and the ``Cells`` codec;
-  ``reserved.py``: names no table may have.
+  ``reserved.py``: names no table may have; ``family.py``: what a family
+  declares about itself; ``spec/base.py``: what a spec loader sees.
 - The families, a module or a folder each: ``tiles/``, ``pegs/``, ``cube/``,
-  ``oshidori.py``, ``tours.py``, ``placements.py``. A family is data (boards,
-  rules, drawings) plus its moves: numpy expanders, and compiled kernels in
-  its ``*moves.py`` modules.
-- ``builtin.py``: the built-in tables by name (data).
-- ``spec/``: puzzles defined in a TOML file; ``names.py``: the one name
-  grammar (``3x3@4``, ``triangle15@3-winnable``, ``3x3~<hash>``).
+  ``oshidori.py``, ``tours.py``, ``placements.py``, ``hanoi.py``. A family is
+  data (boards, rules, its drawing, its spec loader) plus its moves: numpy
+  expanders, and compiled kernels in its ``*moves.py`` modules; it declares
+  itself in one ``Family`` (a folder's ``family.py``).
+- ``builtin.py``: the families, a line each, and their built-in tables by name.
+- ``spec/parse.py``: puzzles defined in a TOML file; ``names.py``: the one name
+  grammar (``3x3@4``, ``triangle15@3-winnable``, ``3x3~<hash>``), each family's
+  suffixes as it declares them.
 - ``registry.py``: every puzzle by name, what the rest of the package imports;
   ``trusted.py``: a table's manifest checked against the registry's puzzle.
 
@@ -18,7 +21,8 @@ The import rule (tests/test_puzzle_imports.py holds the code to it; imports in
 functions and under TYPE_CHECKING count):
 
 - From the rest of the package a puzzle module imports ``pipeline.errors``
-  (and the text helpers ``pipeline.words`` and ``pipeline.hints``),
+  (and the text helpers ``pipeline.words`` and ``pipeline.hints``, and
+  ``pipeline.answers`` for ``Origin``), ``pipeline.draw`` (the drawing toolkit),
   ``pipeline.engine.core`` (states, graph kinds, expanders) and
   ``pipeline.engine.packed`` (the kernel toolkit of the ``*moves.py``
   modules), nothing else of the engine, and never the build loop, the

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -62,12 +62,12 @@ def manifests(data: Path, warn: Callable[[str], None] | None = None) -> list[Man
     found = trusted.tables(data)
     for f in found:
         if f.error is not None and warn is not None:
-            warn(f"warning: {f.name} left out of the catalog: {f.error}")
+            warn(f"{f.name} left out of the catalog: {f.error}")
     return [f.manifest for f in found if f.manifest is not None]
 
 
-def stderr_line(text: str) -> None:
-    print(f"puzzledb: {text}", file=sys.stderr)
+#: Tables left out of the catalog, said to whoever made it (the CLI prints warnings).
+log = logging.getLogger(__name__)
 
 
 def _codec(m: Manifest) -> Cells:
@@ -94,7 +94,7 @@ def statements(data: Path, prefix: str, home: Path | None = None) -> list[Statem
     ``prefix`` is how the views name the data folder (absolute); ``home``: the
     catalog file the views must be read from (None: no check, for the API's own).
     """
-    found = manifests(data, stderr_line)
+    found = manifests(data, log.warning)
     return [
         *_views(found, prefix, home),
         *_tables(found),

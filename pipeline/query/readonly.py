@@ -24,6 +24,8 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from pipeline.storage import scratch
+
 #: The file's name, which is also the name DuckDB gives the database.
 NAME = "puzzles.duckdb"
 
@@ -45,6 +47,6 @@ def connect(data: Path) -> Any:
         raise
     weakref.finalize(con, shutil.rmtree, folder, ignore_errors=True)
     os.unlink(path)
-    con.execute("SET temp_directory = ?", [str(folder / "spill")])
+    con.execute("SET temp_directory = ?", [str(scratch.query_spill(folder))])
     catalog.seal(con, data)
     return con

@@ -125,7 +125,7 @@ def _views(db: Database, chart: Callable[[str, bool, int], str]) -> list[tuple[s
     def strip(r: Request) -> Response:
         name = r.path_params["name"]
         answer = look.position(db, name, _text(r, db, name))
-        return HTMLResponse(pages.walk(answer, _strip(db, answer)))
+        return HTMLResponse(pages.strip_part(answer, _strip(db, answer)))
 
     def api_position(r: Request) -> Response:
         name = r.path_params["name"]

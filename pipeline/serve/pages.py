@@ -248,7 +248,7 @@ def _walk_slot(answer: dict[str, Any]) -> str:
     )
 
 
-def walk(answer: dict[str, Any], strip: str) -> str:
+def strip_part(answer: dict[str, Any], strip: str) -> str:
     """The walk's strip under its title (a part of a page, or a page of its own)."""
     if not strip:
         return "<p>No walk to draw (over 60 moves, or none).</p>"

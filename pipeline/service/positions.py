@@ -6,7 +6,7 @@ from __future__ import annotations
 import operator
 import random
 
-from pipeline.answers import Move, Origin, Position
+from pipeline.answers import NextMove, Origin, Position
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Puzzle
 from pipeline.service.folder import Folder
@@ -54,7 +54,7 @@ def position(folder: Folder, name: str, typed: int) -> Position:
         d = depth(folder, name, stored, near=at)
         won = None if judge is None else depth(folder, judge, stored) is not None
         verdict = _verdict(p.origin, at, d, won)
-        moves.append(Move(made, stored, d, verdict, p.notation([state, made])))
+        moves.append(NextMove(made, stored, d, verdict, p.notation([state, made])))
     classes = p.canonical is not None
     return Position(name, state, typed, p.origin, at, moves, judge, classes)
 

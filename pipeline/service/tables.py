@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pipeline import hints
-from pipeline.answers import Histogram, Level, Summary
+from pipeline.answers import DepthCount, Histogram, Summary
 from pipeline.errors import NotBuilt
 from pipeline.puzzles import registry
 from pipeline.service.folder import Folder
@@ -15,7 +15,7 @@ def histogram(folder: Folder, name: str) -> Histogram:
     table = folder.table(name)
     levels = table.histogram()
     orbits = table.orbit_sums() or [None] * len(levels)
-    return Histogram(name, [Level(d, n, o) for (d, n), o in zip(levels, orbits, strict=True)])
+    return Histogram(name, [DepthCount(d, n, o) for (d, n), o in zip(levels, orbits, strict=True)])
 
 
 def summary(folder: Folder, name: str) -> Summary:

@@ -54,6 +54,17 @@ def folder(staging: Path) -> Path:
     return staging / FOLDER
 
 
+def executor_folder(staging: Path, executor: str) -> Path:
+    """Where an executor that writes a level's parts itself keeps them until they are
+    published into the staging folder (``.spark``: the Spark workers' parts)."""
+    return staging / f".{executor}"
+
+
+def query_spill(folder: Path) -> Path:
+    """Where DuckDB spills a large query (in the read-only connection's own temp folder)."""
+    return folder / FOLDER
+
+
 def rounds_folder(scratch: Path) -> Path:
     """Where a level closed in rounds keeps the rounds past the work: beside the
     scratch folder, removed with the level (the slots in it stay)."""

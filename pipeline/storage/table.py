@@ -88,6 +88,17 @@ class Table:
             sums[entry.depth] += int(pc.sum(sizes).as_py() or 0)
         return sums
 
+    def read_columns(self, entry: FileEntry, columns: list[str]) -> pa.Table:
+        """Columns of one file, whole, through the one reader (verify's checks of a
+        family's own columns); CorruptTable naming the file when they cannot be read."""
+        pf = open_file(self.path(entry), entry, self.name)
+        try:
+            return pf.read(columns=columns)
+        except (OSError, KeyError, pa.ArrowException) as e:
+            raise self._damaged(
+                entry, f"has no readable {', '.join(columns)} ({first_line(e)})"
+            ) from None
+
     def path(self, entry: FileEntry) -> Path:
         return self.directory / entry.name
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,6 @@ import pytest
 
 import pipeline
 from pipeline.puzzles import registry as puzzles
-from tools.screenshot import FLAGS
 
 pytestmark = pytest.mark.browser
 WIDTHS = (1280, 390)
@@ -60,15 +58,8 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
-def browser(chromium: str) -> Iterator[Any]:
-    if not Path(chromium).exists():
-        pytest.fail(f"{chromium} is missing: `make test-browser` installs Debian's chromium (root)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium, args=FLAGS, headless=True)
-        yield b
-        b.close()
+def browser(chromium_browser: Any) -> Any:
+    return chromium_browser  # tests/browser/conftest.py: one chromium a session
 
 
 class Watched:

@@ -5,7 +5,6 @@ on the session's default tables; each depth shown is checked against the API."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,6 @@ import pytest
 
 import pipeline
 from tests.test_serve import START, serving
-from tools.screenshot import FLAGS
 
 WIDTHS = (1280, 390)
 
@@ -26,36 +24,40 @@ def server(data: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def explorer_browser(chromium: str) -> Iterator[Any]:
-    """Chromium through playwright, or a skip saying which is missing."""
-    if importlib.util.find_spec("playwright") is None:
-        pytest.skip("playwright is not installed (make test-browser installs it)")
-    if not Path(chromium).exists():
-        pytest.skip(f"{chromium} is missing (make test-browser installs Debian's chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium, args=FLAGS, headless=True)
-        yield b
-        b.close()
+def explorer_browser(chromium_browser: Any) -> Any:
+    """The session's chromium (tests/browser/conftest.py), or a one-line skip."""
+    return chromium_browser
 
 
 def shown_depth(page: Any) -> int:
     return int(page.locator("p.depth").inner_text().split()[-1])
 
 
-def test_short_best_move_and_arrow_key(explorer_browser: Any, server: str) -> None:
-    """The short version: one click on the best move, one arrow key, one level each."""
+def test_short_best_move_and_arrow_key(
+    explorer_browser: Any, server: str, db: pipeline.Database
+) -> None:
+    """The short version (in `make test`): a page, a click on the board that makes a
+    move, the best move, an arrow key; each position's depth is the table's."""
     page = explorer_browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(f"{server}/p/3x3?s={START.replace(' ', '%20')}")
-    assert shown_depth(page) == 31
+    assert shown_depth(page) == db.depth("3x3", START) == 31
+
+    def here() -> str:
+        return page.locator("p.pos").inner_text()
+
+    before = here()
+    page.click('#board g.cell[data-spot="6"]')  # tile 3, beside the blank (cell 7), slides
+    page.wait_for_load_state()
+    assert here() != before and shown_depth(page) == db.depth("3x3", here())
+    page.go_back()
+    page.wait_for_load_state()
     page.click("#best")
     page.wait_for_load_state()
-    assert shown_depth(page) == 30
+    assert shown_depth(page) == db.depth("3x3", here()) == 30
     key = page.locator("a.move.nearer[data-key]").first.get_attribute("data-key")
     page.keyboard.press(key)
     page.wait_for_load_state()
-    assert shown_depth(page) == 29
+    assert shown_depth(page) == db.depth("3x3", here()) == 29
     page.close()
 
 

@@ -38,10 +38,11 @@ import numpy as np
 from pipeline.engine.level import SAMPLE, sample
 from pipeline.errors import PuzzleDBError
 from pipeline.executors import closing
-from pipeline.executors.base import LevelJob, Lifecycle, Place, Sink, StepStats, Table
+from pipeline.executors.base import Destination, LevelJob, Lifecycle, Place, Sink, StepStats
 from pipeline.executors.local.executor import LocalExecutor
 from pipeline.executors.spark import tasks
 from pipeline.executors.spark.session import SparkUnavailable, check_shared, session
+from pipeline.storage import scratch
 from pipeline.storage.format import level_file_name
 from pipeline.storage.manifest import FileEntry
 from pipeline.storage.reader import LevelFiles
@@ -115,7 +116,7 @@ class SparkExecutor(Lifecycle):
     def __exit__(self, *exc: object) -> None:
         """The workers' unpublished parts and the local executor's scratch removed."""
         for staging in self._staging:
-            shutil.rmtree(staging / ".spark", ignore_errors=True)
+            shutil.rmtree(scratch.executor_folder(staging, self.name), ignore_errors=True)
         self._staging.clear()
         self.local.__exit__(*exc)
         super().__exit__(*exc)
@@ -139,7 +140,7 @@ class SparkExecutor(Lifecycle):
         job.table.parts(files)
         return stats
 
-    def takes(self, job: LevelJob, table: Table) -> bool:
+    def takes(self, job: LevelJob, table: Destination) -> bool:
         """Whether Spark makes the level: a frontier of ``threshold`` states or more,
         no path counts, and no columns of the puzzle's own (only the build's writer
         adds them)."""
@@ -147,7 +148,7 @@ class SparkExecutor(Lifecycle):
         return table.writable and n >= self.threshold and n > 0 and not job.rules.weights
 
     def _write_level(
-        self, table: Table, frontier: LevelFiles, excluded: list[LevelFiles], free: bool
+        self, table: Destination, frontier: LevelFiles, excluded: list[LevelFiles], free: bool
     ) -> tuple[list[dict[str, Any]], StepStats]:
         """Make the level after ``frontier``; its files' entries.
 
@@ -213,7 +214,7 @@ class SparkExecutor(Lifecycle):
         return results, mapped.value
 
     def _step(
-        self, table: Table, frontier: LevelFiles, excluded: list[LevelFiles], free: bool
+        self, table: Destination, frontier: LevelFiles, excluded: list[LevelFiles], free: bool
     ) -> tasks.Step:
         rows = tasks.rows_for(table.puzzle, str(table.data))
         depth = frontier.depth
@@ -258,7 +259,7 @@ class SparkExecutor(Lifecycle):
                     )
                 os.replace(Path(x["dir"]) / entry["name"], Path(step.staging) / name)
                 files.append({**entry, "name": name})
-        shutil.rmtree(Path(step.staging) / ".spark", ignore_errors=True)
+        shutil.rmtree(scratch.executor_folder(Path(step.staging), self.name), ignore_errors=True)
         return files
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import re
 import secrets
@@ -23,6 +24,9 @@ from pipeline.errors import PuzzleDBError
 from pipeline.executors.spark import jvm_stderr
 from pipeline.executors.spark.java import java_home
 from pipeline.storage import files
+
+#: The JVM's start, the build's longest silence, said to whoever runs it (the CLI prints it).
+log = logging.getLogger(__name__)
 
 #: Seconds to wait for a spark:// or k8s:// master to accept a connection.
 CONNECT_SECONDS = 5.0
@@ -55,7 +59,7 @@ def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any
     check_master(master)
     os.environ["JAVA_HOME"] = java_home()
     # The JVM's start is the build's longest silence (measured: docs/CLUSTER.md).
-    print(f"puzzledb: starting Spark ({master}): about 30 s the first time", file=sys.stderr)
+    log.info(f"starting Spark ({master}): about 30 s the first time")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     # local-cluster's workers would otherwise keep their logs inside pyspark's package.
     os.environ.setdefault("SPARK_WORKER_DIR", os.path.join(tempfile.gettempdir(), "puzzledb-spark"))

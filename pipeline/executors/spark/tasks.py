@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.storage import scratch
 from pipeline.storage.format import FILE_ROWS
 from pipeline.storage.manifest import FileEntry
 
@@ -62,7 +63,7 @@ class Step:
 
     def level_dir(self) -> Path:
         """Where the workers write the new level's parts before the driver publishes them."""
-        return Path(self.staging) / ".spark" / f"d{self.depth + 1:03d}"
+        return scratch.executor_folder(Path(self.staging), "spark") / f"d{self.depth + 1:03d}"
 
 
 _PUZZLES: dict[tuple[str, str], Any] = {}

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-import pyarrow.parquet as pq
 
 from pipeline.engine.core import States
+from pipeline.errors import CorruptTable
 
 if TYPE_CHECKING:
     from pipeline.storage.table import Table
@@ -35,11 +35,11 @@ def check_table(puzzle: Classes, table: Table) -> tuple[list[str], list[str]]:
     problems: list[str] = []
     sums = [0] * len(table.manifest.levels)
     for entry in table.files:
-        f = pq.ParquetFile(table.path(entry))
-        if "class_size" not in f.schema_arrow.names:
-            problems.append(f"{entry.name} has no class_size column")
+        try:
+            cols = table.read_columns(entry, ["state", "class_size"])
+        except CorruptTable as e:
+            problems.append(str(e))
             continue
-        cols = f.read(columns=["state", "class_size"])
         states = cols["state"].to_numpy().astype(np.uint64)
         sizes = cols["class_size"].to_numpy().astype(np.uint8)
         sums[entry.depth] += int(sizes.astype(np.int64).sum())
