@@ -61,7 +61,7 @@ def create_app(db: Database) -> Starlette:
 
     # Keyed by the folder's reads too: a table rebuilt while serving is drawn anew.
     chart = lru_cache(maxsize=64)(lambda name, log, _reads: _chart(db, name, log))
-    views = _views(db, chart)
+    views = _views(db, chart, lru_cache(maxsize=2)(lambda _reads: look.tables(db)))
     routes = [Route(path, route(fn, path.startswith("/api")), name=None) for path, fn in views]
     return Starlette(routes=routes)
 
@@ -97,16 +97,22 @@ def _int(request: Request, key: str) -> int | None:
     return int(raw)
 
 
-def _views(db: Database, chart: Callable[[str, bool, int], str]) -> list[tuple[str, Callable]]:
+def _views(
+    db: Database, chart: Callable[[str, bool, int], str], listed: Callable[[int], list[Any]]
+) -> list[tuple[str, Callable]]:
+    def tables() -> list[Any]:
+        db.built()  # the folder looked at again: read anew only if it changed
+        return listed(db.folder.reads)
+
     def home(r: Request) -> Response:
-        return HTMLResponse(pages.home(look.tables(db)))
+        return HTMLResponse(pages.home(tables()))
 
     def table(r: Request) -> Response:
         name = r.path_params["name"]
         look.built_puzzle(db, name)
         log = r.query_params.get("log") == "1"
         deepest = look.deepest(db, name, 10)
-        drawn = chart(name, log, db.folder.reads)
+        drawn = chart(name, log, db.folder.reads)  # a table rebuilt while serving: drawn anew
         return HTMLResponse(pages.table(name, drawn, log, deepest))
 
     def pick(r: Request) -> Response:
@@ -137,7 +143,7 @@ def _views(db: Database, chart: Callable[[str, bool, int], str]) -> list[tuple[s
         ("/pick/{name}", pick),
         ("/p/{name}", position),
         ("/strip/{name}", strip),
-        ("/api/tables", lambda r: JSONResponse(look.tables(db))),
+        ("/api/tables", lambda r: JSONResponse(tables())),
         (
             "/api/histogram/{name}",
             lambda r: JSONResponse(look.histogram(db, r.path_params["name"])),
