@@ -150,8 +150,8 @@ def test_the_sql_macros_answer_as_the_api(mdb: pipeline.Database, kind: Kind) ->
     macros = re.findall(r"CREATE OR REPLACE MACRO (\w+)\(puzzle, (\w+)\)", _family_sql(mdb))
     for s in probes(mdb, name):
         row = mdb.query(
-            "SELECT board($t, $s::UBIGINT) AS b, drawing($t, $s::UBIGINT) AS d, "
-            "cells($t, $s::UBIGINT) AS c, state_of($t, board($t, $s::UBIGINT)) AS back".replace(
+            "SELECT b, d, c, state_of($t, b) AS back FROM (SELECT board($t, $s::UBIGINT) AS b, "
+            "drawing($t, $s::UBIGINT) AS d, cells($t, $s::UBIGINT) AS c)".replace(
                 "$t", "getvariable('t')"
             ).replace("$s", "getvariable('s')"),
             {"t": name, "s": s},
