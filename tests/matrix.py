@@ -25,7 +25,7 @@ from pipeline.puzzles.builtin import BUILTIN, FAMILIES
 
 #: Positions a kind's table may have to be built whole here; a larger one is built
 #: to depth PARTIAL (the surfaces must answer on a partial table too).
-SMALL = 5_000_000
+SMALL = 1_500_000
 PARTIAL = 5
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "specs"
 
