@@ -229,6 +229,14 @@ class Database:
 
         return [m.table for m in catalog.manifests(self.data)]
 
+    def broken(self) -> dict[str, str]:
+        """The tables here that :meth:`built` leaves out because they are damaged (their
+        manifest, their puzzle or their files), each with the one line saying what is
+        wrong and the command that mends it: ``verify --all`` names them."""
+        from pipeline.query import catalog
+
+        return catalog.scan(self.data)[1]
+
     def is_built(self, name: str) -> bool:
         """Whether ``name`` has a readable manifest, reading it only (a solve asks about
         a few tables; :meth:`built` parses every manifest of the folder). A table whose
@@ -512,6 +520,7 @@ class Database:
 
     def longest(self, puzzle: str) -> pl.DataFrame:
         """The positions farthest from the roots: columns ``position``, ``state``, ``depth``."""
+        self.table(puzzle).check_files()  # a damaged table: one line, before any SQL
         partial = self.table(puzzle).manifest.partial_depth
         if partial is not None:
             raise NotBuilt(

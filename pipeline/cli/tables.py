@@ -147,7 +147,7 @@ def _to_verify(base: Any, names: list[str], every: bool) -> list[str]:
         raise PuzzleDBError("verify: name the tables to check, or give --all (not both)")
     if names:
         return names
-    built = sorted(m.table for m in base.manifests())
+    built = sorted([*(m.table for m in base.manifests()), *base.broken()])  # damaged ones too
     if not built:
         raise PuzzleDBError(f"verify --all: no table is built in {base.data}")
     return built
@@ -163,7 +163,7 @@ def _verify_one(base: Any, name: str, go_on: bool) -> tuple[Any, int | None]:
 
     try:
         table = base.table(name)
-        with VerifyBars(name, table.histogram()) as bars:
+        with VerifyBars(name, table.manifest.histogram()) as bars:  # sizes; verify checks
             return base.verify(name, on_level=bars.level), table.manifest.total
     except PuzzleDBError as e:
         if not go_on:

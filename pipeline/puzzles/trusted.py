@@ -20,7 +20,7 @@ from pipeline.errors import CorruptTable, PuzzleDBError
 from pipeline.puzzles import registry
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.reserved import reserved
-from pipeline.storage.format import MANIFEST
+from pipeline.storage.format import COLUMNS, MANIFEST, PATHS_COLUMN
 from pipeline.storage.manifest import Manifest
 
 #: Fields of a manifest's puzzle that may differ from the registry's (no answer depends on them).
@@ -43,12 +43,20 @@ def puzzle_of(m: Manifest, data: Path) -> Puzzle:
         p.cells.drawing()  # the layout's shape, the one the catalog's SQL is made from
     except ValueError as e:
         raise CorruptTable(f"{where}: {m.table}: {e}") from None
+    if field is None and _columns(m) != {*COLUMNS, *p.extra_docs}:
+        field = "columns"  # a class_size declared on a plain table was read as one
     if field is not None:
         rebuild = hints.build(m.table, data, force=True)
         raise CorruptTable(
-            f"{where}: puzzle.{field} is not the {m.table} puzzle's: rebuild with {rebuild}"
+            f"{where}: {'' if field == 'columns' else 'puzzle.'}{field} is not the "
+            f"{m.table} puzzle's: rebuild with {rebuild}"
         )
     return p
+
+
+def _columns(m: Manifest) -> set[str]:
+    """The columns a manifest declares, the optional path counts aside."""
+    return set(m.columns) - set(PATHS_COLUMN)
 
 
 def checked(m: Manifest, data: Path) -> Manifest:

@@ -31,20 +31,21 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import CannotWrite, CorruptTable
+from pipeline.errors import CannotWrite, CorruptTable, LeftOut
 from pipeline.puzzles import trusted
 from pipeline.puzzles.base import Cells, glob_escape, ident, sql_str
 from pipeline.puzzles.registry import derived, family_sql
+from pipeline.puzzles.reserved import reserved
 from pipeline.query import walk_sql
 from pipeline.storage import files
 from pipeline.storage import manifest as manifests_
-from pipeline.storage.format import MANIFEST
+from pipeline.storage.format import MANIFEST, NAME
 from pipeline.storage.manifest import Manifest
 
 CATALOG = "puzzles.duckdb"
@@ -55,26 +56,52 @@ STORAGE_VERSION = "v1.2.0"
 
 def manifests(data: Path, warn: Callable[[str], None] | None = None) -> list[Manifest]:
     """The manifests of every complete table under ``data``, by name, each with
-    its puzzle as the registry describes it (:func:`trusted.checked`).
+    its puzzle as the registry describes it (:func:`trusted.checked`) and its
+    figures held against its files' footers (integrity.check_footers).
 
     A damaged or invalid manifest (or one that names another table, names no
     puzzle, a reserved name, or records its puzzle otherwise) leaves its table
     out, with one line to ``warn``; the other tables stay queryable.
     """
-    found = []
-    if data.is_dir():
-        for p in sorted(data.iterdir()):
-            if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists():
-                try:
-                    found.append(trusted.checked(manifests_.read(p), data))
-                except CorruptTable as e:
-                    if warn is not None:
-                        warn(f"warning: {p.name} left out of the catalog: {e}")
+    found, broken = scan(data)
+    for name, why in broken.items():
+        if warn is not None:
+            warn(f"warning: {name} left out of the catalog: {why}")
     return found
 
 
-def stderr_line(text: str) -> None:
-    print(f"puzzledb: {text}", file=sys.stderr)
+def scan(data: Path, hashed: bool = False) -> tuple[list[Manifest], dict[str, str]]:
+    """The sound tables under ``data`` (as :func:`manifests`) and the damaged ones: each
+    folder holding a manifest (a link or a broken one too) by name, with the one line
+    that says what is wrong and which command mends it. ``hashed``: every file is also
+    hashed against its manifest (integrity.check_table: what DuckDB reads unchecked)."""
+    from pipeline.storage import integrity
+
+    found, broken = [], {}
+    for p in _table_folders(data):
+        try:
+            m = trusted.checked(manifests_.read(p), data)
+            integrity.check_footers(p, m)
+            if hashed:
+                integrity.check_table(p, m)
+            found.append(m)
+        except CorruptTable as e:
+            broken[p.name] = str(e)
+    return found, broken
+
+
+def _table_folders(data: Path) -> list[Path]:
+    """The folders of ``data`` that hold a manifest (whatever it is: a link is one,
+    refused when read), by name; never an error (a loop of links is no folder)."""
+    try:
+        names = sorted(data.iterdir()) if data.is_dir() else []
+    except OSError:
+        return []
+    return [
+        p
+        for p in names
+        if not p.name.startswith(".") and files.is_folder(p) and os.path.lexists(p / MANIFEST)
+    ]
 
 
 def _codec(m: Manifest) -> Cells:
@@ -95,15 +122,23 @@ def _dispatch(found: list[Manifest], sql_of: Any, fallback: str) -> str:
 Statement = str | tuple[str, list[list[Any]]]
 
 
-def statements(data: Path, prefix: str, home: Path | None = None) -> list[Statement]:
+def statements(
+    data: Path, prefix: str, home: Path | None = None, hashed: bool = False
+) -> list[Statement]:
     """The SQL that creates the catalog for the tables under ``data``.
 
     ``prefix`` is how the views name the data folder (absolute); ``home``: the
-    catalog file the views must be read from (None: no check, for the API's own).
+    catalog file the views must be read from (None: no check, for the API's own);
+    ``hashed``: every file hashed first (:func:`scan`). A damaged table is left out
+    with a warning line, and its name becomes a view that fails with that line, so
+    a query of it says why and a query of any other table answers.
     """
-    found = manifests(data, stderr_line)
+    found, broken = scan(data, hashed)
+    for name, why in broken.items():
+        warnings.warn(LeftOut(name, why), stacklevel=2)
     return [
         *_views(found, prefix, home),
+        *_broken_views(broken),
         *_tables(found),
         *_codec_macros(found),
         *family_sql(found),
@@ -126,6 +161,16 @@ def _views(found: list[Manifest], prefix: str, home: Path | None) -> list[str]:
             f"SELECT * FROM read_parquet([{files}]){guard}"
         )
     return out
+
+
+def _broken_views(broken: dict[str, str]) -> list[str]:
+    """A view a damaged table (of a name that may be one), that fails with its line."""
+    return [
+        f"CREATE OR REPLACE VIEW {ident(name)} AS SELECT NULL::UBIGINT AS state, "
+        f"NULL::UTINYINT AS depth, NULL::UBIGINT AS parent WHERE error({sql_str(why)})"
+        for name, why in broken.items()
+        if NAME.fullmatch(name) and reserved(name) is None
+    ]
 
 
 def _home_guard(home: Path) -> str:
@@ -253,10 +298,12 @@ def _write(data: Path, tmp: Path) -> None:
     write_file(data, tmp, str(data.resolve()), data / CATALOG)
 
 
-def write_file(data: Path, path: Path, prefix: str, home: Path | None = None) -> None:
+def write_file(
+    data: Path, path: Path, prefix: str, home: Path | None = None, hashed: bool = False
+) -> None:
     """The catalog of ``data`` into the new database file ``path``, its views naming the
     folder as ``prefix`` (and read only from ``home`` if given: :func:`_home_guard`);
-    made on a connection sealed before any statement of it runs."""
+    made on a connection sealed before any statement of it runs (``hashed``: :func:`scan`)."""
     import duckdb
 
     con = duckdb.connect()
@@ -264,20 +311,11 @@ def write_file(data: Path, path: Path, prefix: str, home: Path | None = None) ->
         con.execute(f"ATTACH {sql_str(str(path))} AS catalog (STORAGE_VERSION '{STORAGE_VERSION}')")
         con.execute("USE catalog")
         seal(con, data, prefix)
-        _run(con, statements(data, prefix, home))
+        _run(con, statements(data, prefix, home, hashed))
         con.execute("USE memory")
         con.execute("DETACH catalog")
     finally:
         con.close()
-
-
-def check_files(data: Path) -> None:
-    """Every file of every table against its manifest, before DuckDB reads any (DuckDB
-    checks no page checksums; remembered once checked: storage/integrity.py)."""
-    from pipeline.storage import integrity
-
-    for m in manifests(data):
-        integrity.check_table(data / m.table, m)
 
 
 def _run(con: Any, found: list[Statement]) -> None:
@@ -302,7 +340,8 @@ def connect(data: Path, sealed: bool = True, also: tuple[Path, ...] = ()) -> Any
     """An in-memory DuckDB connection with the catalog over absolute paths.
 
     Every table's files are checked against their manifest first (DuckDB does
-    not check page checksums; the check is remembered: storage/integrity.py).
+    not check page checksums; the check is remembered: storage/integrity.py); a
+    damaged table's view fails with the line saying why (:func:`statements`).
     ``sealed``: the connection reads the data folder and nothing else outside
     the process (no file written or read elsewhere, no extension loaded, and
     no setting can lift that: :func:`seal`), sealed before the catalog is made
@@ -311,9 +350,8 @@ def connect(data: Path, sealed: bool = True, also: tuple[Path, ...] = ()) -> Any
     """
     import duckdb
 
-    check_files(data)
     con = duckdb.connect()
     if sealed:
         seal(con, data, *map(str, also))
-    _run(con, statements(data, str(data.resolve())))
+    _run(con, statements(data, str(data.resolve()), hashed=True))
     return con

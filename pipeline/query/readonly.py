@@ -34,11 +34,10 @@ def connect(data: Path) -> Any:
 
     from pipeline.query import catalog
 
-    catalog.check_files(data)
     folder = Path(tempfile.mkdtemp(prefix="puzzledb-"))
     path = folder / NAME
     try:
-        catalog.write_file(data, path, str(data.resolve()))
+        catalog.write_file(data, path, str(data.resolve()), hashed=True)
         con = duckdb.connect(str(path), read_only=True)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,209 @@
+"""Issue #44, the second attack on a data folder: each item a test that failed on 80cec4d.
+
+The manifest is a claim held against the files (an extra file, swapped counts,
+orbit sums, a declared column), a part is never followed as a link, reads are
+sized by the format and the file rather than the manifest's word, and one
+damaged table leaves every other one answering.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import pipeline
+from pipeline.errors import CorruptTable
+from pipeline.storage.integrity import footer_sha256
+from tests.conftest import one_line_error, run_cli
+
+DEEPEST = "8 6 7 2 5 4 3 0 1"
+
+
+@pytest.fixture
+def copy(copy_of: Callable[..., Path]) -> Path:
+    return copy_of("3x3", "2x4", "hex6")
+
+
+def edit(folder: Path, table: str, change: Callable[[dict[str, Any]], None]) -> None:
+    path = folder / table / "_manifest.json"
+    doc = json.loads(path.read_text())
+    change(doc)
+    path.write_text(json.dumps(doc))
+
+
+def error_lines(r: Any) -> list[str]:
+    return [ln for ln in r.stderr.splitlines() if not ln.startswith("puzzledb: warning:")]
+
+
+def refused(r: Any, *words: str) -> None:
+    """Exit 1, one error line (warnings aside) naming ``words``, no traceback."""
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr and len(error_lines(r)) == 1, r.stderr
+    for w in words:
+        assert w in r.stderr, r.stderr
+
+
+def others_answer(folder: Path) -> None:
+    """The tables left undamaged still answer, by SQL and by look-up."""
+    r = run_cli("query", 'select count(*) as n from "2x4"', "--format", "csv", data=folder)
+    assert r.returncode == 0 and r.stdout.split() == ["n", "20160"], r.stderr
+    assert pipeline.open(folder).histogram("2x4")["positions"].sum() == 20160
+
+
+# 1. An extra file entry is read as rows.
+
+
+def _extra_file(folder: Path) -> None:
+    (folder / "3x3" / "d040-000.parquet").write_bytes(
+        (folder / "3x3/d031-000.parquet").read_bytes()
+    )
+
+    def add(doc: dict[str, Any]) -> None:
+        entry = next(f for f in doc["files"] if f["name"] == "d031-000.parquet")
+        doc["files"].append({**entry, "name": "d040-000.parquet", "depth": 40})
+
+    edit(folder, "3x3", add)
+
+
+def test_an_extra_file_entry_is_refused_not_read_as_rows(copy: Path) -> None:
+    _extra_file(copy)
+    rebuild = f"build 3x3 --force --data {copy}"
+    refused(run_cli("longest", "3x3", data=copy), "d040-000.parquet", rebuild)
+    refused(run_cli("query", 'select count(*) from "3x3"', data=copy), "3x3", rebuild)
+    refused(run_cli("histogram", "3x3", data=copy), "belongs to no level")
+    others_answer(copy)
+
+
+# 2. histogram answers from the manifest alone.
+
+
+def test_counts_swapped_between_levels_are_refused(copy: Path) -> None:
+    def swap(doc: dict[str, Any]) -> None:
+        lv = doc["levels"]
+        lv[5]["positions"], lv[6]["positions"] = lv[6]["positions"], lv[5]["positions"]
+        f = {e["name"]: e for e in doc["files"]}
+        a, b = f["d005-000.parquet"], f["d006-000.parquet"]
+        a["rows"], b["rows"] = b["rows"], a["rows"]
+
+    edit(copy, "3x3", swap)
+    refused(run_cli("histogram", "3x3", data=copy), "d005-000.parquet has 20 rows", "3x3 --force")
+    refused(run_cli("plot", "histogram", "3x3", "--out", str(copy.parent / "h.svg"), data=copy))
+    with pytest.raises(CorruptTable, match="the manifest says 39"):
+        pipeline.open(copy).histogram("3x3")
+    assert not (copy.parent / "h.svg").exists()
+    others_answer(copy)
+
+
+@pytest.fixture(scope="module")
+def sym(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("sym")
+    pipeline.open(folder).build(["english33-sym"], max_depth=6)
+    return folder
+
+
+def test_orbit_positions_edited_alone_are_refused(
+    sym: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    monkeypatch.setenv("PUZZLEDB_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "data"
+    shutil.copytree(sym, folder)
+    clean = pipeline.open(folder).histogram("english33-sym")["orbit_positions"].to_list()
+    assert clean[:4] == [1, 4, 12, 60]  # english33 from the centre: 1, 4, 12, 60 positions
+
+    def more(doc: dict[str, Any]) -> None:  # still between its classes and 8 times them
+        doc["levels"][3]["orbit_positions"] += 1
+
+    edit(folder, "english33-sym", more)
+    r = run_cli("histogram", "english33-sym", data=folder)
+    refused(r, "orbit_positions of depth 3 is 61", "sum to 60", "english33-sym --force")
+
+
+# 3. One looping symlink takes everything down.
+
+
+def test_a_looping_link_as_a_part_is_one_line_and_the_rest_answers(copy: Path) -> None:
+    part = copy / "3x3" / "d010-000.parquet"
+    part.unlink()
+    part.symlink_to("d010-000.parquet")
+    for args in (("histogram", "3x3"), ("solve", "3x3", DEEPEST), ("show", "3x3", DEEPEST)):
+        refused(run_cli(*args, data=copy), "d010-000.parquet is a symbolic link", "3x3 --force")
+    refused(run_cli("verify", "3x3", data=copy), "d010-000.parquet")
+    r = run_cli("verify", "--all", data=copy)
+    assert r.returncode == 1 and "3x3: FAILED" in r.stdout and "2x4: ok" in r.stdout, r.stderr
+    assert "Traceback" not in r.stderr
+    r = run_cli("query", "select 1 as x", "--format", "csv", data=copy)
+    assert r.returncode == 0 and r.stdout.split() == ["x", "1"], r.stderr
+    others_answer(copy)
+
+
+def test_a_link_to_a_sound_part_is_not_followed(copy: Path) -> None:
+    part = copy / "3x3" / "d010-000.parquet"
+    outside = copy.parent / "elsewhere.parquet"
+    part.rename(outside)
+    part.symlink_to(outside)
+    refused(run_cli("solve", "3x3", DEEPEST, data=copy), "is a symbolic link")
+    refused(run_cli("query", 'select count(*) from "3x3"', data=copy), "is a symbolic link")
+
+
+# 5. A declared class_size column on a plain table.
+
+
+@pytest.mark.parametrize("table", ["3x3", "hex6"])
+def test_a_class_size_column_declared_on_a_plain_table_is_refused(copy: Path, table: str) -> None:
+    edit(copy, table, lambda doc: doc["columns"].update(class_size="uint64"))
+    refused(run_cli("histogram", table, data=copy), "columns is not the", f"{table} --force")
+    refused(run_cli("verify", table, data=copy), "columns")
+    others_answer(copy)
+
+
+# 10. Reads sized by the manifest's word.
+
+
+def _sparse_part(folder: Path, size: int, footer: int) -> None:
+    """d000-000.parquet of 3x3 made a sparse file of ``size`` bytes ending in a footer
+    length of ``footer`` and PAR1, its manifest entry's bytes and hashes set to match."""
+    part = folder / "3x3" / "d000-000.parquet"
+    with open(part, "r+b") as f:
+        f.truncate(size)
+        f.seek(size - 8)
+        f.write(footer.to_bytes(4, "little") + b"PAR1")
+
+    with open(part, "rb") as f:
+        f.seek(max(0, size - 8 - footer))
+        digest = footer_sha256(f.read())
+
+    def forge(doc: dict[str, Any]) -> None:
+        entry = doc["files"][0]
+        entry.update(bytes=size, footer_sha256=digest)
+
+    edit(folder, "3x3", forge)
+
+
+@pytest.mark.parametrize("size", [1 << 33, 3 << 20])
+def test_a_sparse_part_with_a_huge_footer_is_refused_before_it_is_read(
+    copy: Path, size: int
+) -> None:
+    _sparse_part(copy, size, min(1 << 30, size - 16))
+    for args in (("solve", "3x3", DEEPEST), ("query", 'select count(*) from "3x3"')):
+        r = run_cli(*args, data=copy)
+        refused(r, "d000-000.parquet", "3x3 --force")
+    others_answer(copy)
+
+
+def test_a_footer_longer_than_a_build_writes_is_refused_unread(copy: Path) -> None:
+    """A part whose size is within the format's bound but whose footer length is 1.5 MiB."""
+    table = pipeline.open(copy).table("3x3")
+    entry = table.files[0]
+    assert entry.rows == 1
+    os.truncate(table.path(entry), 0)
+    _sparse_part(copy, (2 << 20) - 16, 3 << 19)
+    with pytest.raises(CorruptTable, match=r"damaged footer \(of 1,572,864 bytes"):
+        pipeline.open(copy).solve("3x3", DEEPEST)
+    one_line_error(run_cli("solve", "3x3", DEEPEST, data=copy), "3x3 --force")
