@@ -66,7 +66,7 @@ class LeftOut(UserWarning):
     the others answer. ``why`` is the line its own reads fail with; the CLI prints
     the warning unless its error line already says it."""
 
-    def __init__(self, table: str, why: str) -> None:
-        super().__init__(f"warning: {table} left out of the catalog: {why}")
+    def __init__(self, table: str, why: str, of: str = "the catalog") -> None:
+        super().__init__(f"warning: {table} left out of {of}: {why}")
         self.table = table
         self.why = why

@@ -53,7 +53,7 @@ _UNSAFE_LINE = re.compile(f"[\n\t{_UNSAFE.pattern[1:-1]}]")
 
 def printable(text: str, lines: bool = True) -> str:
     """``text`` safe to print to a terminal: each character a terminal would act on
-    written as an escape (``\\x1b``, ``\\u202e``), the rest as it is. Every text that
+    written as an escape (``\\u001b``, ``\\u202e``), the rest as it is. Every text that
     may come from a data folder (a title, a key of a spec, an error naming either,
     a query's result) is printed through this. ``lines=False``: newlines and tabs
     escaped too (one line)."""
@@ -62,5 +62,6 @@ def printable(text: str, lines: bool = True) -> str:
 
 
 def _escape(m: re.Match[str]) -> str:
-    c = ord(m.group())
-    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+    """``\\u001b``: the same spelling in text, CSV and inside a JSON string (where it
+    reads back as the character itself)."""
+    return f"\\u{ord(m.group()):04x}"

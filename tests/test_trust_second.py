@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import pipeline
-from pipeline.errors import CorruptTable
+from pipeline.errors import CorruptTable, PuzzleDBError
 from pipeline.storage.integrity import footer_sha256
 from tests.conftest import one_line_error, run_cli
 
@@ -207,3 +207,151 @@ def test_a_footer_longer_than_a_build_writes_is_refused_unread(copy: Path) -> No
     with pytest.raises(CorruptTable, match=r"damaged footer \(of 1,572,864 bytes"):
         pipeline.open(copy).solve("3x3", DEEPEST)
     one_line_error(run_cli("solve", "3x3", DEEPEST, data=copy), "3x3 --force")
+
+
+# 4. A lone surrogate in one title.
+
+
+def test_a_lone_surrogate_in_a_title_leaves_that_table_out_only(copy: Path) -> None:
+    path = copy / "2x4" / "_manifest.json"
+    path.write_text(path.read_text().replace('"title": "', '"title": "x\\ud800', 1))
+    r = run_cli("query", 'select count(*) as n from "3x3"', "--format", "csv", data=copy)
+    assert r.returncode == 0 and r.stdout.split() == ["n", "181440"], r.stderr
+    assert "2x4 left out of the catalog" in r.stderr and "lone surrogate" in r.stderr
+    refused(run_cli("histogram", "2x4", data=copy), "lone surrogate", "2x4 --force")
+    r = run_cli("report", "--out", str(copy.parent), data=copy)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+
+
+# 6. Broken tables are skipped without a word (its first half: verify --all).
+
+
+def test_verify_all_names_a_table_whose_manifest_is_broken(copy: Path) -> None:
+    edit(copy, "3x3", lambda doc: doc.update(total=str(doc["total"])))
+    r = run_cli("verify", "--all", data=copy)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "3x3: FAILED" in r.stdout and "total is '181440'" in r.stdout, r.stdout
+    assert "2x4: ok" in r.stdout and "Traceback" not in r.stderr
+    r = run_cli("list", data=copy)  # said, not silently shown as unbuilt
+    assert r.returncode == 0 and "warning: 3x3 left out" in r.stderr, r.stderr
+
+
+def test_format_version_true_is_refused(copy: Path) -> None:
+    edit(copy, "3x3", lambda doc: doc.update(format_version=True))
+    refused(run_cli("histogram", "3x3", data=copy), "format version True")
+
+
+# 7. remove deletes outside the folder; 8. one unreadable spec.
+
+PLUS = Path(__file__).resolve().parent.parent / "examples" / "specs" / "plus.toml"
+
+
+def test_remove_never_deletes_through_a_linked_specs_folder(tmp_path: Path) -> None:
+    data, other = tmp_path / "D", tmp_path / "other"
+    r = run_cli("build", "--spec", str(PLUS), data=data)
+    assert r.returncode == 0, r.stderr
+    (data / "specs").rename(other)
+    (data / "specs").symlink_to(other)
+    r = run_cli("remove", "plus", data=data)
+    assert r.returncode == 0 and r.stdout.strip() == "removed plus", r.stdout + r.stderr
+    assert (other / "plus.toml").is_file()  # was: deleted, "removed plus, specs/plus.toml"
+    assert (data / "specs").is_symlink() and not (data / "plus").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link", "large", "toml", "escape"])
+def test_one_unreadable_spec_neither_breaks_list_nor_resists_remove(copy: Path, kind: str) -> None:
+    specs = copy / "specs"
+    specs.mkdir()
+    bad = specs / "bad.toml"
+    if kind == "fifo":
+        os.mkfifo(bad)
+    elif kind == "link":
+        bad.symlink_to(PLUS)
+    elif kind == "large":
+        bad.write_text("# x\n" * 300_000)
+    elif kind == "toml":
+        bad.write_text("name = [\n")
+    else:
+        bad.write_text(PLUS.read_text().replace('title = "', 'title = "\\u001b]52;c;eA==\\u0007'))
+    (specs / "plus.toml").write_text(PLUS.read_text())
+    r = run_cli("list", data=copy)
+    assert r.returncode == 0, r.stderr
+    assert "plus " in r.stdout and "warning: specs/bad.toml left out" in r.stderr
+    assert "\x1b" not in r.stdout + r.stderr and "\x07" not in r.stdout + r.stderr
+    r = run_cli("remove", "bad", data=copy)
+    assert r.returncode == 0 and r.stdout.strip() == "removed specs/bad.toml", r.stderr
+    assert not os.path.lexists(bad) and PLUS.is_file()
+
+
+# 9. Terminal escapes from the folder.
+
+ESCAPES = "\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J\x9b31m\u202e"
+
+
+def test_folder_text_never_reaches_the_terminal_raw(copy: Path) -> None:
+    edit(copy, "2x4", lambda doc: doc["puzzle"].update(title=f"t{ESCAPES}"))
+    for fmt in ("table", "csv", "json"):
+        sql = "select title from puzzles where name = '2x4'"
+        r = run_cli("query", sql, "--format", fmt, data=copy)
+        assert r.returncode == 0, r.stderr
+        for c in "\x1b\x07\x9b\u202e":
+            assert c not in r.stdout, (fmt, r.stdout)
+        assert "\\u001b]52;c;" in r.stdout
+    assert json.loads(run_cli("query", sql, "--json", data=copy).stdout)[0]["title"] == (
+        f"t{ESCAPES}"  # JSON reads back as it was: the escapes are JSON's own
+    )
+    specs = copy / "specs"
+    specs.mkdir()
+    key = json.dumps(f"k{ESCAPES}")  # its \u escapes are TOML's too
+    (specs / "odd.toml").write_text(f'name = "odd"\n{key} = 1\n[tiles]\n')
+    r = run_cli("solve", "odd", "1 2 3", data=copy)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "\x1b" not in r.stderr and "\\u001b]52" in r.stderr, r.stderr
+
+
+# 11. Forged staging becomes a table the user built.
+
+
+def test_a_forged_staging_folder_is_built_afresh_not_resumed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    data = tmp_path / "D"
+    forge = Path(__file__).resolve().parent / "hostile" / "forge_staging.py"
+    env = {**os.environ, "PUZZLEDB_CACHE": str(tmp_path / "elsewhere")}  # another machine
+    subprocess.run([sys.executable, str(forge), str(data)], check=True, env=env)
+    r = run_cli("build", "3x3", data=data)
+    assert r.returncode == 0, r.stderr
+    r = run_cli("solve", "3x3", "1 2 3 4 5 6 7 8 0", "--json", data=data)
+    assert r.returncode == 0 and json.loads(r.stdout)["moves"] == 0, r.stdout + r.stderr
+    r = run_cli("solve", "3x3", DEEPEST, "--json", data=data)
+    assert json.loads(r.stdout)["moves"] == 31
+
+
+# 12. The read-only API connection writes.
+
+
+def test_the_read_only_connection_writes_no_file(copy: Path) -> None:
+    part = copy / "3x3" / "d000-000.parquet"
+    before = part.read_bytes()
+    con = pipeline.open(copy).connection()
+    attempts = [
+        lambda: con.execute(f"COPY (SELECT 1 AS x) TO '{part}' (FORMAT parquet)"),
+        lambda: con.execute(f"COPY (SELECT 1 AS x) TO '{part}' (USE_TMP_FILE false)"),
+        lambda: con.execute(f"EXPORT DATABASE '{copy / 'x'}'"),
+        lambda: con.execute("PREPARE p AS SELECT 1"),
+        lambda: con.cursor().execute(f"EXPORT DATABASE '{copy / 'x'}'"),
+        lambda: con.sql("SELECT 1 AS x").write_parquet(str(part)),
+        lambda: con.sql("SELECT 1 AS x").to_csv(str(copy / "y.csv")),
+        lambda: con.duplicate(),
+    ]
+    for attempt in attempts:
+        with pytest.raises(PuzzleDBError, match="refused"):
+            attempt()
+    assert part.read_bytes() == before and not (copy / "x").exists()
+    assert not (copy / "y.csv").exists()
+    # what stays in the caller's memory still works, and reads answer
+    con.execute("CREATE TEMP VIEW mine AS SELECT 7 AS n")
+    con.execute("SET VARIABLE v = 3")
+    assert con.execute("SELECT n + getvariable('v') FROM mine").fetchall() == [(10,)]
+    assert con.execute('SELECT count(*) FROM "3x3"').fetchone() == (181440,)

@@ -88,9 +88,12 @@ def main() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LeftOut)
         line, code = _run()
-    for w in caught:
-        if isinstance(w.message, LeftOut) and (line is None or w.message.why not in line):
-            _say(str(w.message))
+    said = {line}
+    for w in caught:  # each once, and none the error line says
+        if isinstance(w.message, LeftOut) and str(w.message) not in said:
+            said.add(str(w.message))
+            if line is None or w.message.why not in line:
+                _say(str(w.message))
     if line is not None:
         _say(line)
     sys.exit(code)

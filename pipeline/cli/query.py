@@ -12,6 +12,7 @@ import typer
 
 from pipeline.cli.shared import DataOpt, JsonOpt, db
 from pipeline.errors import BadOutput, BadQuery
+from pipeline.words import printable
 
 
 def query(
@@ -128,7 +129,7 @@ def _print_frame(df: Any, fmt: str, out: Path | None, limit: int | None) -> None
         text = buffer.getvalue()
     else:
         text = {"csv": df.write_csv, "json": df.write_json}[fmt]()
-    if out is None:
-        typer.echo(text.rstrip("\n"))
+    if out is None:  # a terminal acts on escapes a folder's text may hold: shown as text
+        typer.echo(printable(text.rstrip("\n")))
     else:
         output.write(out, text)

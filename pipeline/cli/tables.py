@@ -10,7 +10,7 @@ import typer
 
 from pipeline import hints
 from pipeline.cli.shared import DataOpt, JsonOpt, PuzzleArg, db, emit
-from pipeline.words import plural
+from pipeline.words import plural, printable
 
 AllOpt = Annotated[
     bool, typer.Option("--all", help="Also the derived tables (pattern databases, for solve).")
@@ -49,7 +49,7 @@ def _print_listed(rows: list[dict[str, Any]]) -> None:
             built = f"to {r['partial_depth']}"
         typer.echo(
             f"{r['name']:<{width}}  {r['graph']:<10}  {built:<5}  {count:>13}  {default:<7}  "
-            f"{r['title']}"
+            f"{printable(r['title'], lines=False)}"
         )
 
 

@@ -33,7 +33,7 @@ import fcntl
 import os
 import tempfile
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,20 +54,24 @@ CATALOG = "puzzles.duckdb"
 STORAGE_VERSION = "v1.2.0"
 
 
-def manifests(data: Path, warn: Callable[[str], None] | None = None) -> list[Manifest]:
+def manifests(data: Path) -> list[Manifest]:
     """The manifests of every complete table under ``data``, by name, each with
     its puzzle as the registry describes it (:func:`trusted.checked`) and its
     figures held against its files' footers (integrity.check_footers).
 
     A damaged or invalid manifest (or one that names another table, names no
     puzzle, a reserved name, or records its puzzle otherwise) leaves its table
-    out, with one line to ``warn``; the other tables stay queryable.
+    out, with a warning (errors.LeftOut: one line of the CLI); the other tables
+    stay queryable.
     """
     found, broken = scan(data)
-    for name, why in broken.items():
-        if warn is not None:
-            warn(f"warning: {name} left out of the catalog: {why}")
+    _warn(broken)
     return found
+
+
+def _warn(broken: dict[str, str]) -> None:
+    for name, why in broken.items():
+        warnings.warn(LeftOut(name, why), stacklevel=3)
 
 
 def scan(data: Path, hashed: bool = False) -> tuple[list[Manifest], dict[str, str]]:
@@ -97,10 +101,10 @@ def _table_folders(data: Path) -> list[Path]:
         names = sorted(data.iterdir()) if data.is_dir() else []
     except OSError:
         return []
-    return [
+    return [  # a folder of no table's name is no table (and its name is never printed)
         p
         for p in names
-        if not p.name.startswith(".") and files.is_folder(p) and os.path.lexists(p / MANIFEST)
+        if NAME.fullmatch(p.name) and files.is_folder(p) and os.path.lexists(p / MANIFEST)
     ]
 
 
@@ -134,8 +138,7 @@ def statements(
     a query of it says why and a query of any other table answers.
     """
     found, broken = scan(data, hashed)
-    for name, why in broken.items():
-        warnings.warn(LeftOut(name, why), stacklevel=2)
+    _warn(broken)
     return [
         *_views(found, prefix, home),
         *_broken_views(broken),

@@ -24,6 +24,9 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from pipeline.errors import BadQuery
+from pipeline.query import sql_guard
+
 #: The file's name, which is also the name DuckDB gives the database.
 NAME = "puzzles.duckdb"
 
@@ -47,3 +50,70 @@ def connect(data: Path) -> Any:
     con.execute("SET temp_directory = ?", [str(folder / "spill")])
     catalog.seal(con, data)
     return con
+
+
+class Cursor:
+    """A caller's cursor of the read-only database, that writes no file.
+
+    DuckDB lets a sealed connection write wherever it may read: ``COPY ... TO``
+    a level file of the data folder overwrote it, ``EXPORT DATABASE`` made a
+    folder there. So every SQL text handed to it passes :func:`sql_guard.refuse_files`
+    first, the methods that write (a relation's ``to_parquet``, ``write_csv``,
+    ``to_table``...; the connection's ``duplicate``, ``register_filesystem``...)
+    are refused, and whatever it hands back (a cursor, a relation) is guarded
+    the same way. What stays in memory (TEMP views, macros, tables, variables)
+    is the caller's to make.
+    """
+
+    #: Methods that take SQL text first.
+    SQL = frozenset({"execute", "executemany", "sql", "query", "from_query"})
+    #: Methods that write a file, open another connection or reach past the seal.
+    REFUSED = frozenset(
+        {
+            "duplicate", "register_filesystem", "enable_profiling", "install_extension",
+            "load_extension", "to_csv", "to_parquet", "write_csv", "write_parquet",
+            "to_table", "create", "insert_into", "insert", "update", "append", "appender",
+        }
+    )  # fmt: skip
+
+    def __init__(self, inner: Any) -> None:
+        object.__setattr__(self, "_inner", inner)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self.REFUSED:
+            raise BadQuery(f"{name} writes: refused on a read-only connection (use write=True)")
+        value = getattr(self._inner, name)
+        if not callable(value):
+            return value
+        return lambda *args, **kwargs: self._call(name, value, args, kwargs)
+
+    def _call(self, name: str, method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        texts = [a for a in args if isinstance(a, str)]
+        if name in self.SQL or (name == "query" and len(texts) > 1):
+            sql_guard.refuse_files(texts[-1] if texts else kwargs.get("query", ""))
+        out = _guarded(method(*args, **kwargs), self._inner)
+        return self if out is None else out
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._inner, name, value)
+
+    def __enter__(self) -> Cursor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._inner.close()
+
+    def __iter__(self) -> Any:
+        return iter(self._inner.fetchall())
+
+
+def _guarded(value: Any, inner: Any) -> Any:
+    """What a guarded call returns: the same connection as the caller's cursor, another
+    connection or a relation guarded too, anything else (rows, frames) as it is."""
+    import duckdb
+
+    if value is inner:
+        return None  # replaced by the caller's cursor below
+    if isinstance(value, duckdb.DuckDBPyConnection | duckdb.DuckDBPyRelation):
+        return Cursor(value)
+    return value

@@ -296,6 +296,22 @@ def remember_derived(path: str, st: os.stat_result, sources: str) -> None:
     _save(cache)
 
 
+def remember_staged(path: Path, digest: str) -> None:
+    """A level file this build has just written into its staging folder (:func:`is_staged`)."""
+    with contextlib.suppress(OSError):
+        remember_derived(str(path.resolve()), path.lstat(), "staged:" + digest)
+
+
+def is_staged(path: Path, digest: str) -> bool:
+    """Whether a build on this machine wrote the staged file ``path`` with that sha256,
+    and it is unchanged since: a staging folder handed over with a folder (a forged
+    progress file and level 0, hashes right) is no build of ours to resume."""
+    try:
+        return is_derived(str(path.resolve()), path.lstat(), "staged:" + digest)
+    except OSError:
+        return False
+
+
 def _stamp(st: os.stat_result, entry: FileEntry) -> list[Any]:
     """What a checked file is remembered by: the change time first, which an edit
     always moves and cannot put back (an entry of an older cache, without it,
