@@ -8,6 +8,7 @@ damaged table leaves every other one answering.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable
@@ -355,3 +356,121 @@ def test_the_read_only_connection_writes_no_file(copy: Path) -> None:
     con.execute("SET VARIABLE v = 3")
     assert con.execute("SELECT n + getvariable('v') FROM mine").fetchall() == [(10,)]
     assert con.execute('SELECT count(*) FROM "3x3"').fetchone() == (181440,)
+
+
+# 13. No Host check in the explorer; 14. slow clients.
+
+
+def _raw(port: int, request: bytes) -> bytes:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(request)
+        chunks = []
+        while chunk := s.recv(1 << 16):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _get(port: int, host: str) -> bytes:
+    return _raw(
+        port, f"GET /api/tables HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
+    )
+
+
+def test_the_explorer_answers_its_own_host_only_and_drops_slow_clients(copy: Path) -> None:
+    import socket
+    import time
+
+    from pipeline.serve import guard
+    from tests.test_serve import serving
+
+    with serving(copy) as base:
+        port = int(base.rsplit(":", 1)[1])
+        for host in ("attacker.example", f"attacker.example:{port}", "127.0.0.2"):
+            assert _get(port, host).startswith(b"HTTP/1.1 400"), host  # was: 200 and the tables
+        for host in (f"127.0.0.1:{port}", "localhost", f"[::1]:{port}"):
+            answer = _get(port, host)
+            assert answer.startswith(b"HTTP/1.1 200") and b'"2x4"' in answer, host
+        slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(50)]
+        for s in slow:
+            s.sendall(b"GET /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # never ends
+        time.sleep(2 * guard.HEADER_SECONDS + 1)
+        closed = 0
+        for s in slow:  # the server closed each: a read gives end of file at once
+            s.settimeout(5)
+            try:
+                closed += s.recv(1) == b""
+            except OSError:
+                closed += 1
+            s.close()
+        assert closed == len(slow)  # was: none, after 60 s
+        assert _get(port, "127.0.0.1").startswith(b"HTTP/1.1 200")
+
+
+# The smaller ones.
+
+
+def test_remove_takes_a_doctored_table(copy: Path) -> None:
+    edit(copy, "3x3", lambda doc: doc.update(total="many"))
+    r = run_cli("remove", "3x3", data=copy)  # was: "3x3 is not built ...: nothing to remove"
+    assert r.returncode == 0 and r.stdout.strip() == "removed 3x3", r.stdout + r.stderr
+    assert not (copy / "3x3").exists() and (copy / "2x4").is_dir()
+
+
+def test_catalog_on_a_full_disk_says_so(tmp_path: Path, data: Path) -> None:
+    import shutil
+
+    from tests.test_faults import _tmpfs
+
+    for full in _tmpfs(tmp_path / "full", "size=1m"):
+        shutil.copytree(data / "2x3", full / "2x3")
+        with open(full / "fill", "wb", buffering=0) as f, contextlib.suppress(OSError):
+            while True:
+                f.write(b"\0" * 4096)
+        r = run_cli("catalog", data=full)
+        one_line_error(r, "puzzles.duckdb cannot be written: the disk is full")
+        assert "CHECKPOINT" not in r.stderr
+
+
+def _leftovers(tmp: Path) -> list[str]:
+    return sorted(p.name for p in tmp.glob("puzzledb-*"))
+
+
+def test_a_cancelled_query_leaves_no_temp_folder(copy: Path, tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    sql = 'SELECT count(*) FROM "2x4" a, range(100000000) b, range(100000000) c WHERE b.range = 7'
+    cmd = [sys.executable, "-m", "pipeline.cli", "query", sql, "--data", str(copy)]
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    for _ in range(300):  # the query runs once its catalog's temp folder is made
+        if _leftovers(tmp):
+            break
+        time.sleep(0.05)
+    time.sleep(1)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert _leftovers(tmp) == []  # was: one puzzledb-* folder a cancelled query
+
+
+def test_a_terminated_explorer_leaves_no_temp_folder(
+    copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_serve import get, serving
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    with serving(copy) as base:
+        assert get(base + "/t/2x4")[0] == 200
+        assert len(_leftovers(tmp)) == 1
+        status, _ = get(base + "/pick/2x4?depth=%EF%BC%94")  # a full-width 4
+        assert status == 400  # was: the position at depth 4
+    assert _leftovers(tmp) == []  # terminated (SIGTERM): was left behind

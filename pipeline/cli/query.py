@@ -69,8 +69,11 @@ def _cancelled() -> NoReturn:
     """One line and exit 130 now. os._exit: a query that ignored the interrupt still
     runs in its thread (pipeline/query/interrupt.py), and the interpreter's shutdown can
     abort under it in DuckDB's C++ code (seen: "terminate called ...", exit 134)."""
+    from pipeline.query import readonly
+
     print("puzzledb: query cancelled", file=sys.stderr, flush=True)
     sys.stdout.flush()
+    readonly.cleanup()  # os._exit runs no finalizer: the temp folders go now
     os._exit(130)
 
 

@@ -29,8 +29,10 @@ built ``<puzzle>-winnable`` table beside its ``<puzzle>`` table, the view
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import shutil
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -275,13 +277,31 @@ def write(data: Path) -> Path:
             work = Path(tempfile.mkdtemp(prefix=CATALOG + ".", suffix=".tmp", dir=data))
             _write(data, work / CATALOG)
             os.replace(work / CATALOG, target)
-        except OSError as e:
-            raise CannotWrite(f"{target} cannot be written: {e.strerror}") from None
+        except Exception as e:  # DuckDB's own write errors too ("CHECKPOINT during DETACH")
+            raise _cannot_write(target, e) from None
         finally:
             if work is not None:
                 with contextlib.suppress(OSError):
                     files.remove(work)
     return target
+
+
+def _cannot_write(target: Path, e: Exception) -> Exception:
+    """One line for a catalog that could not be written: the disk's free space when it
+    is full (DuckDB says "CHECKPOINT during DETACH failed"), else the error's first line."""
+    if not isinstance(e, OSError) and type(e).__module__ not in ("duckdb", "_duckdb"):
+        return e
+    free = shutil.disk_usage(target.parent).free
+    if free < 1 << 20 or getattr(e, "errno", None) == errno.ENOSPC:
+        why = f"the disk is full ({free >> 10} KiB free): free some space and run `catalog`"
+    else:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else _first_line(e)
+    return CannotWrite(f"{target} cannot be written: {why}")
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
 
 
 @contextlib.contextmanager

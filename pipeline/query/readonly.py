@@ -31,6 +31,22 @@ from pipeline.query import sql_guard
 NAME = "puzzles.duckdb"
 
 
+#: The temp folders of the connections still open (removed with them, or by cleanup).
+_FOLDERS: set[Path] = set()
+
+
+def _remove(folder: Path) -> None:
+    _FOLDERS.discard(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def cleanup() -> None:
+    """Remove every temp folder now: before an exit that runs no finalizer (os._exit
+    after a cancelled query, whose DuckDB thread may still run)."""
+    for folder in list(_FOLDERS):
+        _remove(folder)
+
+
 def connect(data: Path) -> Any:
     """A read-only, sealed connection with the catalog of ``data`` (its files checked)."""
     import duckdb
@@ -45,7 +61,8 @@ def connect(data: Path) -> Any:
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    weakref.finalize(con, shutil.rmtree, folder, ignore_errors=True)
+    _FOLDERS.add(folder)
+    weakref.finalize(con, _remove, folder)
     os.unlink(path)
     con.execute("SET temp_directory = ?", [str(folder / "spill")])
     catalog.seal(con, data)
