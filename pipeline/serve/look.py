@@ -14,7 +14,7 @@ from pipeline.puzzles.base import Puzzle
 
 def tables(db: Database) -> list[dict[str, Any]]:
     """Every built table: positions, deepest depth, histogram; derived ones marked."""
-    rows = []
+    rows = [{"puzzle": n, "derived": False, "error": why} for n, why in db.broken().items()]
     for name in db.built():
         try:
             rows.append(_summary(db, name))
@@ -38,6 +38,8 @@ def _summary(db: Database, name: str) -> dict[str, Any]:
 def built_puzzle(db: Database, name: str) -> Puzzle:
     """The puzzle of a built table; NotBuilt (a 404) for any other name."""
     if name not in db.built():
+        if name in (broken := db.broken()):  # damaged: says why (issue #44)
+            raise CorruptTable(broken[name])
         raise NotBuilt(f"no table named {name!r} is built in this folder")
     return db.puzzle(name)
 

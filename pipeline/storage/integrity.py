@@ -296,10 +296,25 @@ def remember_derived(path: str, st: os.stat_result, sources: str) -> None:
     _save(cache)
 
 
-def remember_staged(path: Path, digest: str) -> None:
-    """A level file this build has just written into its staging folder (:func:`is_staged`)."""
-    with contextlib.suppress(OSError):
-        remember_derived(str(path.resolve()), path.lstat(), "staged:" + digest)
+def _staged_record(staging: Path) -> Path:
+    """Where the files a build wrote into ``staging`` are remembered: a file of its own
+    beside the memory of checked files (one build writes it, under its build lock)."""
+    key = hashlib.sha256(str(staging.resolve()).encode()).hexdigest()[:32]
+    return _cache_file().parent / "staged" / f"{key}.json"
+
+
+def remember_staged(staging: Path, written: list[tuple[str, str]]) -> None:
+    """Level files (name, sha256) this build has just written into ``staging``
+    (:func:`is_staged`); a record that cannot be written only costs a resume."""
+    record = _staged_record(staging)
+    with contextlib.suppress(OSError, ValueError):
+        known = json.loads(record.read_text()) if record.exists() else {}
+        for name, digest in written:
+            known[name] = [*stamp((staging / name).lstat()), digest]
+        record.parent.mkdir(parents=True, exist_ok=True)
+        tmp = record.with_name(f"{record.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(known))
+        os.replace(tmp, record)
 
 
 def is_staged(path: Path, digest: str) -> bool:
@@ -307,9 +322,16 @@ def is_staged(path: Path, digest: str) -> bool:
     and it is unchanged since: a staging folder handed over with a folder (a forged
     progress file and level 0, hashes right) is no build of ours to resume."""
     try:
-        return is_derived(str(path.resolve()), path.lstat(), "staged:" + digest)
-    except OSError:
+        known = json.loads(_staged_record(path.parent).read_text())
+        return known.get(path.name) == [*stamp(path.lstat()), digest]
+    except (OSError, ValueError, AttributeError):
         return False
+
+
+def forget_staged(staging: Path) -> None:
+    """The record of a staging folder that is published or started afresh."""
+    with contextlib.suppress(OSError):
+        _staged_record(staging).unlink()
 
 
 def _stamp(st: os.stat_result, entry: FileEntry) -> list[Any]:
@@ -343,19 +365,52 @@ def _cache_file() -> Path:
     return (base if os.environ.get(CACHE_ENV) else base / "puzzledb") / "checked.json"
 
 
+#: The memory as last read, by the file's stamp: a server checks every table's
+#: footers on each request (catalog.scan), a stat and a copy rather than a parse.
+_READ: dict[str, Any] = {}
+
+
 def _load() -> dict[str, list[Any]]:
+    path = _cache_file()
     try:
-        doc = json.loads(_cache_file().read_text())
-        return doc if isinstance(doc, dict) else {}
+        key = [str(path), *stamp(path.stat())]
+        if _READ.get("key") != key:
+            doc = json.loads(path.read_text())
+            _READ.update(key=key, doc=doc if isinstance(doc, dict) else {})
+        return dict(_READ["doc"])
     except (OSError, ValueError):
         return {}
 
 
+#: Past this many entries, those of files gone (a test's folders, published staging)
+#: are dropped when the memory is saved: a stat each, a few milliseconds a thousand.
+PRUNE_AT = 4096
+
+
+def _path_of(key: str) -> str:
+    for prefix in (_FOOTER, _ORBITS):
+        if key.startswith(prefix):
+            return key[len(prefix) :]
+    return key
+
+
 def _save(cache: dict[str, list[Any]]) -> None:
-    """Written aside and renamed; a cache that cannot be written is simply not kept."""
+    """Merged into the file as it is now, under a lock (processes at once each add
+    their own: a build's staged files must not be lost to another process's save),
+    written aside and renamed; a cache that cannot be written is simply not kept."""
+    import fcntl
+
     path = _cache_file()
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(cache))
-        os.replace(tmp, path)
+        fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            merged = {**_load(), **cache}
+            if len(merged) > PRUNE_AT:
+                merged = {k: v for k, v in merged.items() if os.path.lexists(_path_of(k))}
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(merged))
+            os.replace(tmp, path)
+        finally:
+            os.close(fd)

@@ -34,6 +34,7 @@ from pipeline.storage import files
 from pipeline.storage.format import FORMAT_VERSION
 from pipeline.storage.integrity import (
     check_range,
+    forget_staged,
     is_staged,
     remember_staged,
     row_group_bounds,
@@ -85,6 +86,7 @@ class Progress:
             doc = self._intact(doc)
         if doc is None:
             files.remove(staging)  # a link is unlinked: the build starts in a new folder
+            forget_staged(staging)
             staging.mkdir()
             doc = {
                 "format_version": FORMAT_VERSION,
@@ -145,8 +147,8 @@ class Progress:
         """Note a level whose files are all written (``seconds``: build time since the last)."""
         self.levels.append(level)
         self.files += [FileEntry.parse(f, "") for f in files]
-        for f in files:  # resumed only from files this machine wrote (integrity.is_staged)
-            remember_staged(self.staging / f["name"], f["sha256"])
+        # resumed only from files this machine wrote (integrity.is_staged)
+        remember_staged(self.staging, [(f["name"], f["sha256"]) for f in files])
         self.doc["levels"].append(level.to_dict(files=False))
         self.doc["files"].extend(files)
         self.doc["seconds"] = round(self.doc["seconds"] + seconds, 4)
@@ -154,6 +156,7 @@ class Progress:
 
     def finish(self) -> None:
         (self.staging / PROGRESS).unlink()
+        forget_staged(self.staging)
 
 
 def _consistent(levels: list[LevelEntry], files: list[FileEntry]) -> bool:
