@@ -474,3 +474,33 @@ def test_a_terminated_explorer_leaves_no_temp_folder(
         status, _ = get(base + "/pick/2x4?depth=%EF%BC%94")  # a full-width 4
         assert status == 400  # was: the position at depth 4
     assert _leftovers(tmp) == []  # terminated (SIGTERM): was left behind
+
+
+# Siblings found past the list.
+
+
+def test_a_table_folder_that_is_a_link_is_never_followed(copy: Path) -> None:
+    outside = copy.parent / "elsewhere"
+    (copy / "3x3").rename(outside)
+    (copy / "3x3").symlink_to(outside)
+    refused(run_cli("histogram", "3x3", data=copy), "3x3 is a symbolic link")
+    refused(run_cli("query", 'select count(*) from "3x3"', data=copy), "symbolic link")
+    r = run_cli("verify", "--all", data=copy)
+    assert r.returncode == 1 and "3x3: FAILED" in r.stdout, r.stdout + r.stderr
+    others_answer(copy)
+
+
+def test_a_number_given_as_true_is_refused_everywhere_in_a_manifest(copy: Path) -> None:
+    edit(copy, "3x3", lambda doc: doc["levels"][0].update(seconds=True))
+    refused(run_cli("histogram", "3x3", data=copy), "levels[0].seconds is True")
+
+
+def test_a_spec_behind_a_linked_specs_folder_is_not_read(copy: Path) -> None:
+    other = copy.parent / "other"
+    other.mkdir()
+    (other / "plus.toml").write_text(PLUS.read_text())
+    (copy / "specs").symlink_to(other)
+    r = run_cli("show", "plus", "2 1 3 4 5 0 7 6", data=copy)  # was: read through the link
+    refused(r, "unknown puzzle 'plus'")
+    r = run_cli("list", data=copy)
+    assert r.returncode == 0 and "\nplus " not in r.stdout and "symbolic link" in r.stderr

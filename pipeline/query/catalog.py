@@ -85,6 +85,9 @@ def scan(data: Path, hashed: bool = False) -> tuple[list[Manifest], dict[str, st
 
     found, broken = [], {}
     for p in _table_folders(data):
+        if p.is_symlink():
+            broken[p.name] = f"{p} is a symbolic link, not a table's folder (never followed)"
+            continue
         try:
             m = trusted.checked(manifests_.read(p), data)
             integrity.check_footers(p, m)
@@ -106,7 +109,9 @@ def _table_folders(data: Path) -> list[Path]:
     return [  # a folder of no table's name is no table (and its name is never printed)
         p
         for p in names
-        if NAME.fullmatch(p.name) and files.is_folder(p) and os.path.lexists(p / MANIFEST)
+        if NAME.fullmatch(p.name)
+        and (files.is_folder(p) or p.is_symlink())
+        and os.path.lexists(p / MANIFEST)
     ]
 
 

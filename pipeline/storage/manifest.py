@@ -49,7 +49,7 @@ class _Invalid(ValueError):
 
 def _get(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     value = doc.get(key)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise _Invalid(f"{where}{key} is {value!r}, not a valid value")
     return value
 

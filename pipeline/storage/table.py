@@ -53,6 +53,11 @@ class Table:
         self.directory = directory
         self.name = directory.name
         self.data = directory.parent
+        if directory.is_symlink():  # read where it is, never followed out of the folder
+            raise CorruptTable(
+                f"{directory} is a symbolic link, not a table's folder: remove it, or "
+                f"rebuild with {hints.build(self.name, self.data, force=True)}"
+            )
         if not (directory / MANIFEST).exists():
             raise NotBuilt(f"{self.name} is not built yet: run {hints.build(self.name, self.data)}")
         self.manifest: Manifest = manifests.read(directory)

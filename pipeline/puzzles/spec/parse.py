@@ -248,9 +248,8 @@ def suffixes(data: Path, name: str) -> list[str]:
 
 def board(name: str, data: Path) -> Puzzle | None:
     """The spec named ``name``: from ``<data>/specs/``, else from a manifest recording it."""
-    path = data / SPECS / f"{name}.toml"
-    if path.exists():
-        return puzzle(read(path))
+    if kept_file(data, name) is not None:  # never through a linked specs folder
+        return puzzle(read(data / SPECS / f"{name}.toml"))
     for table, text in _recorded(data):
         spec = parse(text, f"{data / table}/_manifest.json")
         if spec.name == name:
