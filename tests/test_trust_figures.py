@@ -101,7 +101,7 @@ def _change(doc: dict[str, Any], path: tuple[Any, ...], how: str) -> None:
 
 @pytest.mark.slow
 @settings(
-    max_examples=120,
+    max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
