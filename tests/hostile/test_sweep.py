@@ -93,7 +93,7 @@ def clean(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("clean") / "data"
     for name in TABLES:
         shutil.copytree(data / name, folder / name)
-    specs = Path(__file__).resolve().parents[1] / "examples" / "specs"
+    specs = Path(__file__).resolve().parents[2] / "examples" / "specs"
     for name in SPECS:
         spec = str(specs / f"{name}.toml")
         r = subprocess.run(
