@@ -192,26 +192,25 @@ class Database:
         tables, spec_file = self._removable(name)
         for t in tables:
             with staging.build_lock(self.data, t):
-                files.remove(self.data / t)
-                files.remove(self.data / ".staging" / t)  # an interrupted build's levels
+                files.remove_inside(self.data, t)
+                files.remove_inside(self.data, ".staging", t)  # an interrupted build's levels
         if spec_file is not None:
-            files.remove(spec_file)
+            files.remove_inside(self.data, spec.SPECS, spec_file)  # never through a link
         self._changed()
         catalog.write(self.data)
-        return tables + ([f"{spec.SPECS}/{spec_file.name}"] if spec_file else [])
+        return tables + ([f"{spec.SPECS}/{spec_file}"] if spec_file else [])
 
-    def _removable(self, name: str) -> tuple[list[str], Path | None]:
-        """The built tables ``remove`` takes for ``name`` and the spec file, if it is one
-        (NotBuilt when neither: a name is only ever matched against what is there)."""
+    def _removable(self, name: str) -> tuple[list[str], str | None]:
+        """The tables ``remove`` takes for ``name`` (sound or damaged) and the spec file's
+        name, if it is one (NotBuilt when neither: a name is only ever matched against
+        what is there). A spec that cannot be read takes the tables of its name."""
         from pipeline.puzzles.spec import parse as spec
 
-        built = set(self.built())
-        kept = {s.name: s for s in spec.kept(self.data)}
-        if name in kept:
-            suffixes = spec.families()[kept[name].family].tables
-            tables = [name + x for x in suffixes if name + x in built]
-            return tables, self.data / spec.SPECS / f"{name}.toml"
-        if name in built:
+        kept = spec.kept_file(self.data, name)
+        if kept is not None:
+            tables = [name + x for x in spec.suffixes(self.data, name) if self.has_table(name + x)]
+            return tables, kept
+        if self.has_table(name):
             return [name], None
         raise NotBuilt(f"{name} is not built in {self.data}: nothing to remove")
 
@@ -220,9 +219,11 @@ class Database:
         the registry's puzzle of their name (the tables the catalog has)."""
         return self.folder.built()
 
-    def problems(self) -> list[tuple[str, str]]:
-        """(table, why) of each table here that is refused: damaged, or doctored."""
-        return self.folder.problems()
+    def broken(self) -> dict[str, str]:
+        """The tables here that :meth:`built` leaves out because they are damaged (their
+        manifest, their puzzle or their files), each with the one line saying what is
+        wrong and the command that mends it: ``verify --all`` names them."""
+        return self.folder.broken()
 
     def is_built(self, name: str) -> bool:
         """Whether ``name`` is a sound complete table here (:meth:`table` opens it)."""
@@ -417,13 +418,23 @@ class Database:
         (catalog.connect). The tables' files are checked first (remembered:
         storage/integrity.py).
         """
-        if self.data.exists() and not self.data.is_dir():
-            raise NotBuilt(f"{self.data} is not a folder")
-        self.require_folder()
         if write:
+            self._cursor(opened=False)
             from pipeline.query import catalog
 
             return catalog.connect(self.data, sealed=False)
+        from pipeline.query import readonly
+
+        return readonly.Cursor(self._cursor())  # writes no file (issue #44)
+
+    def _cursor(self, opened: bool = True) -> Any:
+        """A cursor of the read-only database, for the API's own guarded queries
+        (``opened=False``: only the checks that the data folder is one)."""
+        if self.data.exists() and not self.data.is_dir():
+            raise NotBuilt(f"{self.data} is not a folder")
+        self.require_folder()
+        if not opened:
+            return None
         if False not in self._cons:
             from pipeline.query import readonly
 
@@ -452,7 +463,7 @@ class Database:
             con.close()
             return frame
         sql_guard.refuse_writes(query)
-        cursor = self.connection()  # its own results and variables, never handed out
+        cursor = self._cursor()  # its own results and variables, never handed out
         frame = _frame(cursor, query, params)
         cursor.close()
         return frame

@@ -59,3 +59,14 @@ class BadQuery(PuzzleDBError):
 
 class BadSpec(PuzzleDBError):
     """A puzzle spec file (TOML) that is malformed or describes no valid board."""
+
+
+class LeftOut(UserWarning):
+    """A damaged table left out of an answer over every table (the catalog, a list):
+    the others answer. ``why`` is the line its own reads fail with; the CLI prints
+    the warning unless its error line already says it."""
+
+    def __init__(self, table: str, why: str, of: str = "the catalog") -> None:
+        super().__init__(f"warning: {table} left out of {of}: {why}")
+        self.table = table
+        self.why = why

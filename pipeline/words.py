@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 position``, ``2 positions``, ``1,814,400 positions`` (``many``: an irregular plural)."""
@@ -37,3 +39,29 @@ def permutation_fault(values: list[int], n: int) -> str | None:
     parts += [f"repeated {' '.join(map(str, repeated))}"] if repeated else []
     parts += [f"missing {' '.join(map(str, missing))}"] if missing else []
     return "; ".join(parts) or None
+
+
+#: What a terminal takes as a command, not text: C0 controls but newline and tab,
+#: DEL and the C1 controls (ESC [ 2 J clears the screen, ESC ] 52 writes the
+#: clipboard; U+009B is a one-byte CSI), the bidirectional overrides that show text
+#: in another order than it is, and lone surrogates (which no terminal can encode).
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_UNSAFE_LINE = re.compile(f"[\n\t{_UNSAFE.pattern[1:-1]}]")
+
+
+def printable(text: str, lines: bool = True) -> str:
+    """``text`` safe to print to a terminal: each character a terminal would act on
+    written as an escape (``\\u001b``, ``\\u202e``), the rest as it is. Every text that
+    may come from a data folder (a title, a key of a spec, an error naming either,
+    a query's result) is printed through this. ``lines=False``: newlines and tabs
+    escaped too (one line)."""
+    pattern = _UNSAFE if lines else _UNSAFE_LINE
+    return pattern.sub(_escape, text)
+
+
+def _escape(m: re.Match[str]) -> str:
+    """``\\u001b``: the same spelling in text, CSV and inside a JSON string (where it
+    reads back as the character itself)."""
+    return f"\\u{ord(m.group()):04x}"

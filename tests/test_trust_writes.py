@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import one_line_error, run_cli
+from tests.conftest import build_local, one_line_error, run_cli
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "specs"
 SECRET = b"export PATH=/usr/bin  # the user's own file\n"
@@ -143,22 +143,27 @@ def test_a_spec_into_a_data_folder_that_is_a_file_is_one_line(folder: Path) -> N
 
 
 def _resumable(folder: Path, where: Path, depth: int) -> None:
-    """At ``where``, the staging folder of a 2x3 build stopped after level ``depth``
-    (its files and progress.json, as a killed build leaves them)."""
-    source = folder.parent / "source"
-    assert run_cli("build", "2x3", data=source).returncode == 0
-    shutil.copytree(source / "2x3", where)
-    m = json.loads((where / "_manifest.json").read_text())
-    (where / "_manifest.json").unlink()
-    files = [f for f in m["files"] if f["depth"] <= depth]
-    for f in m["files"][len(files) :]:
-        (where / f["name"]).unlink()
-    levels = [{k: v for k, v in lv.items() if k != "files"} for lv in m["levels"][: depth + 1]]
-    progress = {
-        "format_version": m["format_version"], "table": "2x3", "puzzle": m["puzzle"],
-        "started": STARTED, "levels": levels, "files": files, "seconds": 0.5, "paths": False,
-    }  # fmt: skip
-    (where / "progress.json").write_text(json.dumps(progress))
+    """At ``where``, the staging folder of a 2x3 build stopped after level ``depth``, as
+    a build killed on this machine leaves it (moved there when it is elsewhere; a
+    staging folder this machine did not write is never resumed: issue #44)."""
+    from pipeline.build import loop
+    from pipeline.puzzles import registry
+
+    class Stop(Exception):
+        pass
+
+    def stop(done: loop.LevelDone) -> None:
+        if done.depth == depth:
+            raise Stop
+
+    with pytest.raises(Stop):
+        build_local(registry.get("2x3"), folder, on_level=stop)
+    staging = folder / ".staging" / "2x3"
+    progress = json.loads((staging / "progress.json").read_text())
+    (staging / "progress.json").write_text(json.dumps({**progress, "started": STARTED}))
+    if where != staging:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(staging, where)
 
 
 def _snapshot(where: Path) -> dict[str, bytes]:
@@ -172,7 +177,7 @@ def test_a_linked_staging_folder_is_never_resumed(folder: Path) -> None:
     elsewhere = folder.parent / "outside" / "stopped"
     _resumable(folder, elsewhere, 5)
     before = _snapshot(elsewhere)
-    (folder / ".staging").mkdir()
+    (folder / ".staging").mkdir(exist_ok=True)
     (folder / ".staging" / "2x3").symlink_to(elsewhere)
     r = run_cli("build", "2x3", data=folder)
     assert r.returncode == 0, r.stderr

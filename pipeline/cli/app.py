@@ -96,24 +96,54 @@ def _notes() -> None:
 
 
 def main() -> None:
-    """Entry point: user errors become one line on stderr and a non-zero exit."""
+    """Entry point: user errors become one line on stderr and a non-zero exit.
+
+    Warnings that a damaged table was left out (errors.LeftOut) come last, except
+    one the error line already says; every line goes through words.printable, since
+    a data folder's text (a title, a spec's key, a path) is in many of them."""
+    import warnings
+
+    from pipeline.errors import LeftOut
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LeftOut)
+        line, code = _run()
+    said = {line}
+    for w in caught:  # each once, and none the error line says
+        if isinstance(w.message, LeftOut) and str(w.message) not in said:
+            said.add(str(w.message))
+            if line is None or w.message.why not in line:
+                _say(str(w.message))
+    if line is not None:
+        _say(line)
+    sys.exit(code)
+
+
+def _run() -> tuple[str | None, int | str | None]:
+    """Run the app: the error line to print (None: none) and the exit code."""
     from pipeline.errors import PuzzleDBError
 
     _notes()
     try:
         app()
+    except SystemExit as e:
+        return None, e.code
     except PuzzleDBError as e:
-        print(f"puzzledb: {e}", file=sys.stderr)
-        sys.exit(1)
+        return str(e), 1
     except KeyboardInterrupt:  # outside a command (Typer exits 130 silently inside one)
-        print("puzzledb: interrupted", file=sys.stderr)
-        sys.exit(130)
+        return "interrupted", 130
     except Exception as e:  # a library error on user input (bad SQL, unreadable file)
         if type(e).__module__.split(".")[0] not in LIBRARIES:
             raise
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        print(f"puzzledb: {first}", file=sys.stderr)
-        sys.exit(1)
+        return first, 1
+    return None, 0
+
+
+def _say(line: str) -> None:
+    from pipeline.words import printable
+
+    print(f"puzzledb: {printable(line, lines=False)}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import typer
 
 from pipeline.cli.shared import DataOpt, JsonOpt, db
 from pipeline.errors import BadOutput, BadQuery
+from pipeline.words import printable
 
 
 def query(
@@ -68,8 +69,11 @@ def _cancelled() -> NoReturn:
     """One line and exit 130 now. os._exit: a query that ignored the interrupt still
     runs in its thread (pipeline/query/interrupt.py), and the interpreter's shutdown can
     abort under it in DuckDB's C++ code (seen: "terminate called ...", exit 134)."""
+    from pipeline.query import readonly
+
     print("puzzledb: query cancelled", file=sys.stderr, flush=True)
     sys.stdout.flush()
+    readonly.cleanup()  # os._exit runs no finalizer: the temp folders go now
     os._exit(130)
 
 
@@ -128,7 +132,7 @@ def _print_frame(df: Any, fmt: str, out: Path | None, limit: int | None) -> None
         text = buffer.getvalue()
     else:
         text = {"csv": df.write_csv, "json": df.write_json}[fmt]()
-    if out is None:
-        typer.echo(text.rstrip("\n"))
+    if out is None:  # a terminal acts on escapes a folder's text may hold: shown as text
+        typer.echo(printable(text.rstrip("\n")))
     else:
         output.write(out, text)

@@ -10,7 +10,7 @@ import typer
 
 from pipeline import hints
 from pipeline.cli.shared import DataOpt, JsonOpt, PuzzleArg, db, emit
-from pipeline.words import plural
+from pipeline.words import plural, printable
 
 AllOpt = Annotated[
     bool, typer.Option("--all", help="Also the derived tables (pattern databases, for solve).")
@@ -47,17 +47,27 @@ def _print_listed(rows: list[dict[str, Any]]) -> None:
         built, default = ("yes" if r["built"] else "no"), ("yes" if r["default"] else "")
         if r["partial_depth"] is not None:
             built = f"to {r['partial_depth']}"
+        if r["damaged"]:
+            built = "damaged"
         typer.echo(
             f"{r['name']:<{width}}  {r['graph']:<10}  {built:<5}  {count:>13}  {default:<7}  "
-            f"{r['title']}"
+            f"{printable(r['title'], lines=False)}"
         )
 
 
 def _listed(base: Any) -> list[dict[str, Any]]:
-    """A row a puzzle known here: built-ins, specs kept in the data folder, built tables."""
+    """A row a puzzle known here: built-ins, specs kept in the data folder, built tables.
+    A damaged table is listed as such, and a warning line says why (errors.LeftOut)."""
+    import warnings
+
+    from pipeline.errors import LeftOut
+
     found = base.manifests()
     totals = {m.table: m.total for m in found}
     partial = {m.table: m.partial_depth for m in found}
+    broken = base.broken()
+    for name, why in broken.items():
+        warnings.warn(LeftOut(name, why, "the list's counts"), stacklevel=2)
     return [
         {
             "name": p.name,
@@ -69,6 +79,7 @@ def _listed(base: Any) -> list[dict[str, Any]]:
             "positions": totals.get(p.name),
             "partial_depth": partial.get(p.name),
             "derived": p.derived,
+            "damaged": p.name in broken,
         }
         for p in base.known_puzzles()
     ]
@@ -147,7 +158,7 @@ def _to_verify(base: Any, names: list[str], every: bool) -> list[str]:
         raise PuzzleDBError("verify: name the tables to check, or give --all (not both)")
     if names:
         return names
-    built = sorted(m.table for m in base.manifests())
+    built = sorted([*(m.table for m in base.manifests()), *base.broken()])  # damaged ones too
     if not built:
         raise PuzzleDBError(f"verify --all: no table is built in {base.data}")
     return built
@@ -163,7 +174,7 @@ def _verify_one(base: Any, name: str, go_on: bool) -> tuple[Any, int | None]:
 
     try:
         table = base.table(name)
-        with VerifyBars(name, table.histogram()) as bars:
+        with VerifyBars(name, table.manifest.histogram()) as bars:  # sizes; verify checks
             return base.verify(name, on_level=bars.level), table.manifest.total
     except PuzzleDBError as e:
         if not go_on:

@@ -101,7 +101,7 @@ def summaries(folder: Folder) -> tuple[list[Summary], list[tuple[str, str]]]:
     """The built tables' numbers, and (table, why) for each one refused; NotBuilt when
     there is no table at all."""
     found: list[Summary] = []
-    failed = list(folder.problems())
+    failed = list(folder.broken().items())
     for name in folder.built():
         try:
             found.append(tables.summary(folder, name))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,7 @@ from pipeline.errors import CorruptTable, PuzzleDBError
 from pipeline.puzzles import registry
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.reserved import reserved
-from pipeline.storage import manifest
-from pipeline.storage.format import MANIFEST
+from pipeline.storage.format import COLUMNS, MANIFEST, PATHS_COLUMN
 from pipeline.storage.manifest import Manifest
 
 #: Fields of a manifest's puzzle that may differ from the registry's (no answer depends on them).
@@ -45,12 +43,20 @@ def puzzle_of(m: Manifest, data: Path) -> Puzzle:
         p.cells.drawing()  # the layout's shape, the one the catalog's SQL is made from
     except ValueError as e:
         raise CorruptTable(f"{where}: {m.table}: {e}") from None
+    if field is None and _columns(m) != {*COLUMNS, *p.extra_docs}:
+        field = "columns"  # a class_size declared on a plain table was read as one
     if field is not None:
         rebuild = hints.build(m.table, data, force=True)
         raise CorruptTable(
-            f"{where}: puzzle.{field} is not the {m.table} puzzle's: rebuild with {rebuild}"
+            f"{where}: {'' if field == 'columns' else 'puzzle.'}{field} is not the "
+            f"{m.table} puzzle's: rebuild with {rebuild}"
         )
     return p
+
+
+def _columns(m: Manifest) -> set[str]:
+    """The columns a manifest declares, the optional path counts aside."""
+    return set(m.columns) - set(PATHS_COLUMN)
 
 
 def checked(m: Manifest, data: Path) -> Manifest:
@@ -58,31 +64,6 @@ def checked(m: Manifest, data: Path) -> Manifest:
     so whatever is made from it is made from trusted values; CorruptTable as :func:`puzzle_of`."""
     described = _canonical(puzzle_of(m, data).describe())
     return dataclasses.replace(m, puzzle={**described, "title": m.puzzle["title"]})
-
-
-@dataclass(frozen=True)
-class Found:
-    """A table folder of a data folder as read: its checked manifest, or why it is refused."""
-
-    name: str
-    manifest: Manifest | None
-    error: str | None = None
-
-
-def tables(data: Path) -> list[Found]:
-    """Every table folder under ``data`` with a manifest, by name: each manifest read and
-    checked (:func:`checked`), or the one line that refuses it (CorruptTable's)."""
-    found: list[Found] = []
-    if not data.is_dir():
-        return found
-    for p in sorted(data.iterdir()):
-        if p.name.startswith(".") or not p.is_dir() or not (p / MANIFEST).exists():
-            continue
-        try:
-            found.append(Found(p.name, checked(manifest.read(p), data)))
-        except CorruptTable as e:
-            found.append(Found(p.name, None, _first_line(e)))
-    return found
 
 
 def first_difference(recorded: dict[str, Any], described: dict[str, object]) -> str | None:

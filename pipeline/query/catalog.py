@@ -29,20 +29,25 @@ built ``<puzzle>-winnable`` table beside its ``<puzzle>`` table, the view
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
-import logging
 import os
+import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import CannotWrite
+from pipeline.errors import CannotWrite, CorruptTable, LeftOut
 from pipeline.puzzles import trusted
 from pipeline.puzzles.base import Cells, glob_escape, ident, sql_str
 from pipeline.puzzles.registry import derived, family_sql
+from pipeline.puzzles.reserved import reserved
 from pipeline.query import walk_sql
 from pipeline.storage import files
+from pipeline.storage import manifest as manifests_
+from pipeline.storage.format import MANIFEST, NAME
 from pipeline.storage.manifest import Manifest
 
 CATALOG = "puzzles.duckdb"
@@ -51,23 +56,63 @@ CATALOG = "puzzles.duckdb"
 STORAGE_VERSION = "v1.2.0"
 
 
-def manifests(data: Path, warn: Callable[[str], None] | None = None) -> list[Manifest]:
+def manifests(data: Path) -> list[Manifest]:
     """The manifests of every complete table under ``data``, by name, each with
-    its puzzle as the registry describes it (:func:`trusted.checked`).
+    its puzzle as the registry describes it (:func:`trusted.checked`) and its
+    figures held against its files' footers (integrity.check_footers).
 
     A damaged or invalid manifest (or one that names another table, names no
     puzzle, a reserved name, or records its puzzle otherwise) leaves its table
-    out, with one line to ``warn``; the other tables stay queryable.
+    out, with a warning (errors.LeftOut: one line of the CLI); the other tables
+    stay queryable.
     """
-    found = trusted.tables(data)
-    for f in found:
-        if f.error is not None and warn is not None:
-            warn(f"{f.name} left out of the catalog: {f.error}")
-    return [f.manifest for f in found if f.manifest is not None]
+    found, broken = scan(data)
+    _warn(broken)
+    return found
 
 
-#: Tables left out of the catalog, said to whoever made it (the CLI prints warnings).
-log = logging.getLogger(__name__)
+def _warn(broken: dict[str, str]) -> None:
+    for name, why in broken.items():
+        warnings.warn(LeftOut(name, why), stacklevel=3)
+
+
+def scan(data: Path, hashed: bool = False) -> tuple[list[Manifest], dict[str, str]]:
+    """The sound tables under ``data`` (as :func:`manifests`) and the damaged ones: each
+    folder holding a manifest (a link or a broken one too) by name, with the one line
+    that says what is wrong and which command mends it. ``hashed``: every file is also
+    hashed against its manifest (integrity.check_table: what DuckDB reads unchecked)."""
+    from pipeline.storage import integrity
+
+    found, broken = [], {}
+    for p in _table_folders(data):
+        if p.is_symlink():
+            broken[p.name] = f"{p} is a symbolic link, not a table's folder (never followed)"
+            continue
+        try:
+            m = trusted.checked(manifests_.read(p), data)
+            integrity.check_footers(p, m)
+            if hashed:
+                integrity.check_table(p, m)
+            found.append(m)
+        except CorruptTable as e:
+            broken[p.name] = str(e)
+    return found, broken
+
+
+def _table_folders(data: Path) -> list[Path]:
+    """The folders of ``data`` that hold a manifest (whatever it is: a link is one,
+    refused when read), by name; never an error (a loop of links is no folder)."""
+    try:
+        names = sorted(data.iterdir()) if data.is_dir() else []
+    except OSError:
+        return []
+    return [  # a folder of no table's name is no table (and its name is never printed)
+        p
+        for p in names
+        if NAME.fullmatch(p.name)
+        and (files.is_folder(p) or p.is_symlink())
+        and os.path.lexists(p / MANIFEST)
+    ]
 
 
 def _codec(m: Manifest) -> Cells:
@@ -88,15 +133,22 @@ def _dispatch(found: list[Manifest], sql_of: Any, fallback: str) -> str:
 Statement = str | tuple[str, list[list[Any]]]
 
 
-def statements(data: Path, prefix: str, home: Path | None = None) -> list[Statement]:
+def statements(
+    data: Path, prefix: str, home: Path | None = None, hashed: bool = False
+) -> list[Statement]:
     """The SQL that creates the catalog for the tables under ``data``.
 
     ``prefix`` is how the views name the data folder (absolute); ``home``: the
-    catalog file the views must be read from (None: no check, for the API's own).
+    catalog file the views must be read from (None: no check, for the API's own);
+    ``hashed``: every file hashed first (:func:`scan`). A damaged table is left out
+    with a warning line, and its name becomes a view that fails with that line, so
+    a query of it says why and a query of any other table answers.
     """
-    found = manifests(data, log.warning)
+    found, broken = scan(data, hashed)
+    _warn(broken)
     return [
         *_views(found, prefix, home),
+        *_broken_views(broken),
         *_tables(found),
         *_codec_macros(found),
         *family_sql(found),
@@ -118,6 +170,24 @@ def _views(found: list[Manifest], prefix: str, home: Path | None) -> list[str]:
             f"CREATE OR REPLACE VIEW {ident(m.table)} AS "
             f"SELECT * FROM read_parquet([{files}]){guard}"
         )
+    return out
+
+
+def _broken_views(broken: dict[str, str]) -> list[str]:
+    """A view a damaged table (of a name that may be one), that fails with its line.
+
+    Each column is the error itself, not a constant: a filter over a constant column
+    is folded before the scan (``WHERE depth = 31`` on ``NULL AS depth`` answered
+    no rows, silently), one over ``error(...)`` must call it."""
+    out = []
+    for name, why in broken.items():
+        if NAME.fullmatch(name) and reserved(name) is None:
+            fail = f"error({sql_str(why)})"
+            out.append(
+                f"CREATE OR REPLACE VIEW {ident(name)} AS SELECT {fail}::UBIGINT AS state, "
+                f"{fail}::UTINYINT AS depth, {fail}::UBIGINT AS parent "
+                f"FROM range(1) WHERE {fail}"
+            )
     return out
 
 
@@ -220,13 +290,31 @@ def write(data: Path) -> Path:
             work = Path(tempfile.mkdtemp(prefix=CATALOG + ".", suffix=".tmp", dir=data))
             _write(data, work / CATALOG)
             os.replace(work / CATALOG, target)
-        except OSError as e:
-            raise CannotWrite(f"{target} cannot be written: {e.strerror}") from None
+        except Exception as e:  # DuckDB's own write errors too ("CHECKPOINT during DETACH")
+            raise _cannot_write(target, e) from None
         finally:
             if work is not None:
                 with contextlib.suppress(OSError):
                     files.remove(work)
     return target
+
+
+def _cannot_write(target: Path, e: Exception) -> Exception:
+    """One line for a catalog that could not be written: the disk's free space when it
+    is full (DuckDB says "CHECKPOINT during DETACH failed"), else the error's first line."""
+    if not isinstance(e, OSError) and type(e).__module__ not in ("duckdb", "_duckdb"):
+        return e
+    free = shutil.disk_usage(target.parent).free
+    if free < 1 << 20 or getattr(e, "errno", None) == errno.ENOSPC:
+        why = f"the disk is full ({free >> 10} KiB free): free some space and run `catalog`"
+    else:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else _first_line(e)
+    return CannotWrite(f"{target} cannot be written: {why}")
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
 
 
 @contextlib.contextmanager
@@ -246,10 +334,12 @@ def _write(data: Path, tmp: Path) -> None:
     write_file(data, tmp, str(data.resolve()), data / CATALOG)
 
 
-def write_file(data: Path, path: Path, prefix: str, home: Path | None = None) -> None:
+def write_file(
+    data: Path, path: Path, prefix: str, home: Path | None = None, hashed: bool = False
+) -> None:
     """The catalog of ``data`` into the new database file ``path``, its views naming the
     folder as ``prefix`` (and read only from ``home`` if given: :func:`_home_guard`);
-    made on a connection sealed before any statement of it runs."""
+    made on a connection sealed before any statement of it runs (``hashed``: :func:`scan`)."""
     import duckdb
 
     con = duckdb.connect()
@@ -257,20 +347,11 @@ def write_file(data: Path, path: Path, prefix: str, home: Path | None = None) ->
         con.execute(f"ATTACH {sql_str(str(path))} AS catalog (STORAGE_VERSION '{STORAGE_VERSION}')")
         con.execute("USE catalog")
         seal(con, data, prefix)
-        _run(con, statements(data, prefix, home))
+        _run(con, statements(data, prefix, home, hashed))
         con.execute("USE memory")
         con.execute("DETACH catalog")
     finally:
         con.close()
-
-
-def check_files(data: Path) -> None:
-    """Every file of every table against its manifest, before DuckDB reads any (DuckDB
-    checks no page checksums; remembered once checked: storage/integrity.py)."""
-    from pipeline.storage import integrity
-
-    for m in manifests(data):
-        integrity.check_table(data / m.table, m)
 
 
 def _run(con: Any, found: list[Statement]) -> None:
@@ -295,7 +376,8 @@ def connect(data: Path, sealed: bool = True, also: tuple[Path, ...] = ()) -> Any
     """An in-memory DuckDB connection with the catalog over absolute paths.
 
     Every table's files are checked against their manifest first (DuckDB does
-    not check page checksums; the check is remembered: storage/integrity.py).
+    not check page checksums; the check is remembered: storage/integrity.py); a
+    damaged table's view fails with the line saying why (:func:`statements`).
     ``sealed``: the connection reads the data folder and nothing else outside
     the process (no file written or read elsewhere, no extension loaded, and
     no setting can lift that: :func:`seal`), sealed before the catalog is made
@@ -304,9 +386,8 @@ def connect(data: Path, sealed: bool = True, also: tuple[Path, ...] = ()) -> Any
     """
     import duckdb
 
-    check_files(data)
     con = duckdb.connect()
     if sealed:
         seal(con, data, *map(str, also))
-    _run(con, statements(data, str(data.resolve())))
+    _run(con, statements(data, str(data.resolve()), hashed=True))
     return con

@@ -24,10 +24,28 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from pipeline.errors import BadQuery
+from pipeline.query import sql_guard
 from pipeline.storage import scratch
 
 #: The file's name, which is also the name DuckDB gives the database.
 NAME = "puzzles.duckdb"
+
+
+#: The temp folders of the connections still open (removed with them, or by cleanup).
+_FOLDERS: set[Path] = set()
+
+
+def _remove(folder: Path) -> None:
+    _FOLDERS.discard(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def cleanup() -> None:
+    """Remove every temp folder now: before an exit that runs no finalizer (os._exit
+    after a cancelled query, whose DuckDB thread may still run)."""
+    for folder in list(_FOLDERS):
+        _remove(folder)
 
 
 def connect(data: Path) -> Any:
@@ -36,17 +54,84 @@ def connect(data: Path) -> Any:
 
     from pipeline.query import catalog
 
-    catalog.check_files(data)
     folder = Path(tempfile.mkdtemp(prefix="puzzledb-"))
     path = folder / NAME
     try:
-        catalog.write_file(data, path, str(data.resolve()))
+        catalog.write_file(data, path, str(data.resolve()), hashed=True)
         con = duckdb.connect(str(path), read_only=True)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    weakref.finalize(con, shutil.rmtree, folder, ignore_errors=True)
+    _FOLDERS.add(folder)
+    weakref.finalize(con, _remove, folder)
     os.unlink(path)
     con.execute("SET temp_directory = ?", [str(scratch.query_spill(folder))])
     catalog.seal(con, data)
     return con
+
+
+class Cursor:
+    """A caller's cursor of the read-only database, that writes no file.
+
+    DuckDB lets a sealed connection write wherever it may read: ``COPY ... TO``
+    a level file of the data folder overwrote it, ``EXPORT DATABASE`` made a
+    folder there. So every SQL text handed to it passes :func:`sql_guard.refuse_files`
+    first, the methods that write (a relation's ``to_parquet``, ``write_csv``,
+    ``to_table``...; the connection's ``duplicate``, ``register_filesystem``...)
+    are refused, and whatever it hands back (a cursor, a relation) is guarded
+    the same way. What stays in memory (TEMP views, macros, tables, variables)
+    is the caller's to make.
+    """
+
+    #: Methods that take SQL text first.
+    SQL = frozenset({"execute", "executemany", "sql", "query", "from_query"})
+    #: Methods that write a file, open another connection or reach past the seal.
+    REFUSED = frozenset(
+        {
+            "duplicate", "register_filesystem", "enable_profiling", "install_extension",
+            "load_extension", "to_csv", "to_parquet", "write_csv", "write_parquet",
+            "to_table", "create", "insert_into", "insert", "update", "append", "appender",
+        }
+    )  # fmt: skip
+
+    def __init__(self, inner: Any) -> None:
+        object.__setattr__(self, "_inner", inner)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self.REFUSED:
+            raise BadQuery(f"{name} writes: refused on a read-only connection (use write=True)")
+        value = getattr(self._inner, name)
+        if not callable(value):
+            return value
+        return lambda *args, **kwargs: self._call(name, value, args, kwargs)
+
+    def _call(self, name: str, method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        texts = [a for a in args if isinstance(a, str)]
+        if name in self.SQL or (name == "query" and len(texts) > 1):
+            sql_guard.refuse_files(texts[-1] if texts else kwargs.get("query", ""))
+        out = _guarded(method(*args, **kwargs), self._inner)
+        return self if out is None else out
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._inner, name, value)
+
+    def __enter__(self) -> Cursor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._inner.close()
+
+    def __iter__(self) -> Any:
+        return iter(self._inner.fetchall())
+
+
+def _guarded(value: Any, inner: Any) -> Any:
+    """What a guarded call returns: the same connection as the caller's cursor, another
+    connection or a relation guarded too, anything else (rows, frames) as it is."""
+    import duckdb
+
+    if value is inner:
+        return None  # replaced by the caller's cursor below
+    if isinstance(value, duckdb.DuckDBPyConnection | duckdb.DuckDBPyRelation):
+        return Cursor(value)
+    return value

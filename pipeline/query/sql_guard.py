@@ -37,6 +37,29 @@ def refuse_writes(sql: str) -> None:
             )
 
 
+#: What a caller's own cursor (``db.connection()``) may run besides reads: statements
+#: that change only that cursor's memory (TEMP views, macros and tables, variables,
+#: transactions). Not COPY, EXPORT, ATTACH, PRAGMA, CALL, PREPARE/EXECUTE, LOAD...:
+#: those may write a file, and DuckDB lets a sealed connection write where it reads.
+IN_MEMORY = frozenset(
+    {"CREATE", "CREATE_FUNC", "DROP", "INSERT", "UPDATE", "DELETE", "MERGE_INTO", "ALTER", "SET"}
+    | {"VARIABLE_SET", "TRANSACTION"}
+)
+
+
+def refuse_files(sql: Any) -> None:
+    """BadQuery naming the first statement of ``sql`` that may write a file (anything
+    but a read, or a statement that changes the cursor's memory only): nothing ran."""
+    if not isinstance(sql, str):
+        raise BadQuery("a read-only connection runs SQL given as text")
+    for st in _parse(sql):
+        if not (_reads(st) or st.type.name in IN_MEMORY):
+            raise BadQuery(
+                f"{_kind(st.query)} statements are refused on a read-only connection (they "
+                "may write a file): open the database's connection(write=True) to allow it"
+            )
+
+
 def _parse(sql: str) -> list[Any]:
     import duckdb
 

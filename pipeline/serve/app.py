@@ -92,7 +92,7 @@ def _int(request: Request, key: str) -> int | None:
     raw = request.query_params.get(key, "").strip()
     if not raw:
         return None
-    if not raw.isdigit() or len(raw) > 12:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:  # int() takes full-width digits
         raise BadPosition(f"{key} is a whole number, not {raw[:40]!r}")
     return int(raw)
 

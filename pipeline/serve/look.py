@@ -8,7 +8,7 @@ from typing import Any
 
 from pipeline.answers import Origin, Position
 from pipeline.api import Database
-from pipeline.errors import NotBuilt, PuzzleDBError
+from pipeline.errors import CorruptTable, NotBuilt, PuzzleDBError
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.registry import art_of
 from pipeline.service import tables as answers
@@ -29,7 +29,7 @@ def tables(db: Database) -> list[dict[str, Any]]:
             rows.append(_summary(db, name))
         except PuzzleDBError as e:
             rows.append({"puzzle": name, "derived": False, "error": line(e)})
-    rows += [{"puzzle": n, "derived": False, "error": why} for n, why in db.problems()]
+    rows += [{"puzzle": n, "derived": False, "error": why} for n, why in db.broken().items()]
     return sorted(rows, key=lambda r: r["puzzle"])
 
 
@@ -49,6 +49,8 @@ def _summary(db: Database, name: str) -> dict[str, Any]:
 def built_puzzle(db: Database, name: str) -> Puzzle:
     """The puzzle of a built table; NotBuilt (a 404) for any other name."""
     if name not in db.built():
+        if name in (broken := db.broken()):  # damaged: says why (issue #44)
+            raise CorruptTable(broken[name])
         raise NotBuilt(f"no table named {name!r} is built in this folder")
     return db.puzzle(name)
 

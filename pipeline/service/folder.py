@@ -1,7 +1,8 @@
 """A data folder's built tables, read once, and again only when the folder changes.
 
 Every answer starts here: which tables are built and sound, which are damaged
-(with the one line that says why), each table's puzzle and its look-up
+(with the one line that says why: query/catalog.py's scan, the catalog's own
+reading of a folder), each table's puzzle and its look-up
 :class:`~pipeline.storage.table.Table`. The explorer holds one :class:`Folder`
 for as long as it serves; each request costs a few ``stat`` calls to learn
 whether anything changed (a table built or removed, a manifest rewritten, a
@@ -14,10 +15,11 @@ import os
 from pathlib import Path
 
 from pipeline import hints
-from pipeline.errors import CorruptTable, NotBuilt
+from pipeline.errors import NotBuilt
 from pipeline.puzzles import registry, trusted
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.spec.parse import SPECS
+from pipeline.query import catalog
 from pipeline.storage.format import MANIFEST
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
@@ -52,7 +54,8 @@ class Folder:
     def __init__(self, data: Path) -> None:
         self.data = data
         self._seen: Signature | None = None
-        self._found: dict[str, trusted.Found] = {}
+        self._found: dict[str, Manifest] = {}
+        self._broken: dict[str, str] = {}
         self._tables: dict[str, Table] = {}
         self._puzzles: dict[str, Puzzle] = {}
         #: How many times the manifests were read (the explorer's bench counts them).
@@ -62,7 +65,8 @@ class Folder:
         """Read the manifests again when the folder changed since they were read."""
         now = signature(self.data)
         if now != self._seen:
-            self._found = {f.name: f for f in trusted.tables(self.data)}
+            found, self._broken = catalog.scan(self.data)
+            self._found = {m.table: m for m in found}
             self._tables, self._puzzles = {}, {}
             self._seen = now
             self.reads += 1
@@ -71,22 +75,20 @@ class Folder:
         """Drop what was read (after this process changed the folder)."""
         self._seen = None
 
-    def found(self) -> list[trusted.Found]:
-        """Every table folder with a manifest, sound or refused, by name."""
+    def built(self) -> list[str]:
+        """The sound tables, by name."""
+        self.refresh()
+        return list(self._found)
+
+    def manifests(self) -> list[Manifest]:
+        """The sound tables' manifests (checked against the registry's puzzles and files)."""
         self.refresh()
         return list(self._found.values())
 
-    def built(self) -> list[str]:
-        """The sound tables, by name."""
-        return [f.name for f in self.found() if f.manifest is not None]
-
-    def manifests(self) -> list[Manifest]:
-        """The sound tables' manifests (checked against the registry's puzzles)."""
-        return [f.manifest for f in self.found() if f.manifest is not None]
-
-    def problems(self) -> list[tuple[str, str]]:
-        """(table, the one line that refuses it) of every damaged table."""
-        return [(f.name, f.error) for f in self.found() if f.error is not None]
+    def broken(self) -> dict[str, str]:
+        """The damaged tables, each with the one line that says why and how to mend it."""
+        self.refresh()
+        return dict(self._broken)
 
     def is_built(self, name: str) -> bool:
         """Whether ``name`` is a sound table here."""
@@ -96,7 +98,7 @@ class Folder:
         """Whether a table ``name`` is here, sound or refused (reading it then answers,
         or says in one line what is wrong with it)."""
         self.refresh()
-        return name in self._found
+        return name in self._found or name in self._broken
 
     def puzzle(self, name: str) -> Puzzle:
         """The puzzle of that name here (UnknownPuzzle names the near misses)."""
@@ -106,18 +108,17 @@ class Folder:
         return self._puzzles[name]
 
     def table(self, name: str) -> Table:
-        """The sound table ``name``, opened for look-ups; NotBuilt names the command
-        that builds it, CorruptTable says why it is refused and how to rebuild it."""
+        """The table ``name``, opened for look-ups; NotBuilt names the command that
+        builds it. A table the scan refused is opened too (verify names each of its
+        problems): every read holds its file against the manifest, and a read it
+        cannot answer soundly is CorruptTable, saying why and how to rebuild."""
         self.refresh()
         if name in self._tables:
             return self._tables[name]
         self.puzzle(name)
         self.require(name)
-        found = self._found.get(name)
-        if found is None:
+        if name not in self._found and name not in self._broken:
             raise NotBuilt(f"{name} is not built yet: run {hints.build(name, self.data)}")
-        if found.manifest is None:
-            raise CorruptTable(found.error or f"{name} cannot be read")
         table = Table(self.data / name)
         trusted.puzzle_of(table.manifest, self.data)
         table.check_sizes()

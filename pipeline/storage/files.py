@@ -80,12 +80,17 @@ def read_text(path: Path, limit: int, follow: bool = False) -> str:
 
 def read_json(path: Path, limit: int) -> Any:
     """The JSON document in ``path``: an OSError or a ValueError (JSON nested too deep
-    for the parser is one too, not a RecursionError) when it cannot be had."""
+    for the parser is one too, not a RecursionError; so is a lone surrogate, which
+    DuckDB refused to bind for every query) when it cannot be had."""
     raw = read_bytes(path, limit)
     try:
-        return json.loads(raw)
+        doc = json.loads(raw)
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
+    except UnicodeEncodeError:  # "\ud800" is valid JSON; no database or terminal takes it
+        raise ValueError("a string holds a lone surrogate (not Unicode text)") from None
+    return doc
 
 
 def _read_at_most(fd: int, n: int) -> bytes:
@@ -170,6 +175,23 @@ def remove(path: Path) -> None:
         shutil.rmtree(path)
     else:
         os.unlink(path)
+
+
+def remove_inside(data: Path, *names: str) -> None:
+    """Remove ``data/names...`` as :func:`remove` does, each folder on the way a real
+    folder below ``data``: a link there (``specs`` moved elsewhere and linked back) is
+    CannotWrite, never followed to delete what it names."""
+    path = data
+    for name in names[:-1]:
+        path = path / name
+        if not os.path.lexists(path):
+            return  # nothing there to remove
+        if not is_folder(path):
+            raise CannotWrite(
+                f"{path} is {'a symbolic link' if path.is_symlink() else 'not a folder'}: "
+                "puzzledb removes nothing through it (remove the link, run again)"
+            )
+    remove(path / names[-1])
 
 
 def lock(path: Path) -> int:

@@ -39,13 +39,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pipeline import hints
 from pipeline.errors import CorruptTable
+from pipeline.storage.format import CLASS_SIZE, wrong_columns
 from pipeline.storage.manifest import FileEntry, Manifest
 
 #: Where the checked files are remembered (never inside a data folder).
 CACHE_ENV = "PUZZLEDB_CACHE"
 #: How long before a check a file must have last changed to be remembered.
 SETTLED_NS = 2_000_000_000
+#: The largest footer read. A build's files hold at most 16 row groups, whose
+#: footers measure 1 to 4 KB; a footer's length is the file's own word, read
+#: before anything else, so a forged one must not size a read (1 GiB did).
+FOOTER_LIMIT = 1 << 20
+#: What a remembered footer check is keyed by (a full check, by the path alone).
+_FOOTER = "footer:"
+_ORBITS = "orbits:"
 
 
 def footer_sha256(data: Any) -> str:
@@ -56,12 +65,16 @@ def footer_sha256(data: Any) -> str:
 
 
 def _damaged(path: Path, table: str, why: str) -> CorruptTable:
-    return CorruptTable(f"{path} {why}: rebuild with `puzzledb build {table} --force`")
+    """One line naming the file, what is wrong and the command that rebuilds its table
+    (``--data`` when the folder is not the default: the file's grandparent)."""
+    return CorruptTable(
+        f"{path} {why}: rebuild with {hints.build(table, path.parent.parent, True)}"
+    )
 
 
 def check_footer(path: Path, entry: FileEntry, table: str) -> None:
     """The file has the size and (when recorded) the footer the manifest says."""
-    size = _regular(path, table).st_size
+    size = regular(path, table).st_size
     if size != entry.bytes:
         raise _damaged(path, table, f"has {size} bytes, the manifest says {entry.bytes}")
     if entry.footer_sha256 is None:
@@ -71,12 +84,14 @@ def check_footer(path: Path, entry: FileEntry, table: str) -> None:
         with open(path, "rb") as f:
             f.seek(max(0, size - 8))
             length = int.from_bytes(f.read(4), "little")
-            if not 0 < length <= size - 12:
-                raise _damaged(path, table, "has a damaged footer")
+            if not 0 < length <= min(FOOTER_LIMIT, size - 12):
+                raise _damaged(path, table, f"has a damaged footer (of {length:,} bytes)")
             f.seek(size - 8 - length)
             tail = f.read(length + 8)
     except FileNotFoundError:
         raise _damaged(path, table, "is missing") from None
+    except OSError as e:
+        raise _damaged(path, table, f"cannot be read ({e.strerror or e})") from None
     if hashlib.sha256(tail).hexdigest() != entry.footer_sha256:
         raise _damaged(path, table, "has a damaged footer (its hash differs from the manifest's)")
 
@@ -97,18 +112,32 @@ def check_range(
         )  # fmt: skip
 
 
-def _footer_figures(path: Path, entry: FileEntry, table: str) -> None:
+def check_columns(path: Path, schema: Any, m: Manifest) -> None:
+    """The file has the format's columns, the path counts when the manifest says so,
+    and a class_size column exactly when the manifest declares one."""
+    wrong = wrong_columns(schema, m.has_paths)
+    if (CLASS_SIZE in schema.names) != m.classes:
+        wrong.append(f"{CLASS_SIZE} is {'declared' if m.classes else 'not declared'}")
+    if wrong:
+        raise _damaged(path, m.table, f"lacks the format's columns ({'; '.join(wrong)})")
+
+
+def _footer_figures(path: Path, entry: FileEntry, table: str, m: Manifest | None = None) -> None:
     """:func:`check_range` of a file just hashed: the SQL paths count rows and levels
-    by the manifest's figures, which the hash does not cover."""
+    by the manifest's figures, which the hash does not cover (and, with ``m``, its
+    columns: :func:`check_columns`)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        md = pq.ParquetFile(path).metadata
+        pf = pq.ParquetFile(path)
+        md, schema = pf.metadata, pf.schema_arrow
         bounds = row_group_bounds(md)
-    except (OSError, pa.ArrowException, ValueError, AttributeError, TypeError):
+    except (OSError, pa.ArrowException, ValueError, AttributeError, TypeError, IndexError):
         raise _damaged(path, table, "has row groups without statistics") from None
     check_range(path, entry, table, md.num_rows, bounds)
+    if m is not None:
+        check_columns(path, schema, m)
 
 
 def row_group_bounds(md: Any) -> list[tuple[int, int]]:
@@ -122,12 +151,18 @@ def row_group_bounds(md: Any) -> list[tuple[int, int]]:
     return out
 
 
-def _regular(path: Path, table: str) -> os.stat_result:
-    """The file's status; a FIFO or a device is refused (reading one may never end)."""
+def regular(path: Path, table: str) -> os.stat_result:
+    """The file's status; a FIFO or a device is refused (reading one may never end), and
+    so is a link: a part is read where it is, never followed out of its folder (a link
+    to itself took every command down with an OSError)."""
     try:
-        st = path.stat()
+        st = path.lstat()
     except FileNotFoundError:
         raise _damaged(path, table, "is missing") from None
+    except OSError as e:
+        raise _damaged(path, table, f"cannot be read ({e.strerror or e})") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise _damaged(path, table, "is a symbolic link, not a file (never followed)")
     if not stat.S_ISREG(st.st_mode):
         raise _damaged(path, table, "is not a regular file")
     return st
@@ -139,10 +174,60 @@ def check_table(directory: Path, manifest: Manifest) -> None:
     before = dict(cache)
     try:
         for entry in manifest.files:
-            _check(directory / entry.name, entry, manifest.table, cache)
+            _check(directory / entry.name, entry, manifest.table, cache, manifest)
     finally:
         if cache != before:
             _save(cache)
+
+
+def check_footers(directory: Path, manifest: Manifest) -> None:
+    """Every file of the table as a point look-up opens it: its size and footer hash,
+    rows, state range and columns against the manifest (remembered as :func:`check_table`
+    is, which covers this). What answers from the manifest (a histogram, a count) is
+    then the footers' word: a file listed twice, or counts swapped between levels, is
+    refused. About half a millisecond a file the first time, a stat a file after."""
+    cache = _load()
+    before = dict(cache)
+    try:
+        for entry in manifest.files:
+            path = directory / entry.name
+            now = time.time_ns()
+            st = regular(path, manifest.table)
+            key, known = str(path.resolve()), _stamp(st, entry)
+            if _FOOTER + key in cache and cache[_FOOTER + key] == [*known, *_shape(manifest)]:
+                continue
+            if cache.get(key) == known:
+                continue
+            check_footer(path, entry, manifest.table)
+            _footer_figures(path, entry, manifest.table, manifest)
+            if _settled(st, now):
+                cache[_FOOTER + key] = [*known, *_shape(manifest)]
+    finally:
+        if cache != before:
+            _save(cache)
+
+
+def _shape(m: Manifest) -> list[Any]:
+    """What else a footer check held a file against: the columns the manifest declares."""
+    return [sorted(m.columns)]
+
+
+def orbit_sum(path: Path, entry: FileEntry, table: str, read: Any) -> int:
+    """The sum of a file's class sizes: ``read()`` computes it (one column read), and it
+    is remembered by the file's stamp, so a manifest's ``orbit_positions`` is checked
+    against the rows themselves once per file version, not taken on its word."""
+    now = time.time_ns()
+    st = regular(path, table)
+    key, known = _ORBITS + str(path.resolve()), _stamp(st, entry)
+    cache = _load()
+    hit = cache.get(key)
+    if isinstance(hit, list) and hit[:-1] == known and type(hit[-1]) is int:
+        return hit[-1]
+    total = int(read())
+    if _settled(st, now):
+        cache[key] = [*known, total]
+        _save(cache)
+    return total
 
 
 def check_file(path: Path, entry: FileEntry, table: str) -> None:
@@ -151,17 +236,24 @@ def check_file(path: Path, entry: FileEntry, table: str) -> None:
         _save(cache)
 
 
-def _check(path: Path, entry: FileEntry, table: str, cache: dict[str, list[Any]]) -> bool:
-    """Compare one file with the manifest unless ``cache`` knows it; True if newly checked."""
+def _check(
+    path: Path,
+    entry: FileEntry,
+    table: str,
+    cache: dict[str, list[Any]],
+    m: Manifest | None = None,
+) -> bool:
+    """Compare one file with the manifest unless ``cache`` knows it; True if newly checked.
+    (A file's size is bounded by the format before it is hashed: manifest.FileEntry.)"""
     now = time.time_ns()
-    st = _regular(path, table)
+    st = regular(path, table)
     key = str(path.resolve())
     known = _stamp(st, entry)
     if cache.get(key) == known:
         return False
     if st.st_size != entry.bytes or sha256(path) != entry.sha256:
         raise _damaged(path, table, "does not match its checksum in the manifest")
-    _footer_figures(path, entry, table)
+    _footer_figures(path, entry, table, m)
     if _settled(st, now):
         cache[key] = known
     return True
@@ -204,6 +296,44 @@ def remember_derived(path: str, st: os.stat_result, sources: str) -> None:
     _save(cache)
 
 
+def _staged_record(staging: Path) -> Path:
+    """Where the files a build wrote into ``staging`` are remembered: a file of its own
+    beside the memory of checked files (one build writes it, under its build lock)."""
+    key = hashlib.sha256(str(staging.resolve()).encode()).hexdigest()[:32]
+    return _cache_file().parent / "staged" / f"{key}.json"
+
+
+def remember_staged(staging: Path, written: list[tuple[str, str]]) -> None:
+    """Level files (name, sha256) this build has just written into ``staging``
+    (:func:`is_staged`); a record that cannot be written only costs a resume."""
+    record = _staged_record(staging)
+    with contextlib.suppress(OSError, ValueError):
+        known = json.loads(record.read_text()) if record.exists() else {}
+        for name, digest in written:
+            known[name] = [*stamp((staging / name).lstat()), digest]
+        record.parent.mkdir(parents=True, exist_ok=True)
+        tmp = record.with_name(f"{record.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(known))
+        os.replace(tmp, record)
+
+
+def is_staged(path: Path, digest: str) -> bool:
+    """Whether a build on this machine wrote the staged file ``path`` with that sha256,
+    and it is unchanged since: a staging folder handed over with a folder (a forged
+    progress file and level 0, hashes right) is no build of ours to resume."""
+    try:
+        known = json.loads(_staged_record(path.parent).read_text())
+        return known.get(path.name) == [*stamp(path.lstat()), digest]
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def forget_staged(staging: Path) -> None:
+    """The record of a staging folder that is published or started afresh."""
+    with contextlib.suppress(OSError):
+        _staged_record(staging).unlink()
+
+
 def _stamp(st: os.stat_result, entry: FileEntry) -> list[Any]:
     """What a checked file is remembered by: the change time first, which an edit
     always moves and cannot put back (an entry of an older cache, without it,
@@ -235,19 +365,52 @@ def _cache_file() -> Path:
     return (base if os.environ.get(CACHE_ENV) else base / "puzzledb") / "checked.json"
 
 
+#: The memory as last read, by the file's stamp: a server checks every table's
+#: footers on each request (catalog.scan), a stat and a copy rather than a parse.
+_READ: dict[str, Any] = {}
+
+
 def _load() -> dict[str, list[Any]]:
+    path = _cache_file()
     try:
-        doc = json.loads(_cache_file().read_text())
-        return doc if isinstance(doc, dict) else {}
+        key = [str(path), *stamp(path.stat())]
+        if _READ.get("key") != key:
+            doc = json.loads(path.read_text())
+            _READ.update(key=key, doc=doc if isinstance(doc, dict) else {})
+        return dict(_READ["doc"])
     except (OSError, ValueError):
         return {}
 
 
+#: Past this many entries, those of files gone (a test's folders, published staging)
+#: are dropped when the memory is saved: a stat each, a few milliseconds a thousand.
+PRUNE_AT = 4096
+
+
+def _path_of(key: str) -> str:
+    for prefix in (_FOOTER, _ORBITS):
+        if key.startswith(prefix):
+            return key[len(prefix) :]
+    return key
+
+
 def _save(cache: dict[str, list[Any]]) -> None:
-    """Written aside and renamed; a cache that cannot be written is simply not kept."""
+    """Merged into the file as it is now, under a lock (processes at once each add
+    their own: a build's staged files must not be lost to another process's save),
+    written aside and renamed; a cache that cannot be written is simply not kept."""
+    import fcntl
+
     path = _cache_file()
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(cache))
-        os.replace(tmp, path)
+        fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            merged = {**_load(), **cache}
+            if len(merged) > PRUNE_AT:
+                merged = {k: v for k, v in merged.items() if os.path.lexists(_path_of(k))}
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(merged))
+            os.replace(tmp, path)
+        finally:
+            os.close(fd)

@@ -21,6 +21,7 @@ from pipeline.storage.format import (
     CLASS_SIZE,
     COLUMNS,
     FILE_NAME,
+    FILE_ROWS,
     FORMAT_VERSION,
     MANIFEST,
     NAME,
@@ -28,6 +29,18 @@ from pipeline.storage.format import (
 )
 
 _HEX = set("0123456789abcdef")
+#: The most a file of ``rows`` rows can take on disk: every column at full width
+#: (state, parent, class size 8 bytes each, depth 1, path counts 16: 41 bytes),
+#: uncompressible, with page headers and the footer. A file's size is checked
+#: against this before it is hashed or its footer read, so a sparse file of 8 GiB
+#: listed as 10 rows is refused, not hashed for seconds.
+ROW_BYTES = 64
+FILE_SLACK = 2 << 20
+
+
+def most_bytes(rows: int) -> int:
+    """The largest size a level file of ``rows`` rows may have."""
+    return rows * ROW_BYTES + FILE_SLACK
 
 
 class _Invalid(ValueError):
@@ -36,7 +49,7 @@ class _Invalid(ValueError):
 
 def _get(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     value = doc.get(key)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise _Invalid(f"{where}{key} is {value!r}, not a valid value")
     return value
 
@@ -91,6 +104,11 @@ class FileEntry:
         )
         if int(match.group(1)) != entry.depth:
             raise _Invalid(f"{where}name {name!r} does not match depth {entry.depth}")
+        if entry.rows > FILE_ROWS or entry.bytes > most_bytes(entry.rows):
+            raise _Invalid(
+                f"{where[:-1]}: {name} has {entry.rows:,} rows in {entry.bytes:,} bytes: a level "
+                f"file holds at most {FILE_ROWS:,} rows, in at most {ROW_BYTES} bytes a row"
+            )
         return entry
 
     def to_dict(self) -> dict[str, Any]:
@@ -192,7 +210,7 @@ class Manifest:
         if not isinstance(doc, dict):
             raise _Invalid("the manifest is not a JSON object")
         version = doc.get("format_version")
-        if version != FORMAT_VERSION:
+        if type(version) is not int or version != FORMAT_VERSION:  # true == 1 in Python
             raise _Invalid(f"format version {version!r}, this puzzledb reads {FORMAT_VERSION}")
         table = _get(doc, "table", str, "")
         if not NAME.fullmatch(table):
@@ -268,13 +286,23 @@ def _agree(m: Manifest) -> None:
     empty = [lv.depth for lv in m.levels if lv.positions == 0]
     if empty:  # a search ends at its first empty level: it is never recorded
         raise _Invalid(f"depth {empty[0]} holds no positions")
-    names = [f.name for f in m.files]
-    if len(set(names)) != len(names):
-        raise _Invalid("a file is listed twice")
+    _agree_files(m)
     for lv in m.levels:
         mine = m.files_at(lv.depth)
         if sum(f.rows for f in mine) != lv.positions or [f.name for f in mine] != lv.files:
             raise _Invalid(f"the files of depth {lv.depth} do not hold its {lv.positions} rows")
+
+
+def _agree_files(m: Manifest) -> None:
+    """Each file listed once, each at a depth that is a level (a file of no level was
+    read as rows by every SQL view and counted by none)."""
+    names = [f.name for f in m.files]
+    if len(set(names)) != len(names):
+        raise _Invalid("a file is listed twice")
+    levels = {lv.depth for lv in m.levels}
+    stray = [f for f in m.files if f.depth not in levels]
+    if stray:
+        raise _Invalid(f"file {stray[0].name} belongs to no level (depth {stray[0].depth})")
 
 
 def _agree_orbits(m: Manifest) -> None:

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline import hints
 from pipeline.engine.core import NO_PARENT, Level, States
 from pipeline.engine.level import Chunk
 from pipeline.errors import CorruptTable
@@ -36,10 +37,8 @@ def open_file(path: Path, entry: FileEntry | None = None, table: str = "") -> pq
 
 
 def _unreadable(path: Path, e: BaseException) -> CorruptTable:
-    return CorruptTable(
-        f"{path} cannot be read ({first_line(e)}): "
-        f"rebuild with `puzzledb build {path.parent.name} --force`"
-    )
+    rebuild = hints.build(path.parent.name, path.parent.parent, force=True)
+    return CorruptTable(f"{path} cannot be read ({first_line(e)}): rebuild with {rebuild}")
 
 
 def row_group_mins(pf: pq.ParquetFile) -> list[int]:

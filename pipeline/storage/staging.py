@@ -32,7 +32,14 @@ from typing import Any
 from pipeline.errors import BuildLocked, CorruptTable, DiskFull
 from pipeline.storage import files
 from pipeline.storage.format import FORMAT_VERSION
-from pipeline.storage.integrity import check_range, row_group_bounds, sha256
+from pipeline.storage.integrity import (
+    check_range,
+    forget_staged,
+    is_staged,
+    remember_staged,
+    row_group_bounds,
+    sha256,
+)
 from pipeline.storage.manifest import FileEntry, LevelEntry
 from pipeline.storage.reader import open_file
 from pipeline.storage.writer import write_json_atomic
@@ -79,6 +86,7 @@ class Progress:
             doc = self._intact(doc)
         if doc is None:
             files.remove(staging)  # a link is unlinked: the build starts in a new folder
+            forget_staged(staging)
             staging.mkdir()
             doc = {
                 "format_version": FORMAT_VERSION,
@@ -139,6 +147,8 @@ class Progress:
         """Note a level whose files are all written (``seconds``: build time since the last)."""
         self.levels.append(level)
         self.files += [FileEntry.parse(f, "") for f in files]
+        # resumed only from files this machine wrote (integrity.is_staged)
+        remember_staged(self.staging, [(f["name"], f["sha256"]) for f in files])
         self.doc["levels"].append(level.to_dict(files=False))
         self.doc["files"].extend(files)
         self.doc["seconds"] = round(self.doc["seconds"] + seconds, 4)
@@ -146,6 +156,7 @@ class Progress:
 
     def finish(self) -> None:
         (self.staging / PROGRESS).unlink()
+        forget_staged(self.staging)
 
 
 def _consistent(levels: list[LevelEntry], files: list[FileEntry]) -> bool:
@@ -161,13 +172,14 @@ def _consistent(levels: list[LevelEntry], files: list[FileEntry]) -> bool:
 
 
 def _as_written(path: Path, entry: FileEntry) -> bool:
-    """Whether a staged file is a regular file with the size and sha256 recorded, and
-    the rows and state range (the build reads levels back by range) of its footer."""
+    """Whether a staged file is a regular file this machine wrote (its stamp remembered
+    when its level was recorded), with the size and sha256 recorded, and the rows and
+    state range (the build reads levels back by range) of its footer."""
     try:
         st = path.lstat()
         if not stat.S_ISREG(st.st_mode) or st.st_size != entry.bytes:
             return False
-        if sha256(path) != entry.sha256:
+        if not is_staged(path, entry.sha256) or sha256(path) != entry.sha256:
             return False
         pf = open_file(path)  # its footer is hashed with the rest of it
         check_range(

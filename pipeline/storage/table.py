@@ -17,8 +17,16 @@ from pipeline import hints
 from pipeline.engine.core import NO_PARENT, Level
 from pipeline.errors import CorruptTable, NotBuilt
 from pipeline.storage import manifest as manifests
-from pipeline.storage.format import CLASS_SIZE, FILE_ROWS, MANIFEST, wrong_columns
-from pipeline.storage.integrity import check_range, row_group_bounds
+from pipeline.storage.format import CLASS_SIZE, FILE_ROWS, MANIFEST
+from pipeline.storage.integrity import (
+    check_columns,
+    check_footers,
+    check_range,
+    check_table,
+    orbit_sum,
+    regular,
+    row_group_bounds,
+)
 from pipeline.storage.manifest import FileEntry, Manifest
 from pipeline.storage.reader import LevelFiles, first_line, open_file, u64
 
@@ -45,6 +53,11 @@ class Table:
         self.directory = directory
         self.name = directory.name
         self.data = directory.parent
+        if directory.is_symlink():  # read where it is, never followed out of the folder
+            raise CorruptTable(
+                f"{directory} is a symbolic link, not a table's folder: remove it, or "
+                f"rebuild with {hints.build(self.name, self.data, force=True)}"
+            )
         if not (directory / MANIFEST).exists():
             raise NotBuilt(f"{self.name} is not built yet: run {hints.build(self.name, self.data)}")
         self.manifest: Manifest = manifests.read(directory)
@@ -52,6 +65,7 @@ class Table:
         self._footers: dict[str, tuple[pq.ParquetFile, list[int]]] = {}
         self._groups: OrderedDict[tuple[str, int, str], np.ndarray] = OrderedDict()
         self._cache = cache_row_groups
+        self._figures_checked = False
 
     @property
     def max_depth(self) -> int:
@@ -62,30 +76,48 @@ class Table:
         return self.manifest.has_paths
 
     def histogram(self) -> list[tuple[int, int]]:
+        """Positions at each depth: the manifest's counts, once every file's footer has
+        been held against them (:meth:`check_figures`): a count is the rows written."""
+        self.check_figures()
         return self.manifest.histogram()
+
+    def check_figures(self) -> None:
+        """The manifest's figures are its files' (sizes, footers, rows, ranges, columns),
+        or CorruptTable: checked once per table opened (remembered: storage/integrity.py)."""
+        if not self._figures_checked:
+            check_footers(self.directory, self.manifest)
+            self._figures_checked = True
+
+    def check_files(self) -> None:
+        """Every file hashed against the manifest (remembered: storage/integrity.py), as
+        the DuckDB views need before they read the table: one line naming this table."""
+        self.check_figures()
+        check_table(self.directory, self.manifest)
 
     def orbit_sums(self) -> list[int] | None:
         """The positions each level's classes stand for (None: not a table of classes).
 
-        From the manifest; a table built before the build kept them gets them
-        summed from its class_size column, one column of each file read (a few
-        seconds for french37-sym's 374 million rows) rather than asked to rebuild.
+        Summed from each file's class_size column (one column read, a few seconds
+        for french37-sym's 374 million rows) and remembered by the file's stamp
+        (storage/integrity.py), then held against the manifest's ``orbit_positions``:
+        the manifest's word alone never is the answer.
         """
         if not self.manifest.classes:
             return None
-        kept = self.manifest.orbit_sums()
-        if kept is not None:
-            return kept
+        self.check_figures()
         sums = [0] * len(self.manifest.levels)
         for entry in self.files:
-            pf = open_file(self.path(entry), entry, self.name)
-            try:
-                sizes = pf.read(columns=[CLASS_SIZE]).column(0)
-            except (OSError, KeyError, pa.ArrowException) as e:
-                raise self._damaged(
-                    entry, f"has no readable class sizes ({first_line(e)})"
-                ) from None
-            sums[entry.depth] += int(pc.sum(sizes).as_py() or 0)
+            sums[entry.depth] += orbit_sum(
+                self.path(entry), entry, self.name, lambda e=entry: self._class_sizes(e)
+            )
+        kept = self.manifest.orbit_sums()
+        if kept is not None and kept != sums:
+            depth = next(d for d, (a, b) in enumerate(zip(kept, sums, strict=True)) if a != b)
+            raise CorruptTable(
+                f"{self.directory / MANIFEST}: orbit_positions of depth {depth} is "
+                f"{kept[depth]:,}, its files' class sizes sum to {sums[depth]:,}: rebuild with "
+                f"{hints.build(self.name, self.data, force=True)}"
+            )
         return sums
 
     def read_columns(self, entry: FileEntry, columns: list[str]) -> pa.Table:
@@ -99,6 +131,14 @@ class Table:
                 entry, f"has no readable {', '.join(columns)} ({first_line(e)})"
             ) from None
 
+    def _class_sizes(self, entry: FileEntry) -> int:
+        pf = open_file(self.path(entry), entry, self.name)
+        try:
+            sizes = pf.read(columns=[CLASS_SIZE]).column(0)
+        except (OSError, KeyError, IndexError, pa.ArrowException) as e:
+            raise self._damaged(entry, f"has no readable class sizes ({first_line(e)})") from None
+        return int(pc.sum(sizes).as_py() or 0)
+
     def path(self, entry: FileEntry) -> Path:
         return self.directory / entry.name
 
@@ -109,10 +149,7 @@ class Table:
     def check_sizes(self) -> None:
         """Cheap damage check: every file present with the size the manifest says."""
         for entry in self.files:
-            try:
-                size = self.path(entry).stat().st_size
-            except FileNotFoundError:
-                raise self._damaged(entry, "is missing") from None
+            size = regular(self.path(entry), self.name).st_size  # never a link
             if size != entry.bytes:
                 raise self._damaged(entry, f"has {size} bytes, the manifest says {entry.bytes}")
 
@@ -128,9 +165,7 @@ class Table:
     def _footer(self, entry: FileEntry) -> tuple[pq.ParquetFile, list[int]]:
         if entry.name not in self._footers:
             pf = open_file(self.path(entry), entry, self.name)  # size and footer checked
-            wrong = wrong_columns(pf.schema_arrow, self.has_paths)
-            if wrong:
-                raise self._damaged(entry, f"lacks the format's columns ({'; '.join(wrong)})")
+            check_columns(self.path(entry), pf.schema_arrow, self.manifest)
             try:
                 bounds = row_group_bounds(pf.metadata)
             except (OSError, pa.ArrowException, AttributeError, TypeError) as e:

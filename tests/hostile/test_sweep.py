@@ -61,7 +61,13 @@ PAYLOADS = [
     "\\'; INSTALL httpfs; --",
     "{{1}}{{0}}{{2}}{{3}}{{4}}{{5}}",
     "x\u0000y\u2019; --",
+    # issue #44: terminal escapes (write the clipboard, clear the screen, a one-byte CSI,
+    # right-to-left override) and a lone surrogate (valid JSON, refused by DuckDB)
+    "\u001b]52;c;ZWNobyBwd25lZA==\u0007\u001b[2J\u009b31m\u202e",
+    "x\ud800",
 ]
+#: What a terminal acts on: never printed raw (words.printable).
+RAW = re.compile("[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\ud800-\udfff]")
 
 
 def _strings(doc: object, path: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
@@ -87,7 +93,7 @@ def clean(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("clean") / "data"
     for name in TABLES:
         shutil.copytree(data / name, folder / name)
-    specs = Path(__file__).resolve().parents[1] / "examples" / "specs"
+    specs = Path(__file__).resolve().parents[2] / "examples" / "specs"
     for name in SPECS:
         spec = str(specs / f"{name}.toml")
         r = subprocess.run(
@@ -197,6 +203,7 @@ def test_every_command_on_every_field(clean: Path, tmp_path: Path, payload: int)
                 where = f"{kind} {table} {_named(planted)}: {' '.join(args)}"
                 try:
                     check(r, args)
+                    assert not RAW.search(r.stdout + r.stderr), "raw control text printed"
                     if r.code == 1:
                         assert len(_errors(r.stderr)) == 1, r.stderr
                     elif args[0] in FIGURES and r.stdout != answer:

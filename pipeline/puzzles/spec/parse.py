@@ -23,19 +23,22 @@ key path and, where known, the line.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
+import warnings
 from pathlib import Path
 from typing import Any
 
 from pipeline import hints
-from pipeline.errors import BadSpec, CannotWrite, PuzzleDBError
+from pipeline.errors import BadSpec, CannotWrite, LeftOut, PuzzleDBError
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.builtin import FAMILIES, REGISTRY
 from pipeline.puzzles.family import SpecTable
 from pipeline.puzzles.reserved import reserved
 from pipeline.puzzles.spec.base import Problem, Spec
 from pipeline.storage import files, manifest
+from pipeline.words import printable
 
 SPECS = "specs"
 NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -56,9 +59,23 @@ def parse(text: str, where: str) -> Spec:
     except RecursionError:  # tomllib recurses into nested arrays and inline tables
         raise BadSpec(f"{where}: not valid TOML: nested too deeply") from None
     try:
+        _plain(doc, "")
         return _parse(doc, text, where)
     except Problem as e:
         raise _located(e, text, where) from None
+
+
+def _plain(doc: Any, path: str) -> None:
+    """No key or string of the spec holds a character a terminal acts on (an escape
+    sequence in a title reached the terminal raw from ``list``): Problem naming it."""
+    if not isinstance(doc, dict | list):
+        return
+    for key, value in doc.items() if isinstance(doc, dict) else enumerate(doc):
+        where = f"{path}.{key}" if path else str(key)
+        for text in (key, value):
+            if isinstance(text, str) and printable(text) != text:
+                raise Problem(printable(where), f"holds a control character: {printable(text)!r}")
+        _plain(value, where)
 
 
 def _located(e: Problem, text: str, where: str) -> BadSpec:
@@ -186,15 +203,51 @@ def _recorded(data: Path) -> list[tuple[str, str]]:
 
 
 def kept(data: Path) -> list[Spec]:
-    """The specs kept in ``<data>/specs/``, by name."""
-    return [read(p) for p in sorted((data / SPECS).glob("*.toml"))]
+    """The specs kept in ``<data>/specs/``, by name. One that cannot be read (a FIFO,
+    a link, too large, bad TOML, a bad board) is left out with a warning (LeftOut)
+    rather than stop every command that lists the folder; ``remove NAME`` removes it."""
+    out = []
+    for p in _spec_files(data):
+        try:
+            out.append(read(p))
+        except BadSpec as e:
+            warnings.warn(LeftOut(f"{SPECS}/{p.name}", str(e), "the specs"), stacklevel=2)
+    return out
+
+
+def _spec_files(data: Path) -> list[Path]:
+    """The ``*.toml`` entries of ``<data>/specs/`` when it is a real folder: a link there
+    points out of the data folder, and is neither read nor removed through."""
+    folder = data / SPECS
+    if not files.is_folder(folder):
+        if folder.is_symlink():
+            why = f"{folder} is a symbolic link: specs are read only from a real folder"
+            warnings.warn(LeftOut(SPECS, why, "the specs"), stacklevel=3)
+        return []
+    return sorted(folder.glob("*.toml"))
+
+
+def kept_file(data: Path, name: str) -> str | None:
+    """The file name of the spec ``name`` kept in ``<data>/specs/`` (readable or not),
+    None when there is none (or ``specs`` is no real folder)."""
+    if not NAME.fullmatch(name) or not files.is_folder(data / SPECS):
+        return None
+    return f"{name}.toml" if os.path.lexists(data / SPECS / f"{name}.toml") else None
+
+
+def suffixes(data: Path, name: str) -> list[str]:
+    """The suffixes of the tables spec ``name`` builds: its family's, or every
+    family's when the kept file cannot be read (so ``remove`` takes them all)."""
+    try:
+        return list(families()[read(data / SPECS / f"{name}.toml").family].tables)
+    except BadSpec:
+        return sorted({x for fam in families().values() for x in fam.tables})
 
 
 def board(name: str, data: Path) -> Puzzle | None:
     """The spec named ``name``: from ``<data>/specs/``, else from a manifest recording it."""
-    path = data / SPECS / f"{name}.toml"
-    if path.exists():
-        return puzzle(read(path))
+    if kept_file(data, name) is not None:  # never through a linked specs folder
+        return puzzle(read(data / SPECS / f"{name}.toml"))
     for table, text in _recorded(data):
         spec = parse(text, f"{data / table}/_manifest.json")
         if spec.name == name:
