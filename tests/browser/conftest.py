@@ -29,25 +29,17 @@ def missing(chromium: str) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def _chromium_session(chromium: str) -> Iterator[Any]:
-    """Chromium driven by playwright, headless, for the whole session; None if missing."""
-    if missing(chromium) is not None:
-        yield None
-        return
+def chromium_browser(chromium: str, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Chromium driven by playwright, headless, for the whole session. Missing: a run
+    that selected a test marked browser fails, any other run skips (one line)."""
+    why = missing(chromium)
+    if why is not None:
+        if any(item.get_closest_marker("browser") for item in request.session.items):
+            pytest.fail(why)
+        pytest.skip(why)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=chromium, args=FLAGS, headless=True)
         yield b
         b.close()
-
-
-@pytest.fixture
-def chromium_browser(_chromium_session: Any, chromium: str, request: pytest.FixtureRequest) -> Any:
-    """The session's chromium: a test marked browser fails without one, others skip."""
-    if _chromium_session is None:
-        why = missing(chromium) or "no browser"
-        if request.node.get_closest_marker("browser") is not None:
-            pytest.fail(why)
-        pytest.skip(why)
-    return _chromium_session
