@@ -125,7 +125,9 @@ def test_solve_prints_fewest_moves_lines(db: pipeline.Database) -> None:
     assert pegs.play(pegs.ENGLISH33, start, notation)[-1] == deepest
 
 
-@pytest.mark.parametrize("name, bell", zip(TABLES, (BELL_FROM_START, BELL_TO_CENTRE), strict=True))
+@pytest.mark.parametrize(
+    "name, bell", list(zip(TABLES, (BELL_FROM_START, BELL_TO_CENTRE), strict=True))
+)
 def test_classes_per_level_are_george_bells(
     db: pipeline.Database, name: str, bell: list[int]
 ) -> None:
