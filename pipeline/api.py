@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from pipeline.verify.report import Report
 
-#: The SQL files the API runs (installed with the package; ``query/sql/`` at the
+#: The SQL files the API runs (installed with the package; ``queries/`` at the
 #: top of the repository is the same folder).
 QUERIES = Path(__file__).resolve().parent / "query" / "sql"
 

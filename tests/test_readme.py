@@ -7,7 +7,9 @@ is a Python literal (``# 55``) must equal it. A block after an HTML comment
 ``<!-- not run: NAME (why) -->`` is skipped by that name. Blocks run with the
 working directory holding ``data/`` (a copy of the default tables with its
 catalog rewritten there: its views name the copy's files) and a
-``.venv`` link to this interpreter's environment, as in the repository root.
+``.venv`` link to this interpreter's environment, as in the repository root,
+in a fresh shell's environment: the venv's ``bin`` is not on PATH (issue #45:
+``puzzledb list`` as written failed there), so a block says ``.venv/bin/``.
 """
 
 from __future__ import annotations
@@ -73,14 +75,20 @@ def repo(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(data, root / "data", ignore=shutil.ignore_patterns("puzzles.duckdb"))
     (root / ".venv").symlink_to(Path(sys.prefix))
     env = environment(root)
-    subprocess.run(["puzzledb", "catalog"], cwd=root, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [".venv/bin/puzzledb", "catalog"], cwd=root, env=env, check=True, capture_output=True
+    )
     return root
 
 
 def environment(root: Path) -> dict[str, str]:
-    """The venv's bin first on PATH (puzzledb, duckdb) and a cache of this test's own."""
-    env = dict(os.environ, PUZZLEDB_CACHE=str(root / "cache"))
-    env["PATH"] = f"{Path(sys.prefix) / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    """A fresh shell's: no venv activated (its bin off PATH, no VIRTUAL_ENV, no
+    $PUZZLEDB_DATA), and a cache of this test's own."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PUZZLEDB_DATA")}
+    env["PUZZLEDB_CACHE"] = str(root / "cache")
+    venv_bins = {str(Path(sys.prefix) / "bin"), str(Path(sys.prefix).resolve() / "bin")}
+    path = [d for d in env.get("PATH", "").split(os.pathsep) if d and d not in venv_bins]
+    env["PATH"] = os.pathsep.join(path or ["/usr/bin", "/bin"])
     return env
 
 
@@ -157,6 +165,39 @@ def test_readme_skips_only_the_slow_blocks() -> None:
     skipped = {b.skip.split()[2] for b in ALL if b.skip}
     assert skipped == {"make-targets", "duckdb-session", "solve-4x4"}
     assert sum(1 for b in ALL if not b.skip) >= 5
+
+
+def test_readme_commands_run_without_an_activated_venv(repo: Path) -> None:
+    """Issue #45 item 1: `puzzledb` is not on a fresh shell's PATH, so every command
+    the README's runnable blocks type says where it is (`.venv/bin/puzzledb`)."""
+    done = subprocess.run(
+        ["bash", "-c", "command -v puzzledb || echo none"],
+        env=environment(repo),
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.strip() == "none"
+    typed = [
+        line.split()[0]
+        for b in ALL
+        if b.lang == "sh"
+        for line in b.code.splitlines()
+        if line.strip() and "puzzledb" in line.split()[0]
+    ]
+    assert len(typed) >= 5 and set(typed) == {".venv/bin/puzzledb"}, typed
+
+
+#: A path under queries/ as the guides and the shipped SQL files' comments write it.
+QUERY_PATH = re.compile(r"(?<![\w/])(queries|query/sql)/(\w+\.sql)")
+
+
+def test_guides_name_query_files_that_exist() -> None:
+    """Issue #45 item 2: the guides said `query/sql/...`, a folder the clone has not
+    (`queries/` is the link); every SQL path they name opens from the clone's root."""
+    pages = [README, *sorted((ROOT / "docs").glob("*.md")), *sorted(ROOT.glob("queries/*.sql"))]
+    named = [(p.name, m.group(0)) for p in pages for m in QUERY_PATH.finditer(p.read_text())]
+    assert len(named) >= 15, named
+    assert [x for x in named if not (ROOT / x[1]).is_file()] == []
 
 
 LINK = re.compile(r"\]\(([^)\s]+)\)")
