@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from pipeline.cli import build, query, remove, serve, solve, tables
-from pipeline.cli.shared import POSITIONAL
+from pipeline.cli.shared import POSITIONAL, OnePosition
 
 #: Libraries whose errors on user input (bad SQL, an unreadable file) are one line.
 LIBRARIES = ("duckdb", "_duckdb", "pyarrow", "polars")
@@ -60,8 +60,8 @@ app.command()(build.build)
 app.command()(tables.catalog)
 app.command()(tables.histogram)
 app.command()(tables.longest)
-app.command(context_settings=POSITIONAL)(solve.show)
-app.command(context_settings=POSITIONAL)(solve.solve)
+app.command(context_settings=POSITIONAL, cls=OnePosition)(solve.show)
+app.command(context_settings=POSITIONAL, cls=OnePosition)(solve.solve)
 app.command()(query.query)
 app.command()(tables.verify)
 

@@ -87,10 +87,14 @@ class Cells:
         return self.layout.format(*cells)
 
     def tokens(self, text: str) -> list[str]:
-        """Split typed text into one token a cell (not yet checked)."""
-        if self.width == 1:
+        """Split typed text into one token a cell (not yet checked). One-character
+        symbols may be typed run together ("x.xx") or spaced; a spaced text of the
+        right count is taken by its spaces, so "10 2 3 ..." is a cell "10" (a bad
+        value), not ten digits."""
+        spaced = [t for t in re.split(r"[\s,]+", text.strip()) if t]
+        if self.width == 1 and len(spaced) != self.count:
             return list(re.sub(r"[\s,]+", "", text))
-        return [t for t in re.split(r"[\s,]+", text.strip()) if t]
+        return spaced
 
     def parse_values(self, text: str) -> list[int]:
         tokens = self.tokens(text)

@@ -1,0 +1,137 @@
+"""What a newcomer tripped on in their first hour (issue #45), each held by a figure:
+the exact line a user reads, the count or depth an answer gives."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pipeline
+from pipeline.engine.budget import size_of
+from tests.conftest import one_line_error, run_cli
+
+GOAL = "1 2 3 4 5 6 7 8 0"
+
+
+def in_folder(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI run from ``folder`` with no --data and no $PUZZLEDB_DATA (a fresh shell)."""
+    env = {k: v for k, v in os.environ.items() if k != "PUZZLEDB_DATA"}
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *args],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_peg_board_solve_builds_its_winnable_table(tmp_path: Path) -> None:
+    """Item 3: after `build triangle15@3`, solve said `triangle15@3 is not built`; the
+    winnable table is built on demand (--no-build names it instead)."""
+    d = tmp_path / "data"
+    assert run_cli("build", "triangle15@3", data=d).returncode == 0
+    start = "xxx.xxxxxxxxxxx"
+    r = run_cli("solve", "triangle15@3", start, "--no-build", data=d)
+    one_line_error(r, "triangle15@3-winnable is not built: run `puzzledb build triangle15@3-w")
+    r = run_cli("solve", "triangle15@3", start, "--oneline", data=d)
+    assert r.returncode == 0, r.stderr
+    assert "building triangle15@3-winnable first, once, from triangle15@3" in r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("triangle15@3: 13 jumps to the goal")
+    assert lines[2] == "  0  " + " ".join(start) and len(lines) == 2 + 14  # then 14 boards
+    db = pipeline.open(d)
+    assert db.table_summary("triangle15@3-winnable").positions == 1_428  # as triangle15's
+
+
+def test_another_folder_says_where_the_data_folder_is(tmp_path: Path) -> None:
+    """Item 5: from another folder, the line names the folder in full and how to name
+    another; a build there says it makes a new folder."""
+    r = in_folder(tmp_path, "solve", "3x3", "8 6 7 2 5 4 3 0 1")
+    one_line_error(
+        r,
+        f"data folder {tmp_path / 'data'} does not exist",
+        "unless --data DIR or $PUZZLEDB_DATA names another",
+    )
+    r = in_folder(tmp_path, "build", "2x3")
+    assert r.returncode == 0, r.stderr
+    first = r.stderr.splitlines()[0]
+    assert first == f"puzzledb: making a new data folder {tmp_path / 'data'} " + (
+        "(--data DIR or $PUZZLEDB_DATA builds elsewhere)"
+    )
+    assert pipeline.open(tmp_path / "data").table_summary("2x3").positions == 360
+
+
+@pytest.mark.parametrize("command", ["solve", "show"])
+def test_an_unquoted_position_is_told_to_quote_it(command: str, data: Path) -> None:
+    """Item 6: click's "Got unexpected extra argument(s)" becomes one line to retype."""
+    r = run_cli(
+        command,
+        "3x3",
+        "--oneline" if command == "solve" else "--json",
+        *["8", "6", "7", "2", "5", "4", "3", "0", "1"],
+        data=data,
+    )
+    one_line_error(r, f'quote it, as in puzzledb {command} 3x3 "8 6 7 2 5 4 3 0 1"')
+
+
+def test_turns_typed_as_a_position_point_to_turns(data: Path) -> None:
+    """Item 7: the hint said --moves, which says to use --turns."""
+    r = run_cli("solve", "pocket", "R U R' U'", data=data)
+    one_line_error(r, "got 6 facelets", "(turns from solved? give --turns)")
+    assert "--moves" not in r.stderr
+    r = run_cli("solve", "pocket", "--turns", "R U R' U'", "--oneline", data=data)
+    assert r.returncode == 0 and "line to the goal: U R U' R'" in r.stdout
+
+
+@pytest.mark.parametrize("bad", ["10", "-1"])
+def test_a_bad_tile_is_named_not_split_into_digits(bad: str, data: Path) -> None:
+    """Item 8: "10 2 3 ..." read as ten digits ("expected 9 cells, got 10")."""
+    r = run_cli("solve", "3x3", f"{bad} 2 3 4 5 6 7 8 0", data=data)
+    one_line_error(r, f"{bad!r} is not a cell value here (allowed: 0 1 2 3 4 5 6 7 8)")
+    r = run_cli("solve", "3x3", "123456780", "--oneline", data=data)  # run together: still fine
+    assert r.stdout.splitlines()[1] == f"  0  {GOAL}"
+
+
+def test_a_stopped_rebuild_is_not_left_in_silence(tmp_path: Path) -> None:
+    """Item 9: after a stopped `--force` rebuild, a plain build said "up to date" and
+    left the stopped levels on disk without a word."""
+    d = tmp_path / "data"
+    db = pipeline.open(d)
+    db.build(["2x3"])
+
+    def stop(name: str, level: object) -> None:
+        if level.depth == 10:  # type: ignore[attr-defined]
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        db.build(["2x3"], force=True, on_level=stop)
+    staging = d / ".staging" / "2x3"
+    size = sum(f.stat().st_size for f in staging.rglob("*") if f.is_file())
+    r = run_cli("build", "2x3", data=d)
+    assert r.returncode == 0 and "up to date" in r.stderr, r.stderr
+    assert (
+        f"puzzledb: warning: a stopped rebuild of 2x3 left {size_of(size)} in {staging}: "
+        f"`puzzledb build 2x3 --force --data {d}` resumes it"
+    ) in r.stderr
+    r = run_cli("build", "2x3", "--force", data=d)
+    assert r.returncode == 0 and not staging.exists()
+    assert db.table_summary("2x3").positions == 360
+
+
+def test_a_partial_table_does_not_suggest_building_it_all(tmp_path: Path) -> None:
+    """Item 10: `longest` on a partial 4x4 suggested the whole 10^13-position board;
+    it now says what is there and what two more levels cost (61,865 when built)."""
+    d = tmp_path / "data"
+    assert run_cli("build", "4x4", "--max-depth", "12", data=d).returncode == 0
+    r = run_cli("longest", "4x4", data=d)
+    one_line_error(
+        r,
+        "depths 0..12: 15,500 positions of the whole board's 10,461,394,944,000",
+        "its deepest level built, depth 12, holds 7,808",
+        f"`puzzledb build 4x4 --max-depth 14 --data {d}` (about 62,000 positions)",
+    )
