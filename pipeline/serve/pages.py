@@ -13,8 +13,10 @@ from urllib.parse import quote
 STYLE = """
 body{font-family:sans-serif;margin:1em auto;max-width:60em;padding:0 .5em}
 a{color:#1a5fb4} table{border-collapse:collapse} td,th{padding:.2em .6em;text-align:right}
+table.tables{width:100%} table.tables td:last-child{width:60%}
+@media (max-width:30em){td,th{padding:.2em .25em} table.tables th{font-size:85%}}
 .bars{display:flex;align-items:flex-end;height:2.5em;gap:1px}
-.bars span{background:#1a5fb4;width:4px;display:inline-block}
+.bars span{background:#1a5fb4;flex:0 1 4px;min-width:1px}
 .nearer{background:#c8f0c8} .same{background:#f0f0c0} .farther{background:#f6c8c8}
 .won{background:#c8f0c8} .lost{background:#f6c8c8} .unknown{background:#eee}
 .board svg{max-width:100%;height:auto} .strip svg{max-width:100%;height:auto}
@@ -136,7 +138,7 @@ def _row(r: dict[str, Any]) -> str:
 def _rows(rows: list[dict[str, Any]]) -> str:
     cells = "".join(_row(r) for r in rows)
     head = "<tr><th>table</th><th>positions</th><th>deepest</th><th>histogram</th></tr>"
-    return f"<table>{head}{cells}</table>"
+    return f'<table class="tables">{head}{cells}</table>'
 
 
 def home(rows: list[dict[str, Any]]) -> str:
