@@ -135,3 +135,64 @@ def test_a_partial_table_does_not_suggest_building_it_all(tmp_path: Path) -> Non
         "its deepest level built, depth 12, holds 7,808",
         f"`puzzledb build 4x4 --max-depth 14 --data {d}` (about 62,000 positions)",
     )
+
+
+def at_columns(columns: int, *args: str, data: Path) -> subprocess.CompletedProcess[str]:
+    """The CLI in a terminal ``columns`` wide (COLUMNS), its output in a pipe."""
+    env = dict(os.environ, COLUMNS=str(columns))
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *args, "--data", str(data)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_help_and_list_fit_80_columns(data: Path) -> None:
+    """Item 11: `list` lines ran to 183 characters at COLUMNS=80, and `--help` cut each
+    command's summary with "..."."""
+    env = dict(os.environ, COLUMNS="80")
+    done = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", "--help"], env=env, capture_output=True, text=True
+    )
+    commands = done.stdout.split("Commands:\n")[1].splitlines()
+    assert len(commands) == 13 and not [x for x in commands if "..." in x or len(x) > 80]
+    r = at_columns(80, "list", data=data)
+    lines = r.stdout.splitlines()
+    assert max(map(len, lines)) <= 80, max(lines, key=len)
+    assert "one position per class of its 8 symmetries" in " ".join(" ".join(lines).split())
+    assert lines[1].split() == ["oshidori", "reversible", "yes", "140", "yes"]
+    assert lines[2] == "    oshidori (pair-moving stones, 8 cells)"
+    piped = run_cli("list", data=data).stdout.splitlines()  # a script's: one line a puzzle
+    assert piped[1].split()[:5] == lines[1].split() and len(piped) < len(lines)
+
+
+def test_longest_draws_the_boards(data: Path) -> None:
+    """Item 11: `longest` on a peg board printed flat strings; now the boards, side by
+    side (`--oneline` keeps the flat form)."""
+    r = at_columns(80, "longest", "triangle15", data=data)
+    assert r.stdout.splitlines() == [
+        "triangle15: 5 positions at depth 13",
+        "    x            .            .            .            .",
+        "   . .          . .          . .          . .          . .",
+        "  . . .        . x .        . . .        . . .        . . .",
+        " . . . .      . . . .      x . . .      . . . x      . . . .",
+        ". . . . .    . . . . .    . . . . .    . . . . .    . . x . .",
+    ]
+    r = run_cli("longest", "3x3", "--oneline", data=data)
+    assert r.stdout.splitlines()[1:] == ["8 6 7 2 5 4 3 0 1", "6 4 7 8 5 0 3 2 1"]
+
+
+def test_no_time_left_from_a_builds_first_seconds() -> None:
+    """Item 11: a 20 s pocket build's first line said "about 3 min 43 s left". Its level 8
+    as measured here (1,159,968 positions in 3.13 s, the level 1.75 s for 227,536
+    expanded) gives 26 s left for 2.6 s really left: the first 30 s say no time left."""
+    from pipeline.build.loop import LevelDone
+    from pipeline.cli import bars
+
+    level = LevelDone(8, 870_072, 1_159_968, 3.13, 1, 1.75, expanded=227_536)
+    early = bars.line("pocket", level)
+    assert early.endswith("32% of 3,674,160") and "left" not in early
+    later = bars.line("pocket", LevelDone(8, 870_072, 1_159_968, 31.3, 1, 17.5, expanded=227_536))
+    assert later.endswith("about 4 min 20 s left")
