@@ -196,3 +196,16 @@ def test_no_time_left_from_a_builds_first_seconds() -> None:
     assert early.endswith("32% of 3,674,160") and "left" not in early
     later = bars.line("pocket", LevelDone(8, 870_072, 1_159_968, 31.3, 1, 17.5, expanded=227_536))
     assert later.endswith("about 4 min 20 s left")
+
+
+def test_a_build_keeps_the_report_true(tmp_path: Path) -> None:
+    """Item 12: data/report.html still said 13 tables after later builds."""
+    d = tmp_path / "data"
+    db = pipeline.open(d)
+    db.build(["2x3"])
+    report = db.report()
+    assert "1 table" in report.read_text() and "oshidori" not in report.read_text()
+    r = run_cli("build", "oshidori", data=d)
+    assert r.returncode == 0, r.stderr
+    text = report.read_text()
+    assert "2 tables" in text and "oshidori" in text

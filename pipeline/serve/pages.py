@@ -89,11 +89,20 @@ document.addEventListener('keydown', function (e) {
 """
 
 
+#: The explorer's icon, inline (a request for /favicon.ico got a 404 in every log).
+ICON = (
+    "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 2 2'%3E"
+    "%3Crect width='1' height='1' fill='%231a5fb4'/%3E%3Crect x='1' y='1' width='1' "
+    "height='1' fill='%231a5fb4'/%3E%3C/svg%3E"
+)
+
+
 def page(title: str, body: str) -> str:
     """A whole page around ``body``."""
     return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<link rel="icon" href="{ICON}">'
         f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
         f'<p><a href="/">puzzledb explorer</a></p>{body}<script>{SCRIPT}</script></body></html>'
     )
@@ -108,9 +117,11 @@ def table_url(name: str) -> str:
     return f"/t/{quote(name, safe='')}"
 
 
-def error(status: int, line: str) -> str:
-    """An error page: one line."""
-    return page(f"error {status}", f'<p class="error">{escape(line)}</p>')
+def error(status: int, line: str, retype: tuple[str, str] | None = None) -> str:
+    """An error page: one line; with ``retype`` (a table, the text typed) the table's
+    forms under it, the position as typed in its box, to mend and open again."""
+    forms = _pick(*retype) if retype else ""
+    return page(f"error {status}", f'<p class="error">{escape(line)}</p>{forms}')
 
 
 def _bars(hist: list[dict[str, int]]) -> str:
@@ -151,13 +162,14 @@ def home(rows: list[dict[str, Any]]) -> str:
     return page("puzzledb explorer", body)
 
 
-def _pick(name: str) -> str:
+def _pick(name: str, typed: str = "") -> str:
     action = f"/pick/{quote(name, safe='')}"
     return (
         f'<form action="{action}"><label>depth <input name="depth" size="4"></label> '
         f'<label>n-th (blank: random) <input name="n" size="6"></label> '
         f"<button>show</button></form>"
-        f'<form action="/p/{quote(name, safe="")}"><label>position <input name="s" size="40">'
+        f'<form action="/p/{quote(name, safe="")}"><label>position '
+        f'<input name="s" size="40" value="{escape(typed)}">'
         f"</label> <button>open</button></form>"
     )
 
