@@ -3,6 +3,7 @@ the exact line a user reads, the count or depth an answer gives."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -157,7 +158,7 @@ def test_help_and_list_fit_80_columns(data: Path) -> None:
         [sys.executable, "-m", "pipeline.cli", "--help"], env=env, capture_output=True, text=True
     )
     commands = done.stdout.split("Commands:\n")[1].splitlines()
-    assert len(commands) == 13 and not [x for x in commands if "..." in x or len(x) > 80]
+    assert len(commands) == 15 and not [x for x in commands if "..." in x or len(x) > 80]
     r = at_columns(80, "list", data=data)
     lines = r.stdout.splitlines()
     assert max(map(len, lines)) <= 80, max(lines, key=len)
@@ -209,3 +210,113 @@ def test_a_build_keeps_the_report_true(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     text = report.read_text()
     assert "2 tables" in text and "oshidori" in text
+
+
+# -- the three things looked for and not found -------------------------------------
+
+
+def test_a_position_at_a_depth_from_the_command_line(data: Path, db: pipeline.Database) -> None:
+    """`random NAME --depth N` (the explorer had it): drawn, with its depth and properties;
+    every jump of triangle15 takes a peg, so depth 10 leaves 4 of its 14."""
+    r = run_cli("random", "3x3", "--depth", "31", "--nth", "0", data=data)
+    assert r.stdout.splitlines() == [
+        "8 6 7",
+        "2 5 4",
+        "3 0 1",
+        "depth 31",
+        "blank cell 7, tiles out of place 7",
+    ]
+    for _ in range(3):
+        r = run_cli("random", "triangle15", "--depth", "10", "--json", data=data)
+        doc = json.loads(r.stdout)
+        assert doc["depth"] == db.depth("triangle15", doc["position"]) == 10
+        assert doc["properties"]["pegs"] == 4 == doc["position"].count("x")
+    one_line_error(
+        run_cli("random", "3x3", "--depth", "32", data=data),
+        "3x3 has no positions at depth 32 (depths 0..31)",
+    )
+
+
+def test_a_positions_properties_without_sql(data: Path, db: pipeline.Database) -> None:
+    """`show` (and the API, and the explorer's page) gives the pegs left, the blank's
+    cell and the tiles out of place, and marks depth 0 of a goal as solved."""
+    r = run_cli("show", "3x3", GOAL, data=data)
+    assert r.stdout.splitlines()[3:] == ["depth 0: solved", "blank cell 8, tiles out of place 0"]
+    assert db.properties("triangle15", "x x x x x x x x x x x x . x x") == {"depth": 0, "pegs": 14}
+    assert db.properties("3x3", "8 6 7 2 5 4 3 0 1") == {
+        "depth": 31,
+        "solved": False,
+        "blank cell": 7,
+        "tiles out of place": 7,
+    }
+
+
+def neighbours_2x3(cells: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The positions one slide from ``cells`` on the 2x3 board (cells 0 1 2 / 3 4 5)."""
+    blank = cells.index(0)
+    out = []
+    for other in range(6):
+        if abs(other - blank) == 3 or (abs(other - blank) == 1 and other // 3 == blank // 3):
+            moved = list(cells)
+            moved[blank], moved[other] = moved[other], 0
+            out.append(tuple(moved))
+    return out
+
+
+def bfs_2x3(start: tuple[int, ...]) -> dict[tuple[int, ...], int]:
+    """Our own breadth-first search: every position's distance from ``start``."""
+    seen, frontier = {start: 0}, [start]
+    while frontier:
+        nxt = []
+        for c in frontier:
+            for n in neighbours_2x3(c):
+                if n not in seen:
+                    seen[n] = seen[c] + 1
+                    nxt.append(n)
+        frontier = nxt
+    return seen
+
+
+def test_the_distance_between_any_two_positions_by_renaming_tiles(tmp_path: Path) -> None:
+    """The distance between two positions, not only to the root: the tiles renamed so
+    that one of them is the goal of `2x3@<its blank's cell>`; checked against our own
+    search from each second position, for every first one of the 360."""
+    d = tmp_path / "data"
+    db = pipeline.open(d)
+    db.build(["2x3", "2x3@1"])
+    text = lambda c: " ".join(map(str, c))  # noqa: E731
+    for b in [(4, 0, 5, 1, 2, 3), (5, 4, 3, 2, 1, 0), (3, 1, 2, 4, 5, 0)]:  # blank at 1, 5, 5
+        want = bfs_2x3(b)
+        assert len(want) == 360
+        got = {a: db.distance("2x3", text(a), text(b)).moves for a in want}
+        assert got == want
+    r = run_cli("distance", "2x3", "4 0 5 1 2 3", "5 4 3 2 1 0", data=d)
+    assert r.stdout == (
+        "2x3: 12 moves from 4 0 5 1 2 3 to 5 4 3 2 1 0 (the depth in 2x3 of 2 0 1 5 4 3: "
+        "the tiles renamed so that the other is its goal)\n"
+    )
+    assert bfs_2x3((5, 4, 3, 2, 1, 0))[(4, 0, 5, 1, 2, 3)] == 12
+    r = run_cli("distance", "2x3", "1 2 0 4 5 3", "1 2 3 0 4 5", data=d)  # blanks at 2 and 3
+    one_line_error(
+        r, "is a depth in 2x3@3 (its tiles renamed", f"`puzzledb build 2x3@3 --data {d}`"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "a", "b", "why"),
+    [
+        (
+            "triangle15",
+            "x x x x x x x x x x x x . x x",
+            "x x x x x x x x x x . x . . x",
+            "cannot be undone",
+        ),
+        ("hanoi8", "A C C C C C C C", "B A C C C C C C", "not interchangeable labels"),
+    ],
+)
+def test_a_distance_no_table_answers_is_one_line(
+    name: str, a: str, b: str, why: str, tmp_path: Path
+) -> None:
+    d = tmp_path / "data"
+    pipeline.open(d).build([name])
+    one_line_error(run_cli("distance", name, a, b, data=d), f"{name}: no table answers", why)

@@ -254,3 +254,17 @@ def test_an_error_page_keeps_the_position_to_retype(server: str) -> None:
     assert '<input name="s" size="40" value="1 2 3 4 5 6 7 8 &lt;b&gt;">' in page
     assert get(server + "/p/nope?s=1")[1].count("<form") == 0  # no table: nothing to retype
     assert get(server + "/favicon.ico")[0] == 204 and '<link rel="icon"' in get(server + "/")[1]
+
+
+def test_a_position_page_gives_its_properties(server: str) -> None:
+    """Issue #45: the pegs left without SQL, and a solved mark at a goal."""
+    status, page = get(server + "/p/triangle15")
+    assert status == 200 and '<p class="props">pegs 14</p>' in page
+    status, page = get(server + "/p/3x3?s=" + quote("1 2 3 4 5 6 7 8 0"))
+    assert '<p class="props">solved, blank cell 8, tiles out of place 0</p>' in page
+    assert position(server, "3x3", START)["properties"] == {
+        "depth": 31,
+        "solved": False,
+        "blank cell": 7,
+        "tiles out of place": 7,
+    }

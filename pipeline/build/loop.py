@@ -16,9 +16,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
-import os
 import platform
 import shutil
+import stat
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -140,7 +140,7 @@ def _stopped_rebuild(data: Path, name: str) -> None:
     staging = data / ".staging" / name
     if not staging.is_dir() or staging.is_symlink():
         return
-    size = sum(os.lstat(os.path.join(d, f)).st_size for d, _, fs in os.walk(staging) for f in fs)
+    size = sum(st.st_size for f in staging.rglob("*") if stat.S_ISREG((st := f.lstat()).st_mode))
     log.warning(
         f"a stopped rebuild of {name} left {size_of(size)} in {staging}: "
         f"{hints.build(name, data, force=True)} resumes it; the table built stays "

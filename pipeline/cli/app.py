@@ -80,6 +80,8 @@ app.command(short_help=SHORT["histogram"])(tables.histogram)
 app.command(short_help=SHORT["longest"])(tables.longest)
 app.command(context_settings=POSITIONAL, cls=OnePosition, short_help=SHORT["show"])(solve.show)
 app.command(context_settings=POSITIONAL, cls=OnePosition, short_help=SHORT["solve"])(solve.solve)
+app.command("random", short_help=SHORT["random"])(solve.random_position)
+app.command(context_settings=POSITIONAL, short_help=SHORT["distance"])(solve.distance)
 app.command(short_help=SHORT["query"])(query.query)
 app.command(short_help=SHORT["verify"])(tables.verify)
 

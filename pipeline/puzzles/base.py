@@ -328,6 +328,18 @@ class Puzzle(ABC):
         """Every state a typed position stands for (one, unless the state holds more)."""
         return [state]
 
+    def properties(self, state: int) -> dict[str, int]:
+        """What a person asks of a position besides its depth, by name (a peg board:
+        the pegs left; sliding tiles: the blank's cell, the tiles out of place)."""
+        return {}
+
+    def relabelled(self, a: int, b: int) -> tuple[int, int, list[str]] | None:
+        """Positions ``a`` and ``b`` with the pieces renamed so that ``b`` becomes the
+        root of a table, and the tables that may have that root (the first preferred):
+        the distance from ``a`` to ``b`` is then the renamed ``a``'s depth there. None
+        where pieces are not interchangeable labels (sliding tiles are)."""
+        return None
+
     def text(self, state: int) -> str:
         return self.cells.text(state)
 

@@ -204,12 +204,21 @@ def position(answer: dict[str, Any], board: str, keys: dict[str, str]) -> str:
     body = (
         f'<h1><a href="{table_url(name)}">{escape(name)}</a></h1>'
         f'<p class="pos">{escape(answer["position"])}</p><p class="depth">{depth}</p>'
+        f"{_properties(answer)}"
         f"{_classes(answer)}"
         f'<div class="board" id="board">{board}</div><h2>Moves</h2>{_note(answer)}'
         f'<p id="pick-note"></p><div class="moves">{moves or "no move"}</div>{_steps(answer)}'
         f"{_walk_slot(answer)}{_clicks(answer)}"
     )
     return page(f"{name}: {answer['position']}", body)
+
+
+def _properties(answer: dict[str, Any]) -> str:
+    """The position's properties in a line: solved at a goal, the family's own."""
+    props = answer.get("properties") or {}
+    words = ["solved"] if props.get("solved") else []
+    words += [f"{k} {v}" for k, v in props.items() if k not in ("depth", "solved")]
+    return f'<p class="props">{escape(", ".join(words))}</p>' if words else ""
 
 
 def _classes(answer: dict[str, Any]) -> str:
