@@ -231,3 +231,56 @@ def test_guide_links_resolve(page: Path) -> None:
         assert target.is_file(), f"{page.name}: {link}"
         if anchor:
             assert anchor in anchors(target), f"{page.name}: {link}"
+
+
+#: The guides' blocks a newcomer runs after the README's: (guide, a word its block
+#: holds); each runs as the README says the guides' commands do, after `source
+#: .venv/bin/activate` (SYMMETRY.md's builds english33-sym: minutes).
+GUIDE_BLOCKS = (("CATALOG.md", "queries/histogram.sql"), ("SYMMETRY.md", "english33-sym"))
+
+
+def fresh(args: list[str], cwd: Path, env: dict[str, str], timeout: int = 3600) -> str:
+    """A command in a fresh shell's environment; its stdout (it must succeed)."""
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{args}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    return done.stdout
+
+
+@pytest.mark.full
+def test_a_newcomers_first_hour(tmp_path: Path) -> None:
+    """Issue #45's session replayed (`make test-newcomer`): a fresh clone of this commit,
+    `make build-db`, then every runnable README block and the guides' commands in a
+    fresh shell that starts in another folder, and a solve from that other folder."""
+    clone, elsewhere = tmp_path / "puzzledb", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = environment(clone)
+    branch = fresh(["git", "rev-parse", "--abbrev-ref", "HEAD"], ROOT, env).strip()
+    fresh(["git", "clone", "--quiet", "--branch", branch, str(ROOT), str(clone)], tmp_path, env)
+    fresh(["make", "build-db"], clone, env)
+    for block in [b for b in blocks((clone / "README.md").read_text()) if not b.skip]:
+        if block.lang == "sh":
+            out = fresh(
+                ["bash", "-euo", "pipefail", "-c", f"cd {clone}\n{block.code}"], elsewhere, env
+            )
+        elif block.lang == "sql":
+            duckdb = [str(clone / ".venv/bin/duckdb"), str(clone / "data/puzzles.duckdb")]
+            out = subprocess.run(
+                duckdb, cwd=elsewhere, env=env, input=block.code, capture_output=True, text=True
+            ).stdout  # from another folder: the catalog's views name the files in full
+        else:
+            code = with_asserts(block.code)
+            out = fresh([str(clone / ".venv/bin/python"), "-c", code], clone, env)
+        lines = [x.strip() for x in out.splitlines()]
+        for want in block.expect:
+            assert want in lines, f"README line {block.line}: {want!r} not in\n{out}"
+    for guide, word in GUIDE_BLOCKS:
+        text = (clone / "docs" / guide).read_text()
+        (code,) = [c for lang, c in FENCE.findall(text) if lang == "sh" and word in c][:1]
+        script = f"cd {clone}\nsource .venv/bin/activate\n{code}"
+        fresh(["bash", "-euo", "pipefail", "-c", script], elsewhere, env)
+    puzzledb = str(clone / ".venv/bin/puzzledb")
+    solve = [puzzledb, "solve", "3x3", "8 6 7 2 5 4 3 0 1", "--oneline"]
+    lost = subprocess.run(solve, cwd=elsewhere, env=env, capture_output=True, text=True)
+    assert lost.returncode == 1 and "unless --data DIR or $PUZZLEDB_DATA" in lost.stderr
+    found = fresh(solve, elsewhere, dict(env, PUZZLEDB_DATA=str(clone / "data")))
+    assert found.splitlines()[0] == "3x3: 31 moves to the goal (optimal)"
