@@ -61,7 +61,7 @@ def test_another_folder_says_where_the_data_folder_is(tmp_path: Path) -> None:
     r = in_folder(tmp_path, "build", "2x3")
     assert r.returncode == 0, r.stderr
     first = r.stderr.splitlines()[0]
-    assert first == f"puzzledb: making a new data folder {tmp_path / 'data'} " + (
+    assert first == f"a new data folder: {tmp_path / 'data'} " + (
         "(--data DIR or $PUZZLEDB_DATA builds elsewhere)"
     )
     assert pipeline.open(tmp_path / "data").table_summary("2x3").positions == 360

@@ -101,7 +101,7 @@ def build(
     names = _names(base, puzzle or [], default, symmetry, spec, root)
     if not data.exists():  # a build from another folder quietly made ./data (issue #45)
         where = f"--data DIR or ${DATA_ENV} builds elsewhere"
-        typer.echo(f"puzzledb: making a new data folder {data.absolute()} ({where})", err=True)
+        typer.echo(f"a new data folder: {data.absolute()} ({where})", err=True)
     with BuildBars(names, data) as bars:
         manifests = base.build(
             names,
