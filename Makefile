@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-paths bench-serve test-spark-full bench-spark test-hostile clean distclean help
+.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-paths bench-serve test-spark-full bench-spark test-hostile test-newcomer clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -29,6 +29,8 @@ help:
 	@echo "make test-hostile  the tests marked hostile (tests/hostile/): every CLI command over data"
 	@echo "                folders with SQL and path payloads in each manifest and spec field"
 	@echo "                (docs/TRUST.md; about an hour)"
+	@echo "make test-newcomer  a newcomer's first hour replayed: a fresh clone of HEAD, make build-db,"
+	@echo "                the README's blocks and the guides' commands from another folder (minutes)"
 	@echo "make lint       ruff check and format check; make format rewrites the files"
 	@echo "make bench      benchmarks, median of 3 runs, printed as a table"
 	@echo "make bench-full build 3x4 and 2x6 three times each, print a table (RUNS=3)"
@@ -122,6 +124,12 @@ test-browser: $(BROWSER_STAMP)
 	@test -x $(CHROMIUM) || { apt-get update && apt-get install -y chromium; } || \
 		{ echo "make test-browser: $(CHROMIUM) is missing and apt-get needs root (run as root, or apt-get install chromium)"; exit 1; }
 	$(BIN)/python -m pytest -m browser --chromium=$(CHROMIUM)
+
+# Issue #45's newcomer session (tests/test_readme.py, marked full): a fresh clone of
+# this commit, make build-db, every README block and the guides' commands in a fresh
+# shell from another folder (minutes: the clone's .venv, its tables, english33-sym).
+test-newcomer: $(TEST_STAMP)
+	$(BIN)/python -m pytest -m full tests/test_readme.py -k newcomer
 
 # Every CLI command over hostile data folders (tests/hostile/, marked hostile): a
 # payload in each string field of each manifest and kept spec, in turn; outside `make test`.

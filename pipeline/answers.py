@@ -192,3 +192,20 @@ class Position:
     def best(self) -> NextMove | None:
         """The first move nearer the goal on a goal-rooted table, or None."""
         return next((m for m in self.moves if m.verdict == "nearer"), None)
+
+
+@dataclass(frozen=True)
+class Distance:
+    """The fewest moves from position ``a`` to position ``b`` of a puzzle, read as one
+    position's depth in ``table``: the other is that table's root, itself or with its
+    pieces renamed (then ``renamed`` is the first renamed the same way)."""
+
+    puzzle: str
+    a: str
+    b: str
+    moves: int
+    table: str
+    renamed: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)

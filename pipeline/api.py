@@ -21,14 +21,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipeline.answers import MethodSolution, Position, Solution
+from pipeline.answers import Distance, MethodSolution, Position, Solution
 from pipeline.answers import Summary as TableSummary
 from pipeline.build.loop import LevelDone
 from pipeline.errors import BadPosition, NotBuilt
 from pipeline.hints import DATA_ENV, default_data  # noqa: F401 (public names)
 from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.base import Puzzle, ident
-from pipeline.service import positions, tables, walks
+from pipeline.service import distance, positions, tables, walks
 from pipeline.service.folder import Folder
 from pipeline.service.solving import Solvers
 from pipeline.storage.manifest import Manifest
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from pipeline.verify.report import Report
 
-#: The SQL files the API runs (installed with the package; ``query/sql/`` at the
+#: The SQL files the API runs (installed with the package; ``queries/`` at the
 #: top of the repository is the same folder).
 QUERIES = Path(__file__).resolve().parent / "query" / "sql"
 
@@ -124,6 +124,11 @@ class Database:
         with build.os_errors(self.data, "", "catalog"):
             catalog.write(self.data)
         self._changed()
+        from pipeline.pictures.report import REPORT
+
+        if (self.data / REPORT).is_file():  # `make build-db` wrote one: keep it true
+            with build.os_errors(self.data, "", "report"):
+                self.report()
         return done
 
     def build_names(
@@ -324,6 +329,16 @@ class Database:
     def position(self, puzzle: str, position: str | int) -> Position:
         """A position, its depth and every move from it with the depth it leads to."""
         return positions.position(self.folder, puzzle, self.state(puzzle, position))
+
+    def properties(self, puzzle: str, position: str | int) -> dict[str, int | bool | None]:
+        """A position's depth, whether it is solved, and its family's own properties
+        (a peg board's ``pegs``; sliding tiles' ``blank cell``, ``tiles out of place``)."""
+        return positions.properties(self.folder, puzzle, self.state(puzzle, position))
+
+    def distance(self, puzzle: str, a: str | int, b: str | int) -> Distance:
+        """The fewest moves from position ``a`` to ``b``, where a table answers it: ``b``
+        a root, or (sliding tiles) ``b`` renamed to the goal of ``<board>@<cell>``."""
+        return distance.distance(self.folder, puzzle, self.state(puzzle, a), self.state(puzzle, b))
 
     def at_depth(self, puzzle: str, depth: int, nth: int | None = None) -> str:
         """The ``nth`` position at ``depth`` in state order (None: one at random), as text."""

@@ -20,6 +20,14 @@ def default_data() -> Path:
     return Path(os.environ.get(DATA_ENV) or "data")
 
 
+def where_data() -> str:
+    """Where the data folder is looked for, for a line about a missing one."""
+    return (
+        f"the data folder is `data/` in the current folder unless --data DIR or ${DATA_ENV} "
+        "names another: give the folder `make build-db` built"
+    )
+
+
 def command(args: str, data: Path | None = None) -> str:
     """```puzzledb ARGS``` in backquotes, with ``--data`` when ``data`` is not the default."""
     extra = ""

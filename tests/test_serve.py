@@ -243,3 +243,28 @@ def test_only_boards_whose_clicks_tell_moves_apart_take_them(server: str) -> Non
     cube = get(f"{server}/p/pocket")[1]
     assert tiles.count('"url": "/p/3x3?s=') == 3 and "Click a piece" in tiles
     assert 'id="moves"' not in cube and "Click a piece" not in cube
+
+
+def test_an_error_page_keeps_the_position_to_retype(server: str) -> None:
+    """Issue #45 item 12: a bad position's page held one line and no box to mend it in;
+    the browser's /favicon.ico got a 404 in every log."""
+    status, page = get(server + "/p/3x3?s=" + quote("1 2 3 4 5 6 7 8 <b>"))
+    assert status == 400 and "expected 9 cells, got 9" not in page
+    assert '<form action="/p/3x3">' in page
+    assert '<input name="s" size="40" value="1 2 3 4 5 6 7 8 &lt;b&gt;">' in page
+    assert get(server + "/p/nope?s=1")[1].count("<form") == 0  # no table: nothing to retype
+    assert get(server + "/favicon.ico")[0] == 204 and '<link rel="icon"' in get(server + "/")[1]
+
+
+def test_a_position_page_gives_its_properties(server: str) -> None:
+    """Issue #45: the pegs left without SQL, and a solved mark at a goal."""
+    status, page = get(server + "/p/triangle15")
+    assert status == 200 and '<p class="props">pegs 14</p>' in page
+    status, page = get(server + "/p/3x3?s=" + quote("1 2 3 4 5 6 7 8 0"))
+    assert '<p class="props">solved, blank cell 8, tiles out of place 0</p>' in page
+    assert position(server, "3x3", START)["properties"] == {
+        "depth": 31,
+        "solved": False,
+        "blank cell": 7,
+        "tiles out of place": 7,
+    }

@@ -32,8 +32,10 @@ def test_a_log_line_tells_no_tales() -> None:
     early = bars.line("triangle15", LevelDone(0, 1, 1, 2.0, 1, 2.0))
     assert "1 position" in early and "1 positions" not in early
     assert "left" not in early and "0.00 M/s" not in early
-    late = bars.line("triangle15", LevelDone(8, 900, 3000, 20.0, 1, 1.0))
-    assert "71% of 4,237" in late and "about 8.25 s left" in late
+    soon = bars.line("triangle15", LevelDone(8, 900, 3000, 20.0, 1, 1.0))
+    assert soon.endswith("71% of 4,237")  # under 30 s in: no time left (issue #45)
+    late = bars.line("triangle15", LevelDone(8, 900, 3000, 40.0, 1, 2.0))
+    assert "71% of 4,237" in late and "about 16 s left" in late
     spark = bars.line("3x3", LevelDone(20, 16_993, 54_802, 6.9, 2, 0.5, "spark"))
     assert spark.startswith("3x3: depth 20 done (16,993 positions, 2 buckets, on Spark), ")
 

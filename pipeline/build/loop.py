@@ -18,6 +18,7 @@ import errno
 import logging
 import platform
 import shutil
+import stat
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -112,6 +113,7 @@ def build(
         built = manifest.read(target)
         if (not paths or built.has_paths) and covers(built, max_depth):
             built.up_to_date = True
+            _stopped_rebuild(data, puzzle.name)
             return built
     if paths and puzzle.expand_free is not None:
         raise PuzzleDBError(f"{puzzle.name}: path counts are not defined for zero-cost moves")
@@ -130,6 +132,20 @@ def build(
     if note is not None:
         log.warning(note)
     return made
+
+
+def _stopped_rebuild(data: Path, name: str) -> None:
+    """Warn of a stopped ``--force`` rebuild left beside an up-to-date table: its levels
+    take disk, and only the same ``--force`` build resumes (or a delete drops) them."""
+    staging = data / ".staging" / name
+    if not staging.is_dir() or staging.is_symlink():
+        return
+    size = sum(st.st_size for f in staging.rglob("*") if stat.S_ISREG((st := f.lstat()).st_mode))
+    log.warning(
+        f"a stopped rebuild of {name} left {size_of(size)} in {staging}: "
+        f"{hints.build(name, data, force=True)} resumes it; the table built stays "
+        "as it is, so deleting that folder loses nothing built"
+    )
 
 
 def covers(built: Manifest, max_depth: int | None) -> bool:

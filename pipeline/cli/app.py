@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from pipeline.cli import build, query, remove, serve, solve, tables
-from pipeline.cli.shared import POSITIONAL
+from pipeline.cli.shared import POSITIONAL, OnePosition
 
 #: Libraries whose errors on user input (bad SQL, an unreadable file) are one line.
 LIBRARIES = ("duckdb", "_duckdb", "pyarrow", "polars")
@@ -55,15 +55,35 @@ def _options(
     """Build and query breadth-first state-space databases of puzzles."""
 
 
-app.command("list")(tables.list_)
-app.command()(build.build)
-app.command()(tables.catalog)
-app.command()(tables.histogram)
-app.command()(tables.longest)
-app.command(context_settings=POSITIONAL)(solve.show)
-app.command(context_settings=POSITIONAL)(solve.solve)
-app.command()(query.query)
-app.command()(tables.verify)
+#: Each command's line in `puzzledb --help`, short enough for 80 columns (click cuts
+#: a longer first sentence with "...": issue #45); `CMD --help` gives the whole text.
+SHORT = {
+    "list": "The puzzles, built or not, with their titles.",
+    "build": "Build tables (resumes a stopped build).",
+    "catalog": "Rewrite the DuckDB catalog.",
+    "histogram": "Positions at each depth.",
+    "longest": "The positions farthest from the roots.",
+    "show": "Draw a position, with its depth.",
+    "solve": "The line from a position to the goal (or the start).",
+    "query": "Run SQL against the catalog.",
+    "verify": "Check a table completely.",
+    "report": "One HTML page of every built table.",
+    "remove": "Remove a table, or a spec and its tables.",
+    "serve": "Explore the tables in a browser.",
+    "random": "A position at a given depth, at random.",
+    "distance": "Moves between two positions.",
+}
+app.command("list", short_help=SHORT["list"])(tables.list_)
+app.command(short_help=SHORT["build"])(build.build)
+app.command(short_help=SHORT["catalog"])(tables.catalog)
+app.command(short_help=SHORT["histogram"])(tables.histogram)
+app.command(short_help=SHORT["longest"])(tables.longest)
+app.command(context_settings=POSITIONAL, cls=OnePosition, short_help=SHORT["show"])(solve.show)
+app.command(context_settings=POSITIONAL, cls=OnePosition, short_help=SHORT["solve"])(solve.solve)
+app.command("random", short_help=SHORT["random"])(solve.random_position)
+app.command(context_settings=POSITIONAL, short_help=SHORT["distance"])(solve.distance)
+app.command(short_help=SHORT["query"])(query.query)
+app.command(short_help=SHORT["verify"])(tables.verify)
 
 plot = typer.Typer(
     help="Charts of the tables (SVG or PNG).", no_args_is_help=True, rich_markup_mode=None
@@ -71,9 +91,9 @@ plot = typer.Typer(
 app.add_typer(plot, name="plot")
 plot.command("histogram")(tables.plot_histogram)
 
-app.command()(tables.report)
-app.command()(remove.remove)
-app.command()(serve.serve)
+app.command(short_help=SHORT["report"])(tables.report)
+app.command(short_help=SHORT["remove"])(remove.remove)
+app.command(short_help=SHORT["serve"])(serve.serve)
 
 
 class _Lines(logging.Handler):

@@ -25,6 +25,10 @@ from pipeline.words import plural, rate, seconds
 INTERVAL = 10.0
 #: Share of a table's known total done before a time-left estimate is shown.
 ESTIMATE_FROM = 0.1
+#: Seconds a build runs before a time-left estimate is shown: its first seconds hold
+#: one-off costs (compiling the kernels on a fresh clone) that one level's pace
+#: cannot tell apart; a pocket build of 20 s said "about 3 min 43 s left" (issue #45).
+ESTIMATE_AFTER = 30.0
 
 
 class _Bars:
@@ -121,7 +125,7 @@ def line(name: str, done: LevelDone, data: Path | None = None) -> str:
     if expected:
         share = min(1.0, done.total / expected)
         text += f", {100 * share:.0f}% of {about}{expected:,}"
-        if ESTIMATE_FROM <= share < 1 and overall > 0:
+        if ESTIMATE_FROM <= share < 1 and overall > 0 and done.seconds >= ESTIMATE_AFTER:
             layered = puzzles.get(name, data).graph is Graph.LAYERED
             text += f", about {seconds(_left(done, expected - done.total, layered))} left"
     return text

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from pipeline.cli.shared import DataOpt, db, interruptible
+from pipeline.hints import DATA_ENV
 from pipeline.words import plural, seconds
 
 #: What an interrupted build says (its finished levels are kept in staging).
@@ -98,6 +99,9 @@ def build(
 
     base = db(data)
     names = _names(base, puzzle or [], default, symmetry, spec, root)
+    if not data.exists():  # a build from another folder quietly made ./data (issue #45)
+        where = f"--data DIR or ${DATA_ENV} builds elsewhere"
+        typer.echo(f"a new data folder: {data.absolute()} ({where})", err=True)
     with BuildBars(names, data) as bars:
         manifests = base.build(
             names,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 if TYPE_CHECKING:
     from pipeline.api import Database
@@ -38,6 +39,43 @@ PositionArg = Annotated[
 ]
 #: Positions may start with '-' ("-1 2 3 ..." is then the project's one-line error).
 POSITIONAL = {"ignore_unknown_options": True}
+
+
+class OnePosition(TyperCommand):
+    """A command of NAME POSITION: a position typed unquoted (``solve 3x3 8 6 7 ...``)
+    is one line saying to quote it, not click's "unexpected extra argument(s)"."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        from pipeline.errors import BadPosition
+
+        typed_args = [a for a in args if a != "--"]  # parsing consumes ``args``
+        ctx.allow_extra_args = True  # the extra words come back in ctx.args, said below
+        rest = super().parse_args(ctx, args)
+        if not ctx.args:
+            return rest
+        unknown = [a for a in ctx.args if a.startswith("--")]
+        if unknown:
+            ctx.fail(f"No such option: {unknown[0]}")  # click's usage error, exit 2
+        words = self._words(typed_args)
+        if len(words) < 3:
+            raise BadPosition(f"unexpected argument(s): {' '.join(ctx.args)}")
+        typed = f'puzzledb {ctx.info_name} {words[0]} "{" ".join(words[1:])}"'
+        raise BadPosition(f"a position is one argument: quote it, as in {typed}")
+
+    def _words(self, args: list[str]) -> list[str]:
+        """The arguments that are not options nor an option's value."""
+        valued = {
+            o
+            for p in self.params
+            if p.param_type_name == "option" and not p.is_flag
+            for o in p.opts
+        }
+        words, value = [], False
+        for a in args:
+            if not value and not a.startswith("--"):
+                words.append(a)
+            value = not value and a in valued
+        return words
 
 
 def interruptible(line: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

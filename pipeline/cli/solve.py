@@ -76,16 +76,63 @@ def show(
     base = db(data)
     base.require_folder(puzzle)
     state = _typed(base, puzzle, position, turns)
-    drawing = base.draw(puzzle, state)
     if svg is not None:
         write_svg(svg, base.board_svg(puzzle, state))
-    depth = base.depth(puzzle, state) if base.has_table(puzzle) else None
+    if base.has_table(puzzle):
+        base.depth(puzzle, state)  # not in the table: its one line, as before
+    print_position(base, puzzle, state, position, as_json)
+
+
+def print_position(base: Any, puzzle: str, state: int, typed: str, as_json: bool) -> None:
+    """A position drawn, its depth (``solved`` at a goal) and its properties."""
+    drawing = base.draw(puzzle, state)
+    props = base.properties(puzzle, state)
     if as_json:
-        emit({"puzzle": puzzle, "position": position, "depth": depth, "drawing": drawing})
+        doc = {"puzzle": puzzle, "position": typed, "depth": props["depth"], "drawing": drawing}
+        emit({**doc, "properties": props})
         return
     typer.echo(drawing)
-    if depth is not None:
-        typer.echo(f"depth {depth}")
+    if props["depth"] is not None:
+        typer.echo(f"depth {props['depth']}" + (": solved" if props.get("solved") else ""))
+    own = [f"{k} {v}" for k, v in props.items() if k not in ("depth", "solved")]
+    if own:
+        typer.echo(", ".join(own))
+
+
+def random_position(
+    puzzle: PuzzleArg,
+    depth: Annotated[int, typer.Option("--depth", min=0, help="The depth to pick from.")],
+    nth: Annotated[
+        int | None,
+        typer.Option("--nth", min=0, help="The n-th position there in state order (from 0)."),
+    ] = None,
+    data: DataOpt = Path("data"),
+    as_json: JsonOpt = False,
+) -> None:
+    """A position at a depth of a built table, at random (or the n-th), drawn."""
+    base = db(data)
+    text = base.at_depth(puzzle, depth, nth)
+    print_position(base, puzzle, base.state(puzzle, text), text, as_json)
+
+
+def distance(
+    puzzle: PuzzleArg,
+    first: Annotated[str, typer.Argument(help="The position to start from (quoted).")],
+    second: Annotated[str, typer.Argument(help="The position to reach (quoted).")],
+    data: DataOpt = Path("data"),
+    as_json: JsonOpt = False,
+) -> None:
+    """The fewest moves between two positions, where a table answers it: one of them a
+    root of the table, or (sliding tiles) the second renamed to the goal of
+    <board>@<its blank's cell>; otherwise one line saying why not."""
+    found = db(data).distance(puzzle, first, second)
+    if as_json:
+        emit(found.as_dict())
+        return
+    how = f"the depth in {found.table}"
+    if found.renamed is not None:
+        how += f" of {found.renamed}: the tiles renamed so that the other is its goal"
+    typer.echo(f"{puzzle}: {plural(found.moves, 'move')} from {found.a} to {found.b} ({how})")
 
 
 def solve(

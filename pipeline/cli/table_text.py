@@ -8,7 +8,9 @@ row of types and its layout is not documented as stable between versions.
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from typing import Any
 
 ELLIPSIS = "…"
@@ -19,6 +21,14 @@ NARROWEST = 10
 def width() -> int:
     """The terminal's width: COLUMNS if set, else the terminal's, else 80."""
     return max(20, shutil.get_terminal_size().columns)
+
+
+def known_width() -> int | None:
+    """The terminal's width when there is one to fit (COLUMNS set, or stdout a
+    terminal); None for a pipe, whose reader may parse the lines whole."""
+    if os.environ.get("COLUMNS") or sys.stdout.isatty():
+        return width()
+    return None
 
 
 def frame_text(df: Any, limit_width: int | None = None) -> str:
@@ -94,3 +104,27 @@ def _cut(text: str, w: int) -> str:
 def _pad(text: str, w: int, right: bool) -> str:
     text = _cut(text, w)
     return text.rjust(w) if right else text.ljust(w)
+
+
+def side_by_side(drawings: list[str], limit: int, gap: int = 4) -> list[str]:
+    """Drawings (each a few lines of text) in rows across ``limit`` columns, each row's
+    drawings top-aligned, ``gap`` spaces apart; rows separated by a blank line."""
+    out: list[str] = []
+    row: list[list[str]] = []
+    used = 0
+    for d in drawings:
+        lines = d.rstrip("\n").split("\n")
+        w = max(map(len, lines))
+        lines = [x.ljust(w) for x in lines]
+        if row and used + gap + w > limit:
+            out += [*_joined(row, gap), ""]
+            row, used = [], 0
+        used += (gap if row else 0) + w
+        row.append(lines)
+    return out + (_joined(row, gap) if row else [])
+
+
+def _joined(row: list[list[str]], gap: int) -> list[str]:
+    height = max(map(len, row))
+    padded = [d + [" " * len(d[0])] * (height - len(d)) for d in row]
+    return [(" " * gap).join(parts).rstrip() for parts in zip(*padded, strict=True)]

@@ -32,16 +32,30 @@ def list_(data: DataOpt = Path("data"), show_all: AllOpt = False, as_json: JsonO
     hidden = [r for r in rows if r["derived"] and not show_all]
     if hidden:
         built = sum(r["built"] is True for r in hidden)
-        typer.echo(
+        import textwrap
+
+        from pipeline.cli.table_text import known_width
+
+        line = (
             f"{plural(len(hidden), 'derived table')} not shown (pattern databases for "
             f"solve --method optimal, {built or 'none'} built): {hints.command('list --all', data)}"
         )
+        typer.echo(textwrap.fill(line, known_width() or len(line), break_on_hyphens=False))
 
 
 def _print_listed(rows: list[dict[str, Any]]) -> None:
-    """The rows under a header, one line a puzzle."""
+    """The rows under a header, one line a puzzle; on a terminal (or with COLUMNS) its
+    title wrapped to the width: beside the row when 24 columns are left, else below."""
+    import textwrap
+
+    from pipeline.cli.table_text import known_width
+
     width = max(len(r["name"]) for r in rows)
-    typer.echo(f"{'name':<{width}}  {'graph':<10}  {'built':<5}  {'positions':>13}  default  title")
+    head = f"{'name':<{width}}  {'graph':<10}  {'built':<7}  {'positions':>11}  default  "
+    terminal = known_width() or 1 << 20
+    room = terminal - len(head)
+    beside = room >= 24
+    typer.echo(head + "title" if beside else head.rstrip())
     for r in rows:
         count = f"{r['positions']:,}" if r["built"] else ""
         built, default = ("yes" if r["built"] else "no"), ("yes" if r["default"] else "")
@@ -49,10 +63,18 @@ def _print_listed(rows: list[dict[str, Any]]) -> None:
             built = f"to {r['partial_depth']}"
         if r["damaged"]:
             built = "damaged"
-        typer.echo(
-            f"{r['name']:<{width}}  {r['graph']:<10}  {built:<5}  {count:>13}  {default:<7}  "
-            f"{printable(r['title'], lines=False)}"
-        )
+        row = f"{r['name']:<{width}}  {r['graph']:<10}  {built:<7}  {count:>11}  {default:<7}  "
+        title = printable(r["title"], lines=False)
+        if beside:
+            lines = textwrap.wrap(title, room) or [""]
+            typer.echo(row + lines[0])
+            for more in lines[1:]:
+                typer.echo(" " * len(head) + more)
+        else:
+            typer.echo(row.rstrip())
+            typer.echo(
+                textwrap.fill(title, terminal, initial_indent="    ", subsequent_indent="    ")
+            )
 
 
 def _listed(base: Any) -> list[dict[str, Any]]:
@@ -114,17 +136,36 @@ def _classes_histogram(rows: list[dict[str, int]]) -> None:
     typer.echo(f"{'total':>5} {classes:>14,} {orbits:>16,}")
 
 
-def longest(puzzle: PuzzleArg, data: DataOpt = Path("data"), as_json: JsonOpt = False) -> None:
-    """The positions farthest from the roots (the deepest level)."""
+#: Boards ``longest`` draws before it lists the rest as text.
+DRAWN = 24
+
+
+def longest(
+    puzzle: PuzzleArg,
+    oneline: Annotated[
+        bool, typer.Option("--oneline", help="One line a position, as typed (not drawn).")
+    ] = False,
+    data: DataOpt = Path("data"),
+    as_json: JsonOpt = False,
+) -> None:
+    """The positions farthest from the roots (the deepest level), drawn as boards."""
+    from pipeline.cli.table_text import known_width, side_by_side
+
     base = db(data)
-    rows = base.longest(puzzle)["position"].to_list()
+    found = base.longest(puzzle)
+    rows = found["position"].to_list()
     depth = base.table(puzzle).max_depth
     if as_json:
         emit({"puzzle": puzzle, "depth": depth, "positions": rows})
         return
     typer.echo(f"{puzzle}: {plural(len(rows), 'position')} at depth {depth}")
-    for r in rows:
-        typer.echo(r)
+    if oneline:
+        typer.echo("\n".join(rows))
+        return
+    drawings = [base.draw(puzzle, s) for s in found["state"].to_list()[:DRAWN]]
+    typer.echo("\n".join(side_by_side(drawings, known_width() or 80)))
+    if len(rows) > DRAWN:
+        typer.echo(f"... and {len(rows) - DRAWN:,} more: --oneline lists them all")
 
 
 def verify(

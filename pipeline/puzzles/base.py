@@ -87,10 +87,14 @@ class Cells:
         return self.layout.format(*cells)
 
     def tokens(self, text: str) -> list[str]:
-        """Split typed text into one token a cell (not yet checked)."""
-        if self.width == 1:
+        """Split typed text into one token a cell (not yet checked). One-character
+        symbols may be typed run together ("x.xx") or spaced; a spaced text of the
+        right count is taken by its spaces, so "10 2 3 ..." is a cell "10" (a bad
+        value), not ten digits."""
+        spaced = [t for t in re.split(r"[\s,]+", text.strip()) if t]
+        if self.width == 1 and len(spaced) != self.count:
             return list(re.sub(r"[\s,]+", "", text))
-        return [t for t in re.split(r"[\s,]+", text.strip()) if t]
+        return spaced
 
     def parse_values(self, text: str) -> list[int]:
         tokens = self.tokens(text)
@@ -323,6 +327,18 @@ class Puzzle(ABC):
     def variants(self, state: int) -> list[int]:
         """Every state a typed position stands for (one, unless the state holds more)."""
         return [state]
+
+    def properties(self, state: int) -> dict[str, int]:
+        """What a person asks of a position besides its depth, by name (a peg board:
+        the pegs left; sliding tiles: the blank's cell, the tiles out of place)."""
+        return {}
+
+    def relabelled(self, a: int, b: int) -> tuple[int, int, list[str]] | None:
+        """Positions ``a`` and ``b`` with the pieces renamed so that ``b`` becomes the
+        root of a table, and the tables that may have that root (the first preferred):
+        the distance from ``a`` to ``b`` is then the renamed ``a``'s depth there. None
+        where pieces are not interchangeable labels (sliding tiles are)."""
+        return None
 
     def text(self, state: int) -> str:
         return self.cells.text(state)

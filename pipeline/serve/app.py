@@ -38,6 +38,14 @@ def _line(e: PuzzleDBError, name: str | None) -> str:
     return text
 
 
+def _retype(request: Request, name: str | None, status: int) -> tuple[str, str] | None:
+    """The table and the text typed, when the error is the position's (a bad one on a
+    table that is there): the error page then holds it in a box to mend."""
+    if name is None or status != 400 or not request.url.path.startswith(("/p/", "/pick/")):
+        return None
+    return name, request.query_params.get("s", "")[:1000]
+
+
 def create_app(db: Database) -> Starlette:
     """The explorer over ``db``'s data folder."""
     lock = threading.Lock()
@@ -55,7 +63,8 @@ def create_app(db: Database) -> Starlette:
                 status, line = _status(e), _line(e, name)
                 if json:
                     return JSONResponse({"error": line}, status_code=status)
-                return HTMLResponse(pages.error(status, line), status_code=status)
+                page = pages.error(status, line, _retype(request, name, status))
+                return HTMLResponse(page, status_code=status)
 
         return endpoint
 
@@ -63,6 +72,7 @@ def create_app(db: Database) -> Starlette:
     chart = lru_cache(maxsize=64)(lambda name, log, _reads: _chart(db, name, log))
     views = _views(db, chart, lru_cache(maxsize=2)(lambda _reads: look.tables(db)))
     routes = [Route(path, route(fn, path.startswith("/api")), name=None) for path, fn in views]
+    routes.append(Route("/favicon.ico", lambda r: Response(status_code=204)))  # the icon: inline
     return Starlette(routes=routes)
 
 

@@ -98,6 +98,7 @@ def position(db: Database, name: str, text: str) -> dict[str, Any]:
         "origin": str(answer.origin),
         "depth": answer.depth,
         "winnable": answer.judge,
+        "properties": db.properties(name, answer.state),  # depth, solved, the family's own
         "moves": _moves(p, answer),
     }
 

@@ -13,8 +13,10 @@ from urllib.parse import quote
 STYLE = """
 body{font-family:sans-serif;margin:1em auto;max-width:60em;padding:0 .5em}
 a{color:#1a5fb4} table{border-collapse:collapse} td,th{padding:.2em .6em;text-align:right}
+table.tables{width:100%} table.tables td:last-child{width:60%}
+@media (max-width:30em){td,th{padding:.2em .25em} table.tables th{font-size:85%}}
 .bars{display:flex;align-items:flex-end;height:2.5em;gap:1px}
-.bars span{background:#1a5fb4;width:4px;display:inline-block}
+.bars span{background:#1a5fb4;flex:0 1 4px;min-width:1px}
 .nearer{background:#c8f0c8} .same{background:#f0f0c0} .farther{background:#f6c8c8}
 .won{background:#c8f0c8} .lost{background:#f6c8c8} .unknown{background:#eee}
 .board svg{max-width:100%;height:auto} .strip svg{max-width:100%;height:auto}
@@ -87,11 +89,20 @@ document.addEventListener('keydown', function (e) {
 """
 
 
+#: The explorer's icon, inline (a request for /favicon.ico got a 404 in every log).
+ICON = (
+    "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 2 2'%3E"
+    "%3Crect width='1' height='1' fill='%231a5fb4'/%3E%3Crect x='1' y='1' width='1' "
+    "height='1' fill='%231a5fb4'/%3E%3C/svg%3E"
+)
+
+
 def page(title: str, body: str) -> str:
     """A whole page around ``body``."""
     return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<link rel="icon" href="{ICON}">'
         f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
         f'<p><a href="/">puzzledb explorer</a></p>{body}<script>{SCRIPT}</script></body></html>'
     )
@@ -106,9 +117,11 @@ def table_url(name: str) -> str:
     return f"/t/{quote(name, safe='')}"
 
 
-def error(status: int, line: str) -> str:
-    """An error page: one line."""
-    return page(f"error {status}", f'<p class="error">{escape(line)}</p>')
+def error(status: int, line: str, retype: tuple[str, str] | None = None) -> str:
+    """An error page: one line; with ``retype`` (a table, the text typed) the table's
+    forms under it, the position as typed in its box, to mend and open again."""
+    forms = _pick(*retype) if retype else ""
+    return page(f"error {status}", f'<p class="error">{escape(line)}</p>{forms}')
 
 
 def _bars(hist: list[dict[str, int]]) -> str:
@@ -136,7 +149,7 @@ def _row(r: dict[str, Any]) -> str:
 def _rows(rows: list[dict[str, Any]]) -> str:
     cells = "".join(_row(r) for r in rows)
     head = "<tr><th>table</th><th>positions</th><th>deepest</th><th>histogram</th></tr>"
-    return f"<table>{head}{cells}</table>"
+    return f'<table class="tables">{head}{cells}</table>'
 
 
 def home(rows: list[dict[str, Any]]) -> str:
@@ -149,13 +162,14 @@ def home(rows: list[dict[str, Any]]) -> str:
     return page("puzzledb explorer", body)
 
 
-def _pick(name: str) -> str:
+def _pick(name: str, typed: str = "") -> str:
     action = f"/pick/{quote(name, safe='')}"
     return (
         f'<form action="{action}"><label>depth <input name="depth" size="4"></label> '
         f'<label>n-th (blank: random) <input name="n" size="6"></label> '
         f"<button>show</button></form>"
-        f'<form action="/p/{quote(name, safe="")}"><label>position <input name="s" size="40">'
+        f'<form action="/p/{quote(name, safe="")}"><label>position '
+        f'<input name="s" size="40" value="{escape(typed)}">'
         f"</label> <button>open</button></form>"
     )
 
@@ -190,12 +204,21 @@ def position(answer: dict[str, Any], board: str, keys: dict[str, str]) -> str:
     body = (
         f'<h1><a href="{table_url(name)}">{escape(name)}</a></h1>'
         f'<p class="pos">{escape(answer["position"])}</p><p class="depth">{depth}</p>'
+        f"{_properties(answer)}"
         f"{_classes(answer)}"
         f'<div class="board" id="board">{board}</div><h2>Moves</h2>{_note(answer)}'
         f'<p id="pick-note"></p><div class="moves">{moves or "no move"}</div>{_steps(answer)}'
         f"{_walk_slot(answer)}{_clicks(answer)}"
     )
     return page(f"{name}: {answer['position']}", body)
+
+
+def _properties(answer: dict[str, Any]) -> str:
+    """The position's properties in a line: solved at a goal, the family's own."""
+    props = answer.get("properties") or {}
+    words = ["solved"] if props.get("solved") else []
+    words += [f"{k} {v}" for k, v in props.items() if k not in ("depth", "solved")]
+    return f'<p class="props">{escape(", ".join(words))}</p>' if words else ""
 
 
 def _classes(answer: dict[str, Any]) -> str:

@@ -130,6 +130,7 @@ class Folder:
         if not self.data.is_dir():
             what = "is not a folder" if self.data.exists() else "does not exist"
             raise NotBuilt(
-                f"data folder {self.data} {what}: nothing is built there "
-                f"(build into it with {hints.build(name or '--default', self.data)})"
+                f"data folder {self.data.absolute()} {what}: nothing is built there "
+                f"({hints.where_data()}; or build into it with "
+                f"{hints.build(name or '--default', self.data)})"
             )

@@ -89,3 +89,15 @@ def at_depth(folder: Folder, name: str, depth: int, nth: int | None = None) -> i
             f"depth {depth} of {name} has {counts[depth]:,} positions: n is 0..{counts[depth] - 1}"
         )
     return table.nth(depth, n)
+
+
+def properties(folder: Folder, name: str, state: int) -> dict[str, int | bool | None]:
+    """A position's depth (None when the table is not built or lacks it), whether it is
+    solved (depth 0 of a table built from its goal), and its family's own properties
+    (a peg board's pegs left, sliding tiles' blank cell and tiles out of place)."""
+    p = folder.puzzle(name)
+    at = depth(folder, name, p.variants(state)[0]) if folder.is_built(name) else None
+    out: dict[str, int | bool | None] = {"depth": at}
+    if p.origin is not Origin.START:
+        out["solved"] = at == 0
+    return {**out, **p.properties(state)}

@@ -42,7 +42,10 @@ class Solvers:
 
         p = self.folder.puzzle(name)
         self.folder.require(name)
-        built = self.folder.has(p.solved_by or name)  # the table that answers, sound or not
+        answers = p.solved_by or name  # the table that answers (a peg board's winnable one)
+        built = self.folder.has(answers)  # sound or not: reading it then says what is wrong
+        if not built and answers != name and self.folder.is_built(name) and method != "loop":
+            built = self._derive(name, answers, build, on_build, on_level)
         chosen = choose.pick(method, name, built)
         if chosen == "loop":
             return choose.loop(p, self._text(p, position))
@@ -54,6 +57,21 @@ class Solvers:
         if not built and method == "auto":
             raise choose.not_built(name, self.folder.data)
         return choose.from_table(solve(self.folder, name, state_of(self.folder, name, position)), p)
+
+    def _derive(self, name: str, table: str, build: bool, on_build: Any, on_level: Any) -> bool:
+        """Build ``table`` from ``name``'s built table, on demand (a peg board's winnable
+        classes: seconds to a minute); NotBuilt naming it with ``build=False``."""
+        if self.folder.table(name).manifest.partial_depth is not None:
+            return False  # from a partial table: the walk's own line says so
+        if not build:
+            raise NotBuilt(
+                f"{table} is not built: run {hints.build(table, self.folder.data)}, "
+                "or solve without --no-build"
+            )
+        if on_build:
+            on_build(f"building {table} first, once, from {name}")
+        self.build([table], on_level)
+        return True
 
     @staticmethod
     def _text(p: Any, position: str | int) -> str:

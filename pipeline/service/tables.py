@@ -60,11 +60,31 @@ def deepest(
 def longest(folder: Folder, name: str, limit: int | None = None) -> list[int]:
     """The positions farthest from the roots; NotBuilt on a table of the first levels
     only, whose deepest positions are not known."""
-    partial = folder.table(name).manifest.partial_depth
-    if partial is not None:
-        more = hints.build(f"{name} --max-depth {partial + 10}", folder.data)
-        raise NotBuilt(
-            f"{name} holds the first levels only (to depth {partial}): its longest "
-            f"positions are not known yet; build more levels with {more}"
-        )
+    table = folder.table(name)
+    if table.manifest.partial_depth is not None:
+        raise NotBuilt(partial_line(folder, name))
     return deepest(folder, name, limit, distinct=False)
+
+
+def partial_line(folder: Folder, name: str) -> str:
+    """Why a partial table has no longest positions, and what two more levels would
+    cost (the last level's growth, twice): never "build it all" on a 10^13 board."""
+    table = folder.table(name)
+    m, levels = table.manifest, [n for _, n in table.histogram()]
+    depth, last = m.partial_depth, levels[-1]
+    growth = last / levels[-2] if len(levels) > 1 and levels[-2] else 1.0
+    more = m.total + last * (growth + growth * growth)
+    whole = folder.puzzle(name).expected_total
+    of = f" of the whole board's {whole:,}" if whole else ""
+    return (
+        f"{name} holds the first levels only (depths 0..{depth}: {m.total:,} positions{of}): "
+        f"its longest positions are not known; its deepest level built, depth {depth}, holds "
+        f"{last:,}; two more levels: {hints.build(f'{name} --max-depth {depth + 2}', folder.data)}"
+        f" (about {_rounded(more)} positions)"
+    )
+
+
+def _rounded(n: float) -> str:
+    """``n`` to two significant figures, with thousands separators: ``62,000``."""
+    digits = max(len(str(int(n))) - 2, 0)
+    return f"{round(int(n), -digits):,}"

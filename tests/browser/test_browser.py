@@ -57,7 +57,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser(chromium_browser: Any) -> Any:
     return chromium_browser  # tests/browser/conftest.py: one chromium a session
 

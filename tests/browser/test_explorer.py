@@ -5,6 +5,7 @@ on the session's default tables; each depth shown is checked against the API."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ def server(data: Path) -> Iterator[str]:
         yield base
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def explorer_browser(chromium_browser: Any) -> Any:
     """The session's chromium (tests/browser/conftest.py), or a one-line skip."""
     return chromium_browser
@@ -191,3 +192,24 @@ def test_a_class_table_plays_by_clicks(explorer_browser: Any, tmp_path: Path) ->
         assert page.locator("p.pos").inner_text() == jump["position"]
         assert shown_depth(page) == position(base, "triangle15-sym", text)["depth"] + 1
         page.close()
+
+
+def test_home_page_fits_a_phone(explorer_browser: Any, data: Path, tmp_path: Path) -> None:
+    """Issue #45 item 4: at 390 px the home page was 533 px wide (the histogram cut off);
+    every table's row, the longest names' included, now fits the phone's width."""
+    folder = tmp_path / "data"
+    shutil.copytree(data, folder)
+    pipeline.open(folder).build(["triangle15-sym-winnable"])  # the longest kind of name
+    names = pipeline.open(folder).built()
+    with serving(folder) as base:
+        page = explorer_browser.new_page(viewport={"width": 390, "height": 900})
+        page.goto(base + "/")
+        rows = page.locator("table.tables tr").count() - 1
+        width = page.evaluate("document.documentElement.scrollWidth")
+        right = page.evaluate(
+            "Math.max(...[...document.querySelectorAll('.bars')]"
+            ".map(b => b.getBoundingClientRect().right))"
+        )
+        page.close()
+    assert rows == len(names) == 15 and "triangle15-sym-winnable" in names
+    assert width == 390 and right <= 390, (width, right)

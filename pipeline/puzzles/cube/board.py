@@ -227,7 +227,7 @@ def _facelet_values(text: str) -> list[int]:
     """24 facelet colours (U R F D L B faces, 4 each, in net order) as the 7 cell values."""
     colours = re.sub(r"[\s,]+", "", text).upper()
     if len(colours) != FACELETS:
-        hint = " (a move sequence? use --moves)" if _looks_like_turns(text) else ""
+        hint = " (turns from solved? give --turns)" if _looks_like_turns(text) else ""
         raise BadPosition(
             f"expected {FACELETS} facelet colours (faces U R F D L B, 4 each) or the 7 "
             f"corners as board() prints them, got {len(colours)} facelets in {text.strip()!r}"

@@ -269,6 +269,9 @@ class PegPuzzle(Puzzle):
             return _empty()
         return np.concatenate(srcs), np.concatenate(kids)
 
+    def properties(self, state: int) -> dict[str, int]:
+        return {"pegs": (int(state) & PEG_MASK).bit_count()}
+
     def one_jump(self, parents: States, children: States) -> np.ndarray:
         """Whether each child is one jump from its parent: the holes that differ are a
         jump's three, and the parent holds that jump's two pegs (the masks of

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
+import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -177,6 +178,26 @@ class TilePuzzle(Puzzle):
         """For each cell, the goal cell of the value it holds (a permutation)."""
         where = {v: i for i, v in enumerate(self.goal)}
         return [where[v] for v in values]
+
+    def properties(self, state: int) -> dict[str, int]:
+        values = self.cells.values(state)
+        out = sum(v != g for v, g in zip(values, self.goal, strict=True) if v)
+        return {"blank cell": values.index(0), "tiles out of place": out}
+
+    def relabelled(self, a: int, b: int) -> tuple[int, int, list[str]] | None:
+        """The tiles renamed so that ``b`` reads 1, 2, ... around its blank: the goal of
+        ``<board>@<blank's cell>`` (also the plain board's when that is its goal)."""
+        va, vb = self.cells.values(a), self.cells.values(b)
+        n = len(vb)
+        if sorted(vb) != list(range(n)):
+            return None  # a pattern database's don't-care cells
+        cell = vb.index(0)
+        tiles = iter(range(1, n))
+        goal = [0 if c == cell else next(tiles) for c in range(n)]
+        rename = dict(zip(vb, goal, strict=True))
+        board = re.sub(r"(@\d+)?(~[0-9a-f]{8})?$", "", self.name)
+        renamed_a = self.cells.encode([rename[v] for v in va])
+        return renamed_a, self.cells.encode(goal), [f"{board}@{cell}", board]
 
     def with_goal(self, goal: Sequence[int], name: str, title: str) -> TilePuzzle:
         """The same board and moves enumerated from another goal (``3x3@4``, a typed root)."""

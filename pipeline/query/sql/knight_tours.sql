@@ -1,7 +1,7 @@
 -- The closed knight's tours of board A from cell 0, as cell sequences.
 -- A closed tour ends, after 13 jumps, on a cell a knight's jump from cell 0
 -- (cells 5 and 6 on board A). Each row walks parents back to the start.
---   duckdb data/puzzles.duckdb < query/sql/knight_tours.sql
+--   duckdb data/puzzles.duckdb < queries/knight_tours.sql
 WITH RECURSIVE closed AS (
     SELECT state AS tour, state, parent, depth
     FROM knight14

@@ -2,7 +2,7 @@
 -- board[0] < board[3] < board[6] (rotations, mirror) and the two middle numbers
 -- of each side in order (board[1] < board[2], board[4] < board[5], board[7] < board[8]).
 -- SQL lists count from 1: c[1] is place 0.
---   duckdb data/puzzles.duckdb < query/sql/magic_solutions.sql
+--   duckdb data/puzzles.duckdb < queries/magic_solutions.sql
 WITH solutions AS (
     SELECT cells('magic9', state) AS c, board('magic9', state) AS position
     FROM magic9

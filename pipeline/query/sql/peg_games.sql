@@ -2,7 +2,7 @@
 -- wins: jump sequences from the start that leave one peg in the goal hole;
 -- dead_ends: games that end in a position with no legal jump, wins included.
 --   duckdb data/puzzles.duckdb -cmd "SET VARIABLE puzzle = 'triangle15'" \
---     -cmd "SET VARIABLE goal = '............x..'" < query/sql/peg_games.sql
+--     -cmd "SET VARIABLE goal = '............x..'" < queries/peg_games.sql
 SELECT
     sum(paths) FILTER (WHERE state = state_of(getvariable('puzzle'), getvariable('goal')))
         AS wins,
