@@ -33,6 +33,7 @@ from pipeline.build.held import Held, Output, Pending
 from pipeline.engine import rows
 from pipeline.engine.budget import Budget, LevelPlan, give_back_freed_memory, rss, size_of
 from pipeline.engine.core import Graph, Level, excluded_depths
+from pipeline.engine.dense import Dense, Search
 from pipeline.engine.reference import roots_level
 from pipeline.engine.rows import MoveRules
 from pipeline.errors import CannotWrite, DiskFull, PuzzleDBError, TooBig
@@ -210,6 +211,7 @@ class Builder:
 
     def run(self, work: int | None, executor: Executor) -> Manifest:
         self.budget.set_work(3 * PART_BYTES, work, part_rows=FILE_ROWS)
+        dense = self._dense(executor)
         self.executor_name = executor.name
         place = Place(self.spill, self.held.pool, self.target.parent)
         # The writers stop first (every file written), then the executor (its scratch gone).
@@ -217,7 +219,10 @@ class Builder:
             self.pending = Pending(writers.submit, self._record)  # compressing takes as long
             if not self.progress.levels:
                 self._roots()
-            self._levels(step)
+            if dense is not None:
+                self._dense_levels(dense)
+            else:
+                self._levels(step)
             self.pending.settle()
         made = self._manifest()
         write_json_atomic(self.staging / MANIFEST, made.to_dict())
@@ -248,6 +253,61 @@ class Builder:
             if stats.pairs:
                 per_state = max(1.0, stats.pairs / size)
             depth, prev, size = depth + 1, size, positions
+
+    def _dense(self, executor: Executor) -> Dense | None:
+        """The puzzle's moves over dense states (engine/dense.py), when it has them, the
+        build asks no path counts, the executor lets the build search in its stead
+        (``dense_search``: the local one) and the bitmaps fit."""
+        p = self.puzzle
+        if not p.has_kernels or self.counts or p.expand_free is not None:
+            return None
+        if not executor.dense_search:
+            return None
+        before = rss()
+        give_back_freed_memory()
+        dense = p.kernels.dense if p.kernels is not None else None
+        self.warm_up = 0
+        self.budget.charge(rss() - before)
+        if dense is None or dense.bytes() > self.budget.work:
+            return None
+        return dense
+
+    def _dense_levels(self, dense: Dense) -> None:
+        """Every level by the dense search: no executor, no level held (the bitmaps hold
+        them); a resumed build marks its levels from their files first."""
+        search = Search(dense)
+        spare: list[tuple[np.ndarray, ...]] = []  # parts written: their buffers again
+        levels = self.progress.levels
+        for lv in levels:
+            for chunk in self._files(lv.depth).chunks(1 << 22):
+                search.mark(chunk[0], lv is levels[-1])
+        depth, size = levels[-1].depth, levels[-1].positions
+        prev = levels[-2].positions if len(levels) > 1 else 0
+        while size and (self.max_depth is None or depth < self.max_depth):
+            self._check_size(size / max(1, prev))
+            started = time.perf_counter()
+            backward = search.backward(size)
+            found = search.step(size)
+            if not found:
+                break
+            expanded = time.perf_counter()
+            writer = LevelWriter(self.staging, depth + 1, self.metadata, self.pending.submit, 2)
+            writer.recycle = lambda *cols: spare.append(cols)
+            for states, parents in search.rows(FILE_ROWS, spare):
+                writer.add(states, parents)
+            stats = {
+                "buckets": 1,
+                "expand_seconds": round(expanded - started, 4),
+                "dedup_seconds": round(time.perf_counter() - expanded, 4),
+                "rss_mib": rss() >> 20,
+                "kept": False,
+                "dense": True,
+                "backward": backward,
+            }
+            self.pending.add(depth + 1, writer, started, stats)
+            self.pending.settle(WRITE_LAG)
+            search.advance()
+            depth, prev, size = depth + 1, size, found
 
     def _level(
         self, executor: Executor, depth: int, size: int, growth: float, per_state: float

@@ -147,7 +147,20 @@ class TwistyPuzzle(Puzzle):
             return None
         from pipeline.puzzles.twisty.moves import twisty_moves
 
-        return twisty_moves(self.tables, len(self.turns), self.inverse)  # type: ignore[arg-type]
+        tabs = self.tables
+        return twisty_moves(tabs, len(self.turns), self.inverse, self.groups)  # type: ignore[arg-type]
+
+    @property
+    def groups(self) -> np.ndarray:
+        """Each move's group when the search has all its base move's powers (two of them
+        in a row make one or none: engine/dense.py), else -1."""
+        bases = [m.name for m in self.definition.moves]
+        count = {b: sum(t.base == b for t in self.definition.turns) for b in bases}
+        mine = {b: sum(t.base == b for t in self.turns) for b in bases}
+        return np.array(
+            [bases.index(t.base) if mine[t.base] == count[t.base] else -1 for t in self.turns],
+            np.int64,
+        )
 
     def expand(self, states: States) -> tuple[np.ndarray, States]:
         src, kids = [], []

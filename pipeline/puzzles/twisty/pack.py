@@ -174,15 +174,20 @@ class SetCode:
             wrong = _parities(seq) != self.parity
             if wrong.any():
                 seq[wrong] = self._unrank_many(r[wrong] * np.uint64(2) + np.uint64(1))
-        tw = np.zeros((len(c), self.n), np.int64)
+        tw = self.twists_many(q)
+        if self.any_wild:
+            tw[np.asarray(self.wild)[seq]] = 0
+        return seq, tw
+
+    def twists_many(self, q: np.ndarray) -> np.ndarray:
+        """Every position's twist of each orientation value (the implied one included)."""
+        tw = np.zeros((len(q), self.n), np.int64)
         for j in reversed(range(self.digits)):
             tw[:, j] = (q % np.uint64(self.o)).astype(np.int64)
             q = q // np.uint64(self.o)
         if self.implied:
             tw[:, -1] = (self.total - tw.sum(axis=1)) % self.o
-        if self.any_wild:
-            tw[np.asarray(self.wild)[seq]] = 0
-        return seq, tw
+        return tw
 
     def _unrank_many(self, r: np.ndarray) -> np.ndarray:
         m_rows = len(r)
@@ -209,6 +214,8 @@ class SetCode:
         return self.rank_many(seq) * np.uint64(self.twists) + self.orient_many(seq, tw)
 
     def rank_many(self, seq: np.ndarray) -> np.ndarray:
+        """:meth:`rank` of each row: at each position the arrangements that put a smaller
+        label there, ``total * below / m`` (an integer: a sum of multinomials)."""
         m_rows = len(seq)
         c = np.tile(np.asarray(self.counts, np.uint64), (m_rows, 1))
         total = np.full(m_rows, multinomial(self.counts), np.uint64)
@@ -217,9 +224,8 @@ class SetCode:
         for j in range(self.n):
             m = np.uint64(self.n - j)
             v = seq[:, j]
-            for x in range(self.k - 1):
-                below = v > x
-                r += np.where(below, _times(total, c[:, x], m), np.uint64(0))
+            below = np.cumsum(c, axis=1)[rows, v] - c[rows, v]
+            r += _times(total, below, m)
             total = _times(total, c[rows, v], m)
             c[rows, v] -= np.uint64(1)
         return r >> np.uint64(1) if self.even else r

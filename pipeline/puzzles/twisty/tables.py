@@ -24,8 +24,6 @@ from pipeline.puzzles.twisty.tws import Illegal, Part
 
 #: Entries of all tables together (4 bytes each): 64 MB.
 MAX_ENTRIES = 1 << 24
-#: Rows decoded at a time while building a table or expanding untabled sets.
-BATCH = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -64,42 +62,36 @@ def legal_rows(code: SetCode, seq: np.ndarray, rules: list[Illegal]) -> np.ndarr
     return ok
 
 
-def set_tables(code: SetCode, parts: list[Part], rules: list[Illegal]) -> SetTables:
-    """The tables of one set for the moves' ``parts`` (its part of each move)."""
-    if code.any_wild:
-        a = _table(code.size, parts, lambda c, p: _whole(code, c, p, rules))
-        return SetTables(True, a, np.zeros((1, len(parts)), np.uint32))
-    a = _table(code.arrangements, parts, lambda r, p: _arranged(code, r, p, rules))
-    b = _table(code.twists, parts, lambda q, p: _oriented(code, q, p))
-    return SetTables(False, a, b)
-
-
-def _table(rows: int, parts: list[Part], one) -> np.ndarray:
-    out = np.empty((rows, len(parts)), np.uint32)
-    for lo in range(0, rows, BATCH):
-        x = np.arange(lo, min(rows, lo + BATCH), dtype=np.uint64)
-        for t, part in enumerate(parts):
-            out[lo : lo + len(x), t] = one(x, part)
+def forbidden(code: SetCode, rules: list[Illegal]) -> np.ndarray:
+    """``out[position, label index]``: an Illegal line forbids the label there."""
+    out = np.zeros((code.n, code.k), np.bool_)
+    for rule in rules:
+        for v in rule.labels:
+            out[rule.position, code.labels.index(v)] = True
     return out
 
 
-def _whole(code: SetCode, c: np.ndarray, part: Part, rules: list[Illegal]) -> np.ndarray:
-    seq, tw = code.apply_many(*code.decode_many(c), part)
-    out = code.encode_many(seq, tw).astype(np.uint32)
-    return np.where(legal_rows(code, seq, rules), out, BLOCKED)
+def set_tables(code: SetCode, parts: list[Part], rules: list[Illegal]) -> SetTables:
+    """The tables of one set for the moves' ``parts`` (its part of each move)."""
+    from pipeline.puzzles.twisty import ranks  # numba: on first use
+
+    perms = np.array([p.perm for p in parts], np.int64).reshape(len(parts), code.n)
+    forbid = forbidden(code, rules)
+    if code.any_wild:
+        adds = np.array([p.twist for p in parts], np.int64).reshape(len(parts), code.n)
+        a = ranks.whole(code, perms, adds, forbid, int(BLOCKED))
+        return SetTables(True, a, np.zeros((1, len(parts)), np.uint32))
+    a = ranks.arranged(code, perms, forbid, int(BLOCKED))
+    q = np.arange(code.twists, dtype=np.uint64)
+    tw = code.twists_many(q)
+    b = np.stack([_oriented(code, tw, p) for p in parts], axis=1) if parts else q[:, None]
+    return SetTables(False, a, b.astype(np.uint32))
 
 
-def _arranged(code: SetCode, r: np.ndarray, part: Part, rules: list[Illegal]) -> np.ndarray:
-    seq, _ = code.decode_many(r * np.uint64(code.twists))
-    seq = seq[:, np.asarray(part.perm)]
-    return np.where(legal_rows(code, seq, rules), code.rank_many(seq).astype(np.uint32), BLOCKED)
-
-
-def _oriented(code: SetCode, q: np.ndarray, part: Part) -> np.ndarray:
-    """The orientation part alone: arrangement 0 carries it (no piece is wild here)."""
-    seq, tw = code.decode_many(q)
-    _, tw = code.apply_many(seq, tw, part)
-    return code.orient_many(seq, tw).astype(np.uint32)
+def _oriented(code: SetCode, tw: np.ndarray, part: Part) -> np.ndarray:
+    """Each orientation value after a move (no piece is wild here: no labels needed)."""
+    moved = (tw[:, np.asarray(part.perm)] + np.asarray(part.twist)) % code.o
+    return code.orient_many(np.zeros((len(tw), code.n), np.int64), moved)
 
 
 @dataclass(frozen=True)
