@@ -163,12 +163,7 @@ class TwistyPuzzle(Puzzle):
         )
 
     def expand(self, states: States) -> tuple[np.ndarray, States]:
-        src, kids = [], []
-        for t in range(len(self.turns)):
-            rows, child = self.tables.apply(states, t)
-            src.append(rows)
-            kids.append(child)
-        return np.concatenate(src).astype(np.intp), np.concatenate(kids)
+        return self.tables.expand(np.asarray(states, np.uint64), len(self.turns))
 
     def depth_parity(self, state: int) -> int | None:
         if self.graph is not Graph.BIPARTITE:
@@ -247,7 +242,8 @@ class TwistyPuzzle(Puzzle):
             raise BadPosition(
                 f"{state!r} is not a state of {self.name} (0 <= state < {self.pack.size})"
             )
-        self.encode(self.decode(state))  # an Illegal position
+        if self.encode(self.decode(state)) != state:  # a ? piece's digit not 0
+            raise BadPosition(f"state {state} is not a position of {self.name}")
         return state
 
     def parse(self, text: str) -> int:

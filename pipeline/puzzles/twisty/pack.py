@@ -215,19 +215,23 @@ class SetCode:
 
     def rank_many(self, seq: np.ndarray) -> np.ndarray:
         """:meth:`rank` of each row: at each position the arrangements that put a smaller
-        label there, ``total * below / m`` (an integer: a sum of multinomials)."""
-        m_rows = len(seq)
-        c = np.tile(np.asarray(self.counts, np.uint64), (m_rows, 1))
-        total = np.full(m_rows, multinomial(self.counts), np.uint64)
-        r = np.zeros(m_rows, np.uint64)
-        rows = np.arange(m_rows)
+        label there, ``total * below / m`` (an integer: a sum of multinomials), where
+        ``below`` counts the pieces left with a smaller label."""
+        seq = np.asarray(seq, np.int64)
+        counts = np.asarray(self.counts, np.uint64)
+        first = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.uint64)
+        total = np.full(len(seq), multinomial(self.counts), np.uint64)
+        r = np.zeros(len(seq), np.uint64)
         for j in range(self.n):
             m = np.uint64(self.n - j)
             v = seq[:, j]
-            below = np.cumsum(c, axis=1)[rows, v] - c[rows, v]
-            r += _times(total, below, m)
-            total = _times(total, c[rows, v], m)
-            c[rows, v] -= np.uint64(1)
+            smaller = np.zeros(len(seq), np.int64)
+            same = np.zeros(len(seq), np.int64)
+            for i in range(j):
+                smaller += seq[:, i] < v
+                same += seq[:, i] == v
+            r += _times(total, first[v] - smaller.astype(np.uint64), m)
+            total = _times(total, counts[v] - same.astype(np.uint64), m)
         return r >> np.uint64(1) if self.even else r
 
     def orient_many(self, seq: np.ndarray, tw: np.ndarray) -> np.ndarray:

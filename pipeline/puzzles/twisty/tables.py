@@ -101,18 +101,20 @@ class Tables:
     pack: Packing
     sets: tuple[SetTables, ...]
 
-    def apply(self, states: np.ndarray, t: int) -> tuple[np.ndarray, np.ndarray]:
-        """Move ``t`` applied to each state: (the rows it is legal from, their children)."""
-        child = np.zeros(len(states), np.uint64)
-        ok = np.ones(len(states), bool)
+    def expand(self, states: np.ndarray, moves: int) -> tuple[np.ndarray, np.ndarray]:
+        """The first ``moves`` moves applied to each state, move by move: (the row each
+        child comes from, the child), moves into an Illegal position left out."""
+        child = np.zeros((moves, len(states)), np.uint64)
+        ok = np.ones((moves, len(states)), bool)
         coords = self.pack.split_many(states)
         for tab, w, c in zip(self.sets, self.pack.weights, coords, strict=True):
             q = np.uint64(tab.q)
-            a = tab.a[(c // q).astype(np.intp), t]
+            a = tab.a[(c // q).astype(np.intp), :moves].T
             ok &= a != BLOCKED
-            b = tab.b[(c % q).astype(np.intp), t]
+            b = tab.b[(c % q).astype(np.intp), :moves].T
             child += (a.astype(np.uint64) * q + b) * np.uint64(w)
-        return np.flatnonzero(ok), child[ok]
+        src = np.broadcast_to(np.arange(len(states), dtype=np.intp), ok.shape)
+        return src[ok], child[ok]
 
 
 def tables(pack: Packing, moves: list[tuple[Part, ...]], rules: tuple[Illegal, ...]) -> Tables:
@@ -133,14 +135,18 @@ class Computed:
     moves: tuple[tuple[Part, ...], ...]
     rules: tuple[Illegal, ...]
 
-    def apply(self, states: np.ndarray, t: int) -> tuple[np.ndarray, np.ndarray]:
-        child = np.zeros(len(states), np.uint64)
-        ok = np.ones(len(states), bool)
+    def expand(self, states: np.ndarray, moves: int) -> tuple[np.ndarray, np.ndarray]:
+        child = np.zeros((moves, len(states)), np.uint64)
+        ok = np.ones((moves, len(states)), bool)
         coords = self.pack.split_many(states)
         for i, (code, w, c) in enumerate(
             zip(self.pack.sets, self.pack.weights, coords, strict=True)
         ):
-            seq, tw = code.apply_many(*code.decode_many(c), self.moves[t][i])
-            ok &= legal_rows(code, seq, [r for r in self.rules if r.set == i])
-            child += code.encode_many(seq, tw) * np.uint64(w)
-        return np.flatnonzero(ok), child[ok]
+            decoded = code.decode_many(c)
+            rules = [r for r in self.rules if r.set == i]
+            for t in range(moves):
+                seq, tw = code.apply_many(*decoded, self.moves[t][i])
+                ok[t] &= legal_rows(code, seq, rules)
+                child[t] += code.encode_many(seq, tw) * np.uint64(w)
+        src = np.broadcast_to(np.arange(len(states), dtype=np.intp), ok.shape)
+        return src[ok], child[ok]
