@@ -355,3 +355,11 @@ def test_typed_moves_agree_with_the_built_in_cube() -> None:
         assert mine == int(to_twisty(np.array([POCKET.from_moves(line)], np.uint64))[0])
         assert p.notation([p.from_moves(" ".join(line.split()[:k])) if k else p.solved
                            for k in range(len(line.split()) + 1)]) == line  # fmt: skip
+
+
+def test_the_worked_example_in_the_docs_is_the_floppy_definition() -> None:
+    docs = (Path(__file__).parents[1] / "docs" / "SPECS.md").read_text()
+    block = docs.split("```\n# A floppy-like 3x3x1", 1)[1].split("```", 1)[0]
+    assert ("# A floppy-like 3x3x1" + block) in (DEFS / "floppy.tws").read_text()
+    assert "1, 4, 10, 24, 53, 64, 31, 4 and 1 positions" in docs
+    assert TWSEARCH["floppy"] == [1, 4, 10, 24, 53, 64, 31, 4, 1]
