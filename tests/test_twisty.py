@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from pipeline.build import loop
+from pipeline.engine import dense
 from pipeline.engine.core import Graph
 from pipeline.errors import BadPosition, BadSpec
 from pipeline.puzzles import registry as puzzles
@@ -257,7 +258,7 @@ def test_a_stopped_dense_build_resumes_to_the_same_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     loop.build(puzzle("mixed"), tmp_path / "whole")
-    step = loop.Search.step
+    step = dense.Search.step
 
     def stop_at_5(self, size):  # the level after depth 4 is never made
         if size == TWSEARCH["mixed"][4]:
@@ -265,7 +266,7 @@ def test_a_stopped_dense_build_resumes_to_the_same_files(
         return step(self, size)
 
     with monkeypatch.context() as mp:
-        mp.setattr(loop.Search, "step", stop_at_5)
+        mp.setattr(dense.Search, "step", stop_at_5)
         with pytest.raises(KeyboardInterrupt):
             loop.build(puzzle("mixed"), tmp_path / "resumed")
     m = loop.build(puzzle("mixed"), tmp_path / "resumed")

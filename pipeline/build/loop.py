@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -33,7 +34,6 @@ from pipeline.build.held import Held, Output, Pending
 from pipeline.engine import rows
 from pipeline.engine.budget import Budget, LevelPlan, give_back_freed_memory, rss, size_of
 from pipeline.engine.core import Graph, Level, excluded_depths
-from pipeline.engine.dense import Dense, Search
 from pipeline.engine.reference import roots_level
 from pipeline.engine.rows import MoveRules
 from pipeline.errors import CannotWrite, DiskFull, PuzzleDBError, TooBig
@@ -45,6 +45,9 @@ from pipeline.storage.manifest import LevelEntry, Manifest
 from pipeline.storage.reader import LevelFiles
 from pipeline.storage.staging import Progress, build_lock, check_disk, publish
 from pipeline.storage.writer import LevelWriter, write_json_atomic
+
+if TYPE_CHECKING:
+    from pipeline.engine.dense import Dense
 
 #: Warnings for whoever runs the build (the CLI prints them as `puzzledb: warning: ...`).
 log = logging.getLogger(__name__)
@@ -265,7 +268,7 @@ class Builder:
             return None
         before = rss()
         give_back_freed_memory()
-        dense = p.kernels.dense if p.kernels is not None else None
+        dense = p.kernels.dense if p.kernels is not None else None  # numba loads here
         self.warm_up = 0
         self.budget.charge(rss() - before)
         if dense is None or dense.bytes() > self.budget.work:
@@ -275,6 +278,8 @@ class Builder:
     def _dense_levels(self, dense: Dense) -> None:
         """Every level by the dense search: no executor, no level held (the bitmaps hold
         them); a resumed build marks its levels from their files first."""
+        from pipeline.engine.dense import Search  # numba: kept off the solve path's imports
+
         search = Search(dense)
         spare: list[tuple[np.ndarray, ...]] = []  # parts written: their buffers again
         levels = self.progress.levels

@@ -27,7 +27,7 @@ import numpy as np
 
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition, BadSpec
-from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.base import Cells, Puzzle
 from pipeline.puzzles.twisty import group, tables, tws
 from pipeline.puzzles.twisty.pack import Packing, SetCode, parity, set_code
 from pipeline.puzzles.twisty.tws import WILD, Definition, Part, Turn
@@ -71,9 +71,15 @@ def _width(code: SetCode) -> int:
     return 1 if span <= 62 else 2 if span <= 62 * 62 else 3
 
 
+#: A twisty state is not cells: the manifest's cell fields get these placeholders (0
+#: cells; the catalog's cell macros do not read a twisty state: docs/DATA.md).
+CELLS = Cells(0, 0, ("?",), "")
+
+
 class TwistyPuzzle(Puzzle):
     """The positions a twsearch definition reaches from its solved state."""
 
+    cells = CELLS
     origin = "goal"
     typed_moves = True
     encoding = ENCODING
@@ -349,26 +355,15 @@ class TwistyPuzzle(Puzzle):
         return " ".join(self.turn_between(int(a), int(b)) for a, b in itertools.pairwise(states))
 
     def describe(self) -> dict[str, object]:
-        """The manifest's record. The cell fields are placeholders: a twisty state is not
-        cells (docs/DATA.md); ``sets`` and ``moves`` say what it is."""
+        """The manifest's record: ``sets`` and ``moves`` say what a state is (the cell
+        fields are :data:`CELLS`' placeholders: docs/DATA.md)."""
         return {
-            "name": self.name,
-            "title": self.title,
-            "graph": str(self.graph),
-            "origin": self.origin,
-            "roots": list(self.root_texts),
-            "encoding": self.encoding,
-            "cells": 0,
-            "bits_per_cell": 0,
-            "symbols": ["?"],
-            "separator": " ",
-            "layout": "",
+            **super().describe(),
             "family": "twisty",
             "definition": self.definition.name,
             "sets": [_set_doc(c) for c in self.pack.sets],
             "moves": [t.name for t in self.turns],
             "states": self.pack.size,
-            "spec": self.spec,
         }
 
 
