@@ -260,19 +260,22 @@ class Builder:
     def _dense(self, executor: Executor) -> Dense | None:
         """The puzzle's moves over dense states (engine/dense.py), when it has them, the
         build asks no path counts, the executor lets the build search in its stead
-        (``dense_search``: the local one) and the bitmaps fit."""
+        (``dense_search``: the local one) and the bitmaps fit (decided before any
+        kernel compiles)."""
         p = self.puzzle
-        if not p.has_kernels or self.counts or p.expand_free is not None:
+        if p.dense_states is None or not p.has_kernels or self.counts:
             return None
         if not executor.dense_search:
             return None
+        from pipeline.engine.dense import search_bytes  # numba: kept off the solve path
+
+        if search_bytes(p.dense_states) > self.budget.work:
+            return None
         before = rss()
         give_back_freed_memory()
-        dense = p.kernels.dense if p.kernels is not None else None  # numba loads here
-        self.warm_up = 0
+        dense = p.kernels.dense if p.kernels is not None else None
+        self.warm_up = 0  # the compiled moves loaded before level 1
         self.budget.charge(rss() - before)
-        if dense is None or dense.bytes() > self.budget.work:
-            return None
         return dense
 
     def _dense_levels(self, dense: Dense) -> None:

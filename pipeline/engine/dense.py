@@ -62,8 +62,12 @@ class Dense:
     groups: np.ndarray
 
     def bytes(self) -> int:
-        """Memory a search takes: three bitmaps and a byte a state."""
-        return 3 * (self.size + 63) // 64 * 8 + self.size
+        return search_bytes(self.size)
+
+
+def search_bytes(size: int) -> int:
+    """Memory a search of ``size`` states takes: three bitmaps and a byte a state."""
+    return 3 * ((size + 63) // 64) * 8 + size
 
 
 @njit(inline="always")

@@ -113,6 +113,8 @@ class TwistyPuzzle(Puzzle):
         self.columns, self.inverse = _columns(d, self.turns)
         self.graph, self.parity_sets = _graph(d, self.turns, self.inverse)
         self.has_kernels = tables.tabled(self.pack, len(self.columns)) and self._keys_fit()
+        # A move a byte in the dense search (engine/dense.py: NO_MOVE is 255).
+        self.dense_states = self.pack.size if len(self.turns) < 255 else None
         self.by_name = {t.name: t for t in self._all_turns()}
 
     def _check_fits(self) -> None:
