@@ -47,11 +47,12 @@ def one(path: Path, data: Path) -> None:
     import resource
 
     from pipeline.build import loop
+    from pipeline.executors.local.executor import LocalExecutor
     from pipeline.puzzles.twisty.board import load
 
     puzzle = load(path, "bench")
     before = resource.getrusage(resource.RUSAGE_SELF)
-    made = loop.build(puzzle, data)
+    made = loop.build(puzzle, data, executor=LocalExecutor())
     after = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     dense = all(lv.stats.get("dense", False) for lv in made.levels[1:])

@@ -31,6 +31,7 @@ from pipeline.puzzles.twisty import tws
 from pipeline.puzzles.twisty.board import TwistyPuzzle, load
 from pipeline.storage.table import Table
 from pipeline.verify.checks import verify
+from tests.conftest import build_local
 
 DEFS = Path(__file__).parent / "data" / "twisty"
 
@@ -236,7 +237,7 @@ def test_draw_block_and_notation() -> None:
 @pytest.mark.parametrize("name", [n for n in TWSEARCH if n != "pocket"])
 def test_tables_equal_twsearch_and_verify(name: str, tmp_path: Path) -> None:
     p = puzzle(name)
-    m = loop.build(p, tmp_path)
+    m = build_local(p, tmp_path)
     assert counts(m) == TWSEARCH[name]
     assert all(lv.stats.get("dense") for lv in m.levels[1:])  # the bitmap search made them
     report = verify(p, Table(tmp_path / name))
@@ -247,9 +248,9 @@ def test_tables_equal_twsearch_and_verify(name: str, tmp_path: Path) -> None:
 def test_the_dense_search_writes_the_sorting_paths_files(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    loop.build(puzzle(name), tmp_path / "dense")
+    build_local(puzzle(name), tmp_path / "dense")
     monkeypatch.setattr(loop.Builder, "_dense", lambda self, executor: None)
-    m = loop.build(puzzle(name), tmp_path / "sorted")
+    m = build_local(puzzle(name), tmp_path / "sorted")
     assert not any(lv.stats.get("dense") for lv in m.levels)
     assert files(tmp_path / "dense" / name) == files(tmp_path / "sorted" / name)
 
@@ -257,7 +258,7 @@ def test_the_dense_search_writes_the_sorting_paths_files(
 def test_a_stopped_dense_build_resumes_to_the_same_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    loop.build(puzzle("mixed"), tmp_path / "whole")
+    build_local(puzzle("mixed"), tmp_path / "whole")
     step = dense.Search.step
 
     def stop_at_5(self, size):  # the level after depth 4 is never made
@@ -268,8 +269,8 @@ def test_a_stopped_dense_build_resumes_to_the_same_files(
     with monkeypatch.context() as mp:
         mp.setattr(dense.Search, "step", stop_at_5)
         with pytest.raises(KeyboardInterrupt):
-            loop.build(puzzle("mixed"), tmp_path / "resumed")
-    m = loop.build(puzzle("mixed"), tmp_path / "resumed")
+            build_local(puzzle("mixed"), tmp_path / "resumed")
+    m = build_local(puzzle("mixed"), tmp_path / "resumed")
     assert counts(m) == TWSEARCH["mixed"]
     assert files(tmp_path / "whole" / "mixed") == files(tmp_path / "resumed" / "mixed")
 
@@ -278,7 +279,7 @@ def test_quarter_turns_equal_the_built_in_pocket_qtm(tmp_path: Path) -> None:
     p = puzzle("pocket", quarter=True)
     assert [t.name for t in p.turns] == ["U", "U'", "R", "R'", "F", "F'"]
     assert p.graph is Graph.BIPARTITE  # a quarter turn is a 4-cycle of corners
-    m = loop.build(p, tmp_path)
+    m = build_local(p, tmp_path)
     assert counts(m) == POCKET_QTM
     deep, _ = _rows(tmp_path / "pocket", 14)
     assert {p.depth_parity(int(s)) for s in deep} == {0}
@@ -289,8 +290,8 @@ def test_quarter_turns_equal_the_built_in_pocket_qtm(tmp_path: Path) -> None:
 def pockets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The built-in pocket table and the one built from pocket.tws."""
     folder = tmp_path_factory.mktemp("pockets")
-    loop.build(puzzles.get("pocket"), folder / "builtin")
-    loop.build(puzzle("pocket"), folder)
+    build_local(puzzles.get("pocket"), folder / "builtin")
+    build_local(puzzle("pocket"), folder)
     return folder / "builtin" / "pocket", folder
 
 

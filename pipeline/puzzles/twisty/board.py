@@ -142,7 +142,7 @@ class TwistyPuzzle(Puzzle):
 
     # -- the moves ---------------------------------------------------------------------
     @functools.cached_property
-    def tables(self) -> tables.Tables | tables.Computed:
+    def tables(self) -> tables.MoveTables | tables.Computed:
         """The moves (and their inverses, for the compiled undo) on whole arrays."""
         rules = self.definition.illegal
         if tables.tabled(self.pack, len(self.columns)):
@@ -264,7 +264,7 @@ class TwistyPuzzle(Puzzle):
             return self.encode(self._compact(words[-1]))
         try:
             parts = tws.parse_position(self.definition, text)
-        except tws.Problem as p:
+        except tws.LineProblem as p:
             at = f"line {p.line}: " if p.line else ""
             hint = " (moves from solved? use --moves)" if self._looks_like_moves(text) else ""
             raise BadPosition(f"not a position of {self.name}: {at}{p.message}{hint}") from None

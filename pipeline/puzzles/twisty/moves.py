@@ -19,7 +19,7 @@ from numba import njit
 
 from pipeline.engine.dense import NO_MOVE, Dense, backward_core, forward_core, rows_core
 from pipeline.engine.packed import Kernels, resolve_core, room, weigh_core
-from pipeline.puzzles.twisty.tables import Tables
+from pipeline.puzzles.twisty.tables import MoveTables
 
 _BLOCKED = 0xFFFF_FFFF
 #: Where each part of the kernels' arguments is (see :func:`kernel_args`; numba needs
@@ -203,7 +203,7 @@ def _twisty_rows(nxt, move, pos, states, parents, bit_index, args):
     return rows_core(nxt, move, pos, states, parents, bit_index, _back, args)
 
 
-def kernel_args(tabs: Tables, turns: int, inverse: np.ndarray) -> tuple:
+def kernel_args(tabs: MoveTables, turns: int, inverse: np.ndarray) -> tuple:
     """The arguments every kernel takes: the moves' tables and their inverses' (flat,
     ``turns`` columns each), each set's offsets in them, orientation count, size and
     weight; the moves, the tag bits, and whether no move is ever blocked."""
@@ -225,7 +225,7 @@ def kernel_args(tabs: Tables, turns: int, inverse: np.ndarray) -> tuple:
     return (*tables, aoff, boff, qe, sizes, weights, turns, tag_bits, plain)
 
 
-def twisty_moves(tabs: Tables, turns: int, inverse: np.ndarray, groups: np.ndarray) -> Kernels:
+def twisty_moves(tabs: MoveTables, turns: int, inverse: np.ndarray, groups: np.ndarray) -> Kernels:
     """The kernels for the first ``turns`` columns of the tables (``inverse[t]``: the
     column that undoes turn t), with the dense search's."""
     args = kernel_args(tabs, turns, inverse)

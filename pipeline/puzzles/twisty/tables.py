@@ -95,7 +95,7 @@ def _oriented(code: SetCode, tw: np.ndarray, part: Part) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Tables:
+class MoveTables:
     """Every set's tables for a list of moves, and the numpy expander over them."""
 
     pack: Packing
@@ -117,13 +117,13 @@ class Tables:
         return src[ok], child[ok]
 
 
-def tables(pack: Packing, moves: list[tuple[Part, ...]], rules: tuple[Illegal, ...]) -> Tables:
+def tables(pack: Packing, moves: list[tuple[Part, ...]], rules: tuple[Illegal, ...]) -> MoveTables:
     """The tables of every set for ``moves`` (each a part a set)."""
     out = []
     for i, code in enumerate(pack.sets):
         mine = [r for r in rules if r.set == i]
         out.append(set_tables(code, [m[i] for m in moves], mine))
-    return Tables(pack, tuple(out))
+    return MoveTables(pack, tuple(out))
 
 
 @dataclass(frozen=True)

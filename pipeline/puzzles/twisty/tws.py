@@ -84,7 +84,7 @@ class Part:
 
 
 @dataclass(frozen=True)
-class Move:
+class MoveBlock:
     """A move (a ``Move`` block, a ``MoveSequence``, or one of their powers)."""
 
     name: str
@@ -118,14 +118,14 @@ class Definition:
     sets: tuple[PieceSet, ...]
     #: Labels from 1 as the file writes them; twists, WILD for ``?``.
     solved: tuple[Part, ...]
-    moves: tuple[Move, ...]
-    rotations: tuple[Move, ...]
+    moves: tuple[MoveBlock, ...]
+    rotations: tuple[MoveBlock, ...]
     turns: tuple[Turn, ...]
     illegal: tuple[Illegal, ...]
     text: str
 
 
-class Problem(Exception):
+class LineProblem(Exception):
     """What is wrong at a line (0: the file as a whole)."""
 
     def __init__(self, line: int, message: str) -> None:
@@ -159,7 +159,7 @@ def parse(text: str, where: str = "<definition>") -> Definition:
     """A definition from its text; BadSpec (``where: line N: ...``) for anything wrong."""
     try:
         return _Reader(text).definition()
-    except Problem as p:
+    except LineProblem as p:
         at = f"line {p.line}: " if p.line else ""
         raise BadSpec(f"{where}: {at}{p.message}") from None
 
@@ -168,22 +168,22 @@ def parse_position(d: Definition, text: str) -> tuple[Part, ...]:
     """A position typed as a state block: optionally ``Scramble NAME`` first (labels from
     1; ``ScrambleState NAME`` or ``StartState NAME``: from 0), then each set's name and
     one or two lines of numbers, optionally ``End``; a set left out is as solved.
-    Problem (line, message) when it is not one."""
+    LineProblem (line, message) when it is not one."""
     r = _Reader(text)
     r.sets = list(d.sets)
     if not r.lines:
-        raise Problem(0, "an empty position")
+        raise LineProblem(0, "an empty position")
     first, head = r.lines[0]
     zero_based = head[0] in ("ScrambleState", "StartState")
     if zero_based or head[0] == "Scramble":
         if len(head) > 2:
-            raise Problem(first, f"{head[0]} takes at most a name")
+            raise LineProblem(first, f"{head[0]} takes at most a name")
         r.at = 1
     if r.lines[-1][1] != ["End"]:
         r.lines.append((r.lines[-1][0] + 1, ["End"]))
     parts = r._block(first, "s", zero_based, d.solved)
     if r.at != len(r.lines):
-        raise Problem(r.lines[r.at][0], "text after End")
+        raise LineProblem(r.lines[r.at][0], "text after End")
     return parts
 
 
@@ -199,13 +199,15 @@ def lines(text: str) -> list[tuple[int, list[str]]]:
 
 def name_of(word: str, n: int, what: str) -> str:
     if not _NAME.fullmatch(word):
-        raise Problem(n, f"{what} {word[:MAX_NAME]!r} is not a name (1 to 64 printable characters)")
+        raise LineProblem(
+            n, f"{what} {word[:MAX_NAME]!r} is not a name (1 to 64 printable characters)"
+        )
     return word
 
 
 def number(word: str, n: int, low: int, high: int, what: str) -> int:
     if not _NUMBER.fullmatch(word) or not low <= int(word) <= high:
-        raise Problem(n, f"{what} {word[:12]!r} is not a number from {low} to {high}")
+        raise LineProblem(n, f"{what} {word[:12]!r} is not a number from {low} to {high}")
     return int(word)
 
 
@@ -223,7 +225,7 @@ class _Reader:
         self.name = "Unnamed"
         self.sets: list[PieceSet] = []
         self.solved: tuple[Part, ...] | None = None
-        self.blocks: list[tuple[int, Move]] = []
+        self.blocks: list[tuple[int, MoveBlock]] = []
         self.sequences: list[tuple[int, str, list[str]]] = []
         self.illegal: list[tuple[int, list[str]]] = []
 
@@ -233,15 +235,17 @@ class _Reader:
             self.at += 1
             self._keyword(n, words)
         if not self.sets:
-            raise Problem(0, "no Set line: a definition names its sets of pieces first")
+            raise LineProblem(0, "no Set line: a definition names its sets of pieces first")
         if self.solved is None:
-            raise Problem(0, "no Solved (or StartState) block")
+            raise LineProblem(0, "no Solved (or StartState) block")
         return self._finish(self.solved)
 
     def _keyword(self, n: int, words: list[str]) -> None:
         key = words[0]
         if key not in KEYWORDS:
-            raise Problem(n, f"unknown keyword {key[:MAX_NAME]!r} (known: {', '.join(KEYWORDS)})")
+            raise LineProblem(
+                n, f"unknown keyword {key[:MAX_NAME]!r} (known: {', '.join(KEYWORDS)})"
+            )
         if key == "Name":
             self._order(n, key, not self.sets and self.solved is None and self.name == "Unnamed")
             self._count(n, words, 2)
@@ -260,42 +264,44 @@ class _Reader:
     def _after_solved(self, n: int, key: str, words: list[str]) -> None:
         if key == "Illegal":
             if len(words) < 4:
-                raise Problem(n, "Illegal takes a set, a position and at least one label")
+                raise LineProblem(n, "Illegal takes a set, a position and at least one label")
             self.illegal.append((n, words))
             return
         if len(self.blocks) + len(self.sequences) >= MAX_MOVES:
-            raise Problem(n, f"more than {MAX_MOVES} moves")
+            raise LineProblem(n, f"more than {MAX_MOVES} moves")
         if key == "MoveSequence":
             if len(words) < 3:
-                raise Problem(n, "MoveSequence takes a name and at least one move")
+                raise LineProblem(n, "MoveSequence takes a name and at least one move")
             self.sequences.append((n, name_of(words[1], n, "move name"), words[2:]))
             return
         self._count(n, words, 2)
         name = name_of(words[1], n, "move name")
         parts = self._block(n, "m", key == "MoveTransformation")
-        self.blocks.append((n, Move(name, parts)))
+        self.blocks.append((n, MoveBlock(name, parts)))
 
     @staticmethod
     def _order(n: int, key: str, ok: bool) -> None:
         if not ok:
-            raise Problem(
+            raise LineProblem(
                 n, f"{key} in the wrong place (the order: Name, Set lines, Solved, then moves)"
             )
 
     @staticmethod
     def _count(n: int, words: list[str], want: int) -> None:
         if len(words) != want:
-            raise Problem(n, f"{words[0]} takes {want - 1} word(s), got {len(words) - 1}")
+            raise LineProblem(n, f"{words[0]} takes {want - 1} word(s), got {len(words) - 1}")
 
     def _set(self, n: int, words: list[str]) -> None:
         self._count(n, words, 4)
         name = name_of(words[1], n, "set name")
         if name[0].isdigit() or name in ("End", "?"):
-            raise Problem(n, f"set name {name!r}: a set name starts with no digit and is not End")
+            raise LineProblem(
+                n, f"set name {name!r}: a set name starts with no digit and is not End"
+            )
         if any(s.name == name for s in self.sets):
-            raise Problem(n, f"set {name} is defined twice")
+            raise LineProblem(n, f"set {name} is defined twice")
         if len(self.sets) == MAX_SETS:
-            raise Problem(n, f"more than {MAX_SETS} sets")
+            raise LineProblem(n, f"more than {MAX_SETS} sets")
         pieces = number(words[2], n, 1, MAX_PIECES, "the number of pieces")
         twists = number(words[3], n, 1, MAX_TWISTS, "the number of orientations")
         self.sets.append(PieceSet(name, pieces, twists))
@@ -310,7 +316,7 @@ class _Reader:
         current = None
         while True:
             if self.at == len(self.lines):
-                raise Problem(start, "the block has no End")
+                raise LineProblem(start, "the block has no End")
             n, words = self.lines[self.at]
             self.at += 1
             if words[0] == "End":
@@ -318,17 +324,17 @@ class _Reader:
                 break
             if words[0][0].isdigit() or words[0] == "?":
                 if current is None or len(rows[current]) == 3:
-                    raise Problem(n, "a line of numbers where a set name was expected")
+                    raise LineProblem(n, "a line of numbers where a set name was expected")
                 rows[current].append((n, words))
                 continue
             self._count(n, words, 1)
             current = self._set_index(n, words[0])
             if current in rows:
-                raise Problem(n, f"set {words[0]} is written twice in the block")
+                raise LineProblem(n, f"set {words[0]} is written twice in the block")
             rows[current] = [(n, words)]
         for got in rows.values():
             if len(got) == 1:
-                raise Problem(got[0][0], f"set {got[0][1][0]} has no numbers")
+                raise LineProblem(got[0][0], f"set {got[0][1][0]} has no numbers")
         return tuple(
             default[i] if default is not None and i not in rows
             else self._part(i, rows.get(i), kind, zero_based)
@@ -339,7 +345,7 @@ class _Reader:
         for i, s in enumerate(self.sets):
             if s.name == word:
                 return i
-        raise Problem(n, f"{word[:MAX_NAME]!r} is not a set (sets: {self._set_names()})")
+        raise LineProblem(n, f"{word[:MAX_NAME]!r} is not a set (sets: {self._set_names()})")
 
     def _set_names(self) -> str:
         names = [s.name for s in self.sets]
@@ -355,7 +361,9 @@ class _Reader:
             )
         for n, words in rows[1:]:
             if len(words) != s.pieces:
-                raise Problem(n, f"set {s.name} has {s.pieces} pieces, the line has {len(words)}")
+                raise LineProblem(
+                    n, f"set {s.name} has {s.pieces} pieces, the line has {len(words)}"
+                )
         (n, first), *rest = rows[1:]
         low = 0 if zero_based else 1
         perm = tuple(number(w, n, low, MAX_PIECES - 1 + low, "a piece") + 1 - low for w in first)
@@ -385,12 +393,12 @@ class _Reader:
 
     def _finish(self, solved: tuple[Part, ...]) -> Definition:
         if not self.blocks and not self.sequences:
-            raise Problem(0, "no moves: a definition has at least one Move block")
+            raise LineProblem(0, "no moves: a definition has at least one Move block")
         moves, rotations = [], []
         names: set[str] = set()
         for n, m in self.blocks:
             if m.name in names:
-                raise Problem(n, f"move {m.name} is defined twice")
+                raise LineProblem(n, f"move {m.name} is defined twice")
             names.add(m.name)
             (rotations if is_rotation(m.name) else moves).append(m)
         moves += _sequences(self.sets, self.sequences, moves, rotations, names)
@@ -409,7 +417,7 @@ def _move_part(
     piece gets (a ``Move`` block writes it at the piece's old position)."""
     if sorted(perm) != list(range(1, s.pieces + 1)):
         low = 0 if new else 1
-        raise Problem(
+        raise LineProblem(
             n, f"set {s.name}: not a permutation (each of {low}..{s.pieces - 1 + low} once)"
         )
     src = tuple(p - 1 for p in perm)
@@ -421,7 +429,9 @@ def _check_wild(s: PieceSet, part: Part, n: int) -> None:
     for label in set(part.perm):
         kinds = {part.twist[j] == WILD for j, p in enumerate(part.perm) if p == label}
         if len(kinds) > 1:
-            raise Problem(n, f"set {s.name}: pieces labelled {label} mix ? and set orientations")
+            raise LineProblem(
+                n, f"set {s.name}: pieces labelled {label} mix ? and set orientations"
+            )
 
 
 def compose(sets: tuple[PieceSet, ...] | list[PieceSet], a: tuple[Part, ...], b: tuple[Part, ...]):
@@ -438,7 +448,7 @@ def identity(sets: tuple[PieceSet, ...] | list[PieceSet]) -> tuple[Part, ...]:
     return tuple(Part(tuple(range(s.pieces)), (0,) * s.pieces) for s in sets)
 
 
-def powers(sets: tuple[PieceSet, ...] | list[PieceSet], move: Move) -> list[Turn]:
+def powers(sets: tuple[PieceSet, ...] | list[PieceSet], move: MoveBlock) -> list[Turn]:
     """A move's powers m, m^2, ... up to its order, named as twsearch names them:
     power k is ``k - order`` when that is nearer 0, ``name`` for 1, ``name'`` for -1,
     ``name2'`` for -2 (twsearch's ``expandonemove``)."""
@@ -449,7 +459,7 @@ def powers(sets: tuple[PieceSet, ...] | list[PieceSet], move: Move) -> list[Turn
         if nxt == one:
             break
         if len(got) == MAX_ORDER:
-            raise Problem(0, f"move {move.name} has an order over {MAX_ORDER}")
+            raise LineProblem(0, f"move {move.name} has an order over {MAX_ORDER}")
         got.append(nxt)
     order = len(got) + 1
     out = []
@@ -460,27 +470,27 @@ def powers(sets: tuple[PieceSet, ...] | list[PieceSet], move: Move) -> list[Turn
     return out
 
 
-def _turns(sets: list[PieceSet], moves: list[Move]) -> tuple[Turn, ...]:
+def _turns(sets: list[PieceSet], moves: list[MoveBlock]) -> tuple[Turn, ...]:
     out: list[Turn] = []
     seen: set[str] = set()
     for m in moves:
         for t in powers(sets, m):
             if t.name in seen:
-                raise Problem(0, f"two moves are named {t.name} (a move and another's power)")
+                raise LineProblem(0, f"two moves are named {t.name} (a move and another's power)")
             seen.add(t.name)
             out.append(t)
             if len(out) > MAX_TURNS:
-                raise Problem(0, f"more than {MAX_TURNS} moves with their powers")
+                raise LineProblem(0, f"more than {MAX_TURNS} moves with their powers")
     return tuple(out)
 
 
 def _sequences(
     sets: list[PieceSet],
     pending: list[tuple[int, str, list[str]]],
-    moves: list[Move],
-    rotations: list[Move],
+    moves: list[MoveBlock],
+    rotations: list[MoveBlock],
     names: set[str],
-) -> list[Move]:
+) -> list[MoveBlock]:
     """The MoveSequence moves, each the product of moves, powers or rotations named
     before or after it (resolved in rounds, as twsearch does)."""
     known: dict[str, tuple[Part, ...]] = {}
@@ -491,12 +501,12 @@ def _sequences(
         left = []
         for n, name, words in pending:
             if name in names:
-                raise Problem(n, f"move {name} is defined twice")
+                raise LineProblem(n, f"move {name} is defined twice")
             if all(w in known for w in words):
                 parts = identity(sets)
                 for w in words:
                     parts = compose(sets, parts, known[w])
-                move = Move(name, parts)
+                move = MoveBlock(name, parts)
                 (rotations if is_rotation(name) else out).append(move)
                 known |= {t.name: t.parts for t in powers(sets, move)}
                 names.add(name)
@@ -505,7 +515,7 @@ def _sequences(
         if len(left) == len(pending):
             n, name, words = left[0]
             bad = next(w for w in words if w not in known)
-            raise Problem(n, f"MoveSequence {name}: {bad[:MAX_NAME]!r} is no move")
+            raise LineProblem(n, f"MoveSequence {name}: {bad[:MAX_NAME]!r} is no move")
         pending = left
     return out
 
@@ -513,15 +523,15 @@ def _sequences(
 def _illegal(sets: list[PieceSet], solved: tuple[Part, ...], n: int, words: list[str]) -> Illegal:
     i = next((k for k, s in enumerate(sets) if s.name == words[1]), None)
     if i is None:
-        raise Problem(n, f"Illegal: {words[1][:MAX_NAME]!r} is not a set")
+        raise LineProblem(n, f"Illegal: {words[1][:MAX_NAME]!r} is not a set")
     s = sets[i]
     position = number(words[2], n, 1, s.pieces, f"Illegal: a position of {s.name}")
     labels = sorted(set(solved[i].perm))
     if labels != list(range(1, len(labels) + 1)):
-        raise Problem(n, f"Illegal: the labels of set {s.name} skip a number")
+        raise LineProblem(n, f"Illegal: the labels of set {s.name} skip a number")
     bad = [number(w, n, 1, len(labels), f"Illegal: a label of {s.name}") for w in words[3:]]
     if solved[i].perm[position - 1] in bad:
-        raise Problem(
+        raise LineProblem(
             n, f"Illegal: the solved state holds a label it forbids at {s.name} {position}"
         )
     return Illegal(i, position - 1, frozenset(bad))
