@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pipeline.answers import Origin
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition, BadSpec
 from pipeline.puzzles.base import Cells, Puzzle
@@ -80,7 +81,7 @@ class TwistyPuzzle(Puzzle):
     """The positions a twsearch definition reaches from its solved state."""
 
     cells = CELLS
-    origin = "goal"
+    origin = Origin.GOAL
     typed_moves = True
     encoding = ENCODING
 

@@ -1,0 +1,99 @@
+"""The drawing of a twisty puzzle: a row a set, each position's piece numbered as the
+definition file numbers it, a twisted piece marked with its orientation.
+
+A definition has no geometry, so this is the board the format itself suggests:
+each set's name, then its positions in order. A spot's value (written as
+``data-value``) is ``label * 256 + orientation + 1`` (0 for a ``?``
+orientation: ``label * 256``), so the picture reads back as the position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pipeline.draw import geometry
+from pipeline.draw.art import ACCENT, FONT, UNIT, Art, Move
+from pipeline.draw.svg import el, text
+from pipeline.errors import BadPosition
+from pipeline.puzzles.twisty.board import TwistyPuzzle
+from pipeline.puzzles.twisty.tws import WILD, Part
+
+#: A spot's value: the label times this, plus the orientation + 1 (twists < 128).
+LABEL = 256
+#: Units a character of a set's name takes at the left of its row.
+NAME_CHAR = 0.24
+
+
+class TwistyArt(Art):
+    """A row a set, pieces as numbered squares, ``+k`` beside a piece twisted k times."""
+
+    board_fill = "#e3e7ea"
+    squares = True
+
+    def layout(self) -> geometry.Spots:
+        p = self.puzzle
+        assert isinstance(p, TwistyPuzzle)
+        left = self._left()
+        xy = [
+            (left + j, float(i)) for i, s in enumerate(p.definition.sets) for j in range(s.pieces)
+        ]
+        return geometry.Spots(tuple(xy), False)
+
+    def _left(self) -> float:
+        return NAME_CHAR * max(len(s.name) for s in self.puzzle.definition.sets) + 0.9
+
+    def values(self, state: int) -> list[int]:
+        return [
+            v * LABEL + t + 1
+            for part in self.puzzle.decode(state)
+            for v, t in zip(part.perm, part.twist, strict=True)
+        ]
+
+    def piece(self, content: int, x: float, y: float) -> str:
+        label, twist = divmod(content, LABEL)
+        body = self.square(x, y, "#37474f", 0.78) + self.label(x, y, str(label), "#fff", 0.36)
+        if twist > 1:  # twisted: the orientation, small, at the top right
+            body += text(
+                x + 0.3 * UNIT, y - 0.26 * UNIT, f"+{twist - 1}", fill=ACCENT, font_size=11
+            )
+        elif twist == 0:
+            body += text(x + 0.3 * UNIT, y - 0.26 * UNIT, "?", fill="#607d8b", font_size=11)
+        return body
+
+    def slot(self, spot: int, x: float, y: float) -> str:
+        return ""
+
+    def underlay(self) -> str:
+        """Each set's name at the left of its row."""
+        out = []
+        for i, s in enumerate(self.puzzle.definition.sets):
+            x, y = self.xy(self._first(i), self.pad)
+            out.append(
+                text(
+                    x - 0.6 * UNIT, y, s.name, font_size=12, fill="#333", style=FONT,
+                    text_anchor="end",
+                )
+            )  # fmt: skip
+        return el("g", {"class": "sets"}, "".join(out))
+
+    def _first(self, i: int) -> int:
+        return sum(s.pieces for s in self.puzzle.definition.sets[:i])
+
+    def move(self, before: Sequence[int], after: Sequence[int]) -> Move:
+        """The move between two positions (every spot it changed ringed), by name."""
+        changed = tuple(i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b)
+        try:
+            name = self.puzzle.turn_between(self._state(before), self._state(after))
+        except BadPosition:
+            return Move(over=changed)
+        return Move(over=changed, label=name)
+
+    def _state(self, values: Sequence[int]) -> int:
+        parts, at = [], 0
+        for s in self.puzzle.definition.sets:
+            row = values[at : at + s.pieces]
+            at += s.pieces
+            perm = tuple(v // LABEL for v in row)
+            twist = tuple(v % LABEL - 1 if v % LABEL else WILD for v in row)
+            parts.append(Part(perm, twist))
+        return self.puzzle.encode(tuple(parts))
