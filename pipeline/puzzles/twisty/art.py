@@ -1,5 +1,5 @@
 """The drawing of a twisty puzzle: a row a set, each position's piece numbered as the
-definition file numbers it, a twisted piece marked with its orientation.
+definition file numbers it, a twisted piece coloured and marked with its orientation.
 
 A definition has no geometry, so this is the board the format itself suggests:
 each set's name, then its positions in order. A spot's value (written as
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipeline.draw import geometry
-from pipeline.draw.art import ACCENT, FONT, UNIT, Art, Move
+from pipeline.draw.art import FONT, UNIT, Art, Move
 from pipeline.draw.svg import el, text
 from pipeline.errors import BadPosition
 from pipeline.puzzles.twisty.board import TwistyPuzzle
@@ -20,6 +20,8 @@ from pipeline.puzzles.twisty.tws import WILD, Part
 
 #: A spot's value: the label times this, plus the orientation + 1 (twists < 128).
 LABEL = 256
+#: A twisted piece's colour, by its orientation (1, 2, ...).
+TWISTED = ("#e65100", "#1565c0", "#6a1b9a", "#2e7d32")
 #: Units a character of a set's name takes at the left of its row.
 NAME_CHAR = 0.24
 
@@ -50,14 +52,14 @@ class TwistyArt(Art):
         ]
 
     def piece(self, content: int, x: float, y: float) -> str:
+        """The piece's label; a twisted piece coloured by its orientation, ``+k`` in its
+        corner (``?`` for an orientation the definition ignores)."""
         label, twist = divmod(content, LABEL)
-        body = self.square(x, y, "#37474f", 0.78) + self.label(x, y, str(label), "#fff", 0.36)
-        if twist > 1:  # twisted: the orientation, small, at the top right
-            body += text(
-                x + 0.3 * UNIT, y - 0.26 * UNIT, f"+{twist - 1}", fill=ACCENT, font_size=11
-            )
-        elif twist == 0:
-            body += text(x + 0.3 * UNIT, y - 0.26 * UNIT, "?", fill="#607d8b", font_size=11)
+        mark = "?" if twist == 0 else f"+{twist - 1}" if twist > 1 else ""
+        fill = TWISTED[(twist - 2) % len(TWISTED)] if twist > 1 else "#37474f"
+        body = self.square(x, y, fill, 0.78) + self.label(x, y - 2, str(label), "#fff", 0.34)
+        if mark:
+            body += text(x + 0.2 * UNIT, y + 0.24 * UNIT, mark, fill="#fff", font_size=9)
         return body
 
     def slot(self, spot: int, x: float, y: float) -> str:
