@@ -119,3 +119,33 @@ def test_a_definition_file_named_on_the_command_line(tmp_path: Path) -> None:
     ran = cli("build", "--spec", str(GATE), "gate2", "--max-depth", "3", data=tmp_path)
     assert ran.code == 0 and "gate2: 68 positions" in ran.err, ran
     assert (tmp_path / "specs" / "gate2.toml").exists()
+
+
+def test_the_catalog_macros_read_every_state(gate: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """board() is the compact line of every row, state_of() reads it back (CPOS too),
+    drawing() is show's rows, cells() says in one line that a state is no cells."""
+    db = pipeline.open(gate)
+    p = db.puzzle("gate")
+    rows = db.query(
+        "SELECT state, b, state_of('gate', b) AS back, state_of('gate', 'CPOS ' || b) AS cpos "
+        "FROM (SELECT state, board('gate', state) AS b FROM gate)"
+    )
+    assert rows.height == 35_280
+    assert rows["b"].to_list() == [p.text(s) for s in rows["state"].to_list()]
+    assert rows["back"].to_list() == rows["state"].to_list() == rows["cpos"].to_list()
+    s = p.parse("654321071")
+    assert db.query(f"SELECT drawing('gate', {s}::UBIGINT) AS d")["d"][0] == p.draw(s)
+    for sql, line in [
+        ("cells('gate', 0::UBIGINT)", "gate: a twisty state is ranks, not cells"),
+        ("state_of('gate', '07654321')", "not a position of gate (its compact line: 9"),
+        ("state_of('gate', '076543217')", "not a position of gate"),  # no such gate piece
+        (f"board('gate', {p.pack.size}::UBIGINT)", "not a state of gate (0 <= state < 80640)"),
+    ]:
+        with pytest.raises(Exception, match=r"Invalid Input Error") as e:
+            db.query(f"SELECT {sql}")
+        assert line in str(e.value)
+    from pipeline.puzzles.twisty import sql as twisty_sql
+
+    monkeypatch.setattr(twisty_sql, "MAX_ROWS", 100)  # gate's sets: 40,320 + 2 rows
+    with pytest.raises(Exception, match="too many arrangements for the catalog"):
+        pipeline.open(gate).query("SELECT board('gate', 0::UBIGINT)")
