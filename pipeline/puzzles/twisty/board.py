@@ -41,7 +41,7 @@ ENCODING = (
     "arrangement rank * orientation values + orientation value, in mixed radix "
     "(docs/DATA.md, pipeline/puzzles/twisty/pack.py)"
 )
-_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 #: Subsets of sets tried for a parity every move flips (bipartite graphs).
 MAX_PARITY_SETS = 10
 
@@ -66,7 +66,7 @@ def select(d: Definition, moves: Sequence[str] | None, quarter: bool, where: str
     return out
 
 
-def _width(code: SetCode) -> int:
+def piece_width(code: SetCode) -> int:
     """Characters a piece takes in the compact line (twsearch's one or two; three past)."""
     span = code.n * code.o
     return 1 if span <= 62 else 2 if span <= 62 * 62 else 3
@@ -278,12 +278,12 @@ class TwistyPuzzle(Puzzle):
     def _compact(self, word: str) -> tuple[Part, ...]:
         at, out = 0, []
         for code in self.pack.sets:
-            w, seq, tw = _width(code), [], []
+            w, seq, tw = piece_width(code), [], []
             for _ in range(code.n):
                 chunk = word[at : at + w]
-                if len(chunk) < w or any(c not in _DIGITS for c in chunk):
+                if len(chunk) < w or any(c not in BASE62 for c in chunk):
                     raise BadPosition(f"the compact line {word[:40]!r} is short or not base 62")
-                v = functools.reduce(lambda x, c: x * 62 + _DIGITS.index(c), chunk, 0)
+                v = functools.reduce(lambda x, c: x * 62 + BASE62.index(c), chunk, 0)
                 if v >= code.k * code.o:
                     raise BadPosition(f"the compact line holds {chunk!r}, out of range")
                 seq.append(code.labels[v // code.o])
@@ -298,10 +298,10 @@ class TwistyPuzzle(Puzzle):
         """The compact line: twsearch's ``--compact`` (labels from 0; ? counts 0)."""
         out = []
         for code, part in zip(self.pack.sets, self.decode(state), strict=True):
-            w = _width(code)
+            w = piece_width(code)
             for v, t in zip(part.perm, part.twist, strict=True):
                 x = code.labels.index(v) * code.o + max(t, 0)
-                out.append("".join(_DIGITS[x // 62**k % 62] for k in reversed(range(w))))
+                out.append("".join(BASE62[x // 62**k % 62] for k in reversed(range(w))))
         return "".join(out)
 
     def block(self, state: int) -> str:

@@ -23,12 +23,12 @@ from typing import Any
 from pipeline.puzzles.base import sql_str
 from pipeline.puzzles.spec.base import Spec
 from pipeline.puzzles.twisty import spec
-from pipeline.puzzles.twisty.board import _DIGITS, TwistyPuzzle, _width
+from pipeline.puzzles.twisty.board import BASE62, TwistyPuzzle, piece_width
 from pipeline.puzzles.twisty.pack import SetCode
 
 #: Look-up rows a table may add to the catalog (arrangements and orientation values).
 MAX_ROWS = 250_000
-DIGITS = sql_str(_DIGITS)
+DIGITS = sql_str(BASE62)
 TABLES = {
     "twisty_sets": "puzzle VARCHAR, piece_set INTEGER, name VARCHAR",
     "twisty_arrangements": "puzzle VARCHAR, piece_set INTEGER, arrangement UBIGINT, "
@@ -146,7 +146,7 @@ def _line(p: TwistyPuzzle) -> str:
     out = []
     for i, code in enumerate(p.pack.sets):
         x = f"(p[1] * {code.o} + CASE WHEN {_wild(code, 'p[1]')} THEN 0 ELSE p[2] END)"
-        w = _width(code)
+        w = piece_width(code)
         chars = " || ".join(
             f"substr({DIGITS}, ({x} // {62**k} % 62)::INTEGER + 1, 1)" for k in reversed(range(w))
         )
@@ -178,7 +178,7 @@ def _parse(p: TwistyPuzzle, t: str) -> str:
     txt = "regexp_replace(trim(txt), '^CPOS\\s+', '')"
     joins, where, terms, at = [], [], [], 0
     for i, (code, w) in enumerate(zip(p.pack.sets, p.pack.weights, strict=True)):
-        k = _width(code)
+        k = piece_width(code)
         digit = " + ".join(
             f"(instr({DIGITS}, substr(c, {d + 1}, 1)) - 1) * {62 ** (k - 1 - d)}" for d in range(k)
         )
