@@ -20,6 +20,8 @@ import functools
 import tomllib
 from typing import Any
 
+import numpy as np
+
 from pipeline.puzzles.base import sql_str
 from pipeline.puzzles.spec.base import Spec
 from pipeline.puzzles.twisty import spec
@@ -57,9 +59,8 @@ def statements(found: list[Any]) -> list[Any]:
     """The look-up tables (empty when no twisty table is built), their rows bound."""
     rows: dict[str, list[list[Any]]] = {t: [] for t in TABLES}
     for m in filter(mine, found):
-        p = puzzle_of(m.puzzle["spec"], m.table)
-        if _fits(p):
-            _rows(m.table, p, rows)
+        for table, made in _rows(m.puzzle["spec"], m.table).items():
+            rows[table] += made
     out: list[Any] = []
     for table, columns in TABLES.items():
         out.append(f"CREATE OR REPLACE TABLE {table} ({columns})")
@@ -75,22 +76,27 @@ def _type(columns: str, i: int) -> str:
     return columns.split(", ")[i].split(" ", 1)[1]
 
 
-def _rows(table: str, p: TwistyPuzzle, rows: dict[str, list[list[Any]]]) -> None:
+@functools.lru_cache(maxsize=16)
+def _rows(text: str, table: str) -> dict[str, list[list[Any]]]:
+    """Table ``table``'s look-up rows (none when they do not fit), made once a process:
+    each catalog connection binds them (the 2x2x2 cube's 42,507 rows)."""
+    p = puzzle_of(text, table)
+    out: dict[str, list[list[Any]]] = {t: [] for t in TABLES}
+    if not _fits(p):
+        return out
     for i, (s, code) in enumerate(zip(p.definition.sets, p.pack.sets, strict=True)):
-        rows["twisty_sets"].append([table, i, s.name])
-        for r in range(code.arrangements):
-            seq = code.unrank(r)
-            rows["twisty_arrangements"].append([table, i, r, seq, [code.labels[v] for v in seq]])
-        for q in range(code.twists):
-            tw = code.twists_of([0] * code.n, q) if not code.any_wild else _digits(code, q)
-            rows["twisty_orientations"].append([table, i, q, tw])
-
-
-def _digits(code: SetCode, q: int) -> list[int]:
-    """The orientation digits of value ``q`` (a set with ``?`` pieces: none implied)."""
-    out = [0] * code.n
-    for j in reversed(range(code.digits)):
-        q, out[j] = divmod(q, code.o)
+        out["twisty_sets"].append([table, i, s.name])
+        ranks = np.arange(code.arrangements, dtype=np.uint64)
+        seqs, _ = code.decode_many(ranks * np.uint64(code.twists))
+        labels = np.asarray(code.labels, np.int64)[seqs]
+        out["twisty_arrangements"] += [
+            [table, i, r, seq, lab]
+            for r, seq, lab in zip(
+                range(code.arrangements), seqs.tolist(), labels.tolist(), strict=True
+            )
+        ]
+        twists = code.twists_many(np.arange(code.twists, dtype=np.uint64)).tolist()
+        out["twisty_orientations"] += [[table, i, q, tw] for q, tw in enumerate(twists)]
     return out
 
 
