@@ -56,11 +56,14 @@ def _fits(p: TwistyPuzzle) -> bool:
 
 
 def statements(found: list[Any]) -> list[Any]:
-    """The look-up tables (empty when no twisty table is built), their rows bound."""
+    """The look-up tables, their rows bound; none when no twisty table is built (a
+    catalog without one keeps the tables it had)."""
     rows: dict[str, list[list[Any]]] = {t: [] for t in TABLES}
     for m in filter(mine, found):
         for table, made in _rows(m.puzzle["spec"], m.table).items():
             rows[table] += made
+    if not any(filter(mine, found)):
+        return []
     out: list[Any] = []
     for table, columns in TABLES.items():
         out.append(f"CREATE OR REPLACE TABLE {table} ({columns})")
