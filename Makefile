@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-paths bench-serve test-spark-full bench-spark test-hostile test-newcomer clean distclean help
+.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-paths bench-serve bench-twisty test-spark-full bench-spark test-hostile test-newcomer clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -49,6 +49,9 @@ help:
 	@echo "make bench-paths  2x5 and english33 plain and with --paths (PATHS_ROUNDS=3; OLD=<rev> adds"
 	@echo "                that commit's --paths builds): medians and ratios"
 	@echo "make bench-serve the explorer: page times cold and warm, server memory, a load test"
+	@echo "make bench-twisty  twisty definitions built from .tws files (TWISTY_FILES; default our"
+	@echo "                cube2, pocket, toplayer), time and memory, beside twsearch -g when"
+	@echo "                TWSEARCH=<binary built outside the repo> (RUNS=3): medians and ratios"
 	@echo "make bench-spark  2x5 through the local executor and Spark (threshold 100,000 and 0):"
 	@echo "                medians, and where each Spark level's time goes (RUNS=3)"
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
@@ -159,6 +162,11 @@ bench-walk: $(STAMP)
 	$(BIN)/python -m benchmarks.walks --data $(DATA)
 
 # Peg boards: english33 levels 0..12 with the current engine (see benchmarks/pegs.py).
+TWSEARCH ?=
+TWISTY_FILES ?=
+bench-twisty: $(STAMP)
+	$(BIN)/python -m benchmarks.twisty --rounds $(RUNS) $(if $(TWSEARCH),--twsearch $(TWSEARCH)) $(TWISTY_FILES)
+
 bench-pegs: $(STAMP)
 	$(BIN)/python -m benchmarks.pegs
 

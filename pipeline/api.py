@@ -146,14 +146,14 @@ class Database:
             chosen += [p.name for p in puzzles.defaults() if p.name not in chosen]
         return chosen
 
-    def add_spec(self, path: str | os.PathLike[str]) -> list[str]:
-        """Check a puzzle spec (TOML) and keep it in ``<data>/specs/``; return its tables.
-
-        The tables are not built: pass the names to :meth:`build`.
+    def add_spec(self, path: str | os.PathLike[str], name: str | None = None) -> list[str]:
+        """Check a puzzle spec (TOML, or a family's own file: a twsearch ``.tws``, kept
+        as table ``name``, else the file's name) and keep it in ``<data>/specs/``;
+        return its tables. The tables are not built: pass the names to :meth:`build`.
         """
         from pipeline.puzzles.spec import parse as spec
 
-        return spec.add(Path(path), self.data)
+        return spec.add(Path(path), self.data, name)
 
     def puzzle(self, name: str) -> Puzzle:
         """The puzzle of that name here: a built-in, a spec kept here, or a typed root."""

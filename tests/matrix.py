@@ -5,7 +5,7 @@ editing a test: one table for each puzzle class and graph kind of the built-in
 tables (its smallest; built to its first levels when it is large), each name
 suffix a family declares (``Variants.examples``), a table from a typed root for
 each family that has them, the build options (``--max-depth``, ``--paths``), and
-every table of the example specs.
+every table of the example specs (TOML, and a family's own files: ``.tws``).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def kinds() -> list[Kind]:
         *_rooted_kinds(),
         Kind("2x4", "a partial table (--max-depth)", max_depth=12),
         Kind("hex6", "path counts (--paths)", paths=True),
-        *(Kind(t, f"spec {s.name}") for s in sorted(EXAMPLES.glob("*.toml")) for t in _spec(s)),
+        *(Kind(t, f"spec {s.name}") for s in _spec_files() for t in _spec(s)),
     ]
     seen: dict[str, Kind] = {}
     for k in found:
@@ -107,9 +107,19 @@ def _examples(f: object) -> tuple[str, ...]:
     return variants.examples if variants is not None else ()
 
 
+def _spec_files() -> list[Path]:
+    """The example specs: TOML files, and the files of a family's own (``.tws``)."""
+    from pipeline.puzzles.spec import parse
+
+    own = {f.suffix for f in parse.families().values() if f.suffix}
+    return sorted(p for p in EXAMPLES.iterdir() if p.suffix in {".toml", *own})
+
+
 def _spec(path: Path) -> list[str]:
     from pipeline.puzzles.spec import parse
 
+    if path.suffix != ".toml":  # a family's own file: the table is named after it
+        return [path.stem]
     spec = parse.read(path, follow=True)
     return [spec.name + suffix for suffix in parse.families()[spec.family].tables]
 
@@ -117,7 +127,7 @@ def _spec(path: Path) -> list[str]:
 def build(folder: Path) -> None:
     """Every kind's table into ``folder``, then the catalog and the report."""
     db = pipeline.open(folder)
-    for s in sorted(EXAMPLES.glob("*.toml")):
+    for s in _spec_files():
         db.add_spec(s)
     for k in kinds():
         if k.root is not None:

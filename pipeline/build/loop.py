@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -45,6 +46,9 @@ from pipeline.storage.manifest import LevelEntry, Manifest
 from pipeline.storage.reader import LevelFiles
 from pipeline.storage.staging import Progress, build_lock, check_disk, publish
 from pipeline.storage.writer import LevelWriter, write_json_atomic
+
+if TYPE_CHECKING:
+    from pipeline.engine.dense import Dense
 
 #: Warnings for whoever runs the build (the CLI prints them as `puzzledb: warning: ...`).
 log = logging.getLogger(__name__)
@@ -226,6 +230,7 @@ class Builder:
 
     def run(self, work: int | None, executor: Executor) -> Manifest:
         self.budget.set_work(3 * PART_BYTES, work, part_rows=FILE_ROWS)
+        dense = self._dense(executor)
         self.executor_name = executor.name
         place = Place(self.spill, self.held.pool, self.target.parent)
         # The writers stop first (every file written), then the executor (its scratch gone).
@@ -233,7 +238,10 @@ class Builder:
             self.pending = Pending(writers.submit, self._record)  # compressing takes as long
             if not self.progress.levels:
                 self._roots()
-            self._levels(step)
+            if dense is not None:
+                self._dense_levels(dense)
+            else:
+                self._levels(step)
             self.pending.settle()
         made = self._manifest()
         write_json_atomic(self.staging / MANIFEST, made.to_dict())
@@ -264,6 +272,66 @@ class Builder:
             if stats.pairs:
                 per_state = max(1.0, stats.pairs / size)
             depth, prev, size = depth + 1, size, positions
+
+    def _dense(self, executor: Executor) -> Dense | None:
+        """The puzzle's moves over dense states (engine/dense.py), when it has them, the
+        build asks no path counts, the executor lets the build search in its stead
+        (``dense_search``: the local one) and the bitmaps fit (decided before any
+        kernel compiles)."""
+        p = self.puzzle
+        if p.dense_states is None or not p.has_kernels or self.counts:
+            return None
+        if not executor.dense_search:
+            return None
+        from pipeline.engine.dense import search_bytes  # numba: kept off the solve path
+
+        if search_bytes(p.dense_states) > self.budget.work:
+            return None
+        before = rss()
+        give_back_freed_memory()
+        dense = p.kernels.dense if p.kernels is not None else None
+        self.warm_up = 0  # the compiled moves loaded before level 1
+        self.budget.charge(rss() - before)
+        return dense
+
+    def _dense_levels(self, dense: Dense) -> None:
+        """Every level by the dense search: no executor, no level held (the bitmaps hold
+        them); a resumed build marks its levels from their files first."""
+        from pipeline.engine.dense import Search  # numba: kept off the solve path's imports
+
+        search = Search(dense)
+        spare: list[tuple[np.ndarray, ...]] = []  # parts written: their buffers again
+        levels = self.progress.levels
+        for lv in levels:
+            for chunk in self._files(lv.depth).chunks(1 << 22):
+                search.mark(chunk[0], lv is levels[-1])
+        depth, size = levels[-1].depth, levels[-1].positions
+        prev = levels[-2].positions if len(levels) > 1 else 0
+        while size and (self.max_depth is None or depth < self.max_depth):
+            self._check_size(size / max(1, prev))
+            started = time.perf_counter()
+            backward = search.backward(size)
+            found = search.step(size)
+            if not found:
+                break
+            expanded = time.perf_counter()
+            writer = LevelWriter(self.staging, depth + 1, self.metadata, self.pending.submit, 2)
+            writer.recycle = lambda *cols: spare.append(cols)
+            for states, parents in search.rows(FILE_ROWS, spare):
+                writer.add(states, parents)
+            stats = {
+                "buckets": 1,
+                "expand_seconds": round(expanded - started, 4),
+                "dedup_seconds": round(time.perf_counter() - expanded, 4),
+                "rss_mib": rss() >> 20,
+                "kept": False,
+                "dense": True,
+                "backward": backward,
+            }
+            self.pending.add(depth + 1, writer, started, stats)
+            self.pending.settle(WRITE_LAG)
+            search.advance()
+            depth, prev, size = depth + 1, size, found
 
     def _level(
         self, executor: Executor, depth: int, size: int, growth: float, per_state: float

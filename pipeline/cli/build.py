@@ -39,7 +39,9 @@ RootOpt = Annotated[
 SpecOpt = Annotated[
     Path | None,
     typer.Option(
-        "--spec", help="Also build a puzzle defined in a TOML file (kept in DATA/specs/)."
+        "--spec",
+        help="Also build a puzzle defined in a TOML file, or a twsearch .tws file named "
+        "by the first PUZZLE (else by the file's name); kept in DATA/specs/.",
     ),
 ]
 YesOpt = Annotated[
@@ -124,9 +126,12 @@ def _names(
     base: Any, named: list[str], default: bool, symmetry: bool, spec: Path | None, root: str | None
 ) -> list[str]:
     """The tables to build, each checked to be a puzzle (a spec is kept in the data folder)."""
+    own = None  # a definition file (.tws) takes its table's name as the first NAME
+    if spec is not None and spec.suffix.lower() != ".toml" and named:
+        own, named = named[0], named[1:]
     names = base.build_names(named, symmetry=symmetry, default=default)
     if spec is not None:
-        tables = base.add_spec(spec)
+        tables = base.add_spec(spec, own)
         names += [n for n in (tables[:1] if root is not None else tables) if n not in names]
     if not names:
         raise typer.BadParameter("name at least one puzzle, or --default, or --spec")

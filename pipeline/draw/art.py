@@ -58,6 +58,11 @@ class Art:
     def layout(self) -> geometry.Spots:
         return geometry.spots(self.puzzle.cells)
 
+    def values(self, state: int) -> list[int]:
+        """What a position's spots are drawn from: the puzzle's cell values (a family
+        whose state is no cells says its own)."""
+        return self.puzzle.cells.values(int(state))
+
     def contents(self, values: Sequence[int]) -> list[int]:
         """What each spot shows (0 nothing) for the puzzle's cell values."""
         return list(values)

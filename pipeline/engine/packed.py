@@ -77,6 +77,9 @@ class Kernels:
     weigher: Any = None
     #: The most bits a key uses (fewer than 64 leave room beside it: indexed.py).
     key_bits: int = 64
+    #: The same moves over states that fill ``0 .. N-1`` (engine/dense.py's ``Dense``):
+    #: the build then searches with bitmaps when they fit its memory. None: it sorts.
+    dense: Any = None
 
     def key_bound(self, state: int) -> int:
         """The smallest key whose child is ``state`` or more (``state`` up to 2**64)."""

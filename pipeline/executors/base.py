@@ -96,6 +96,10 @@ class Executor(Protocol):
 
     #: Its name in the registry (registry.py) and in the manifest's ``build``.
     name: str
+    #: Whether the build may search a puzzle of dense states by bitmaps in this
+    #: process (engine/dense.py) instead of asking it for each level: the local
+    #: executor's choice; the reference and cluster executors make every level.
+    dense_search: bool
 
     def bind(self, place: Place) -> Self:
         """Work in ``place`` during the next build; returns the executor, to enter."""
@@ -115,6 +119,7 @@ class Lifecycle:
     folder removed when the build ends (inherit it: sequential.py)."""
 
     place: Place | None = None
+    dense_search = False
 
     @classmethod
     def configured(cls, master: str, data: Path) -> Self:

@@ -42,7 +42,7 @@ def draw(
     history: Sequence[int] | None = None,
 ) -> Drawn:
     """The board of ``state``; with ``before``, the move from it marked."""
-    values = art.puzzle.cells.values(int(state))
+    values = art.values(int(state))
     contents = art.contents(values)
     parts = [_background(art), art.underlay()]
     for spot, tag in enumerate(art.tags(values)):
@@ -52,7 +52,7 @@ def draw(
         parts.append(el("g", {"class": "cell", "data_spot": spot, **cell}, body))
     parts.append(art.extras(contents, history))
     if before is not None:
-        earlier = art.contents(art.puzzle.cells.values(int(before)))
+        earlier = art.contents(art.values(int(before)))
         parts.append(_marks(art, earlier, contents))
     width = (art.spots.width + 2 * art.pad) * UNIT
     height = (art.spots.height + 2 * art.pad) * UNIT
@@ -149,7 +149,7 @@ def steps(art: Art, states: Sequence[int]) -> list[tuple[str, Drawn]]:
     out = []
     trail: list[int] = []
     for i, s in enumerate(states):
-        contents = art.contents(art.puzzle.cells.values(int(s)))
+        contents = art.contents(art.values(int(s)))
         spot = art.mover(contents)
         if spot is not None:
             trail.append(spot)
@@ -160,7 +160,7 @@ def steps(art: Art, states: Sequence[int]) -> list[tuple[str, Drawn]]:
 
 
 def _label(art: Art, before: int, contents: list[int]) -> str:
-    return art.move(art.contents(art.puzzle.cells.values(int(before))), contents).label
+    return art.move(art.contents(art.values(int(before))), contents).label
 
 
 def _caption(x: float, y: float, label: str) -> str:

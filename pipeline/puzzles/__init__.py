@@ -6,7 +6,8 @@ The layers, bottom up (a module imports none of a layer above its own):
   ``reserved.py``: names no table may have; ``family.py``: what a family
   declares about itself; ``spec/base.py``: what a spec loader sees.
 - The families, a module or a folder each: ``tiles/``, ``pegs/``, ``cube/``,
-  ``oshidori.py``, ``tours.py``, ``placements.py``, ``hanoi.py``. A family is
+  ``oshidori.py``, ``tours.py``, ``placements.py``, ``hanoi.py``, ``twisty/``
+  (puzzles from twsearch definition files). A family is
   data (boards, rules, its drawing, its spec loader) plus its moves: numpy
   expanders, and compiled kernels in its ``*moves.py`` modules; it declares
   itself in one ``Family`` (a folder's ``family.py``).
@@ -24,8 +25,8 @@ functions and under TYPE_CHECKING count):
   (and the text helpers ``pipeline.words`` and ``pipeline.hints``, and
   ``pipeline.answers`` for ``Origin``), ``pipeline.draw`` (the drawing toolkit),
   ``pipeline.engine.core`` (states, graph kinds, expanders) and
-  ``pipeline.engine.packed`` (the kernel toolkit of the ``*moves.py``
-  modules), nothing else of the engine, and never the build loop, the
+  ``pipeline.engine.packed`` and ``pipeline.engine.dense`` (the kernel
+  toolkits of the ``*moves.py`` modules), nothing else of the engine, and never the build loop, the
   executors, the query, verify, API or CLI layers (``trusted.py`` also takes
   ``pipeline.hints`` for the rebuild command its errors name).
 - Storage is read only where a data folder or a table is handed in: a derived

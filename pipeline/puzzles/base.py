@@ -255,6 +255,10 @@ class Puzzle(ABC):
     kernels: Kernels | None = None
     #: Whether ``kernels`` may exist (known without compiling anything).
     has_kernels: bool = False
+    #: N when the states fill ``0 .. N-1`` (every number a position, reachable or
+    #: not) and ``kernels.dense`` searches them with bitmaps (engine/dense.py); None
+    #: otherwise. Known without compiling anything, like ``has_kernels``.
+    dense_states: int | None = None
 
     @abstractmethod
     def expand(self, states: States) -> tuple[np.ndarray, States]:

@@ -20,6 +20,7 @@ from pipeline.puzzles.pegs import family as pegs
 from pipeline.puzzles.placements import FAMILY as PLACEMENTS
 from pipeline.puzzles.tiles import family as tiles
 from pipeline.puzzles.tours import FAMILY as TOURS
+from pipeline.puzzles.twisty import family as twisty
 
 #: Every family, a line each (each declares itself: puzzles/family.py), in the order
 #: ``puzzledb list`` shows their tables.
@@ -31,6 +32,7 @@ FAMILIES: list[Family] = [
     pegs.FAMILY,
     cube.FAMILY,
     HANOI,
+    twisty.FAMILY,
 ]
 
 BUILTIN: list[Puzzle] = [p for f in FAMILIES for p in f.tables]

@@ -9,6 +9,7 @@ here; nothing below imports it back.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ __all__ = [
     "defaults",
     "derived",
     "expand_names",
+    "family_codec",
     "family_of",
     "family_sql",
     "get",
@@ -84,9 +86,19 @@ def listed(data: Path) -> list[Puzzle]:
     return list(out.values())
 
 
-def family_sql(found: list[Any]) -> list[str]:
+def family_sql(found: list[Any]) -> list[Any]:
     """Catalog statements the families add for the tables in ``found`` (manifests)."""
     return [stmt for f in FAMILIES if f.sql is not None for stmt in f.sql(found)]
+
+
+def family_codec(m: Any) -> Mapping[str, str] | None:
+    """The codec macros' SQL a family gives for table ``m`` (a checked manifest) whose
+    state is no cells, else None (the cell codec the manifest records reads it)."""
+    for f in FAMILIES:
+        made = f.codec(m) if f.codec is not None else None
+        if made is not None:
+            return made
+    return None
 
 
 def art_of(puzzle: Puzzle) -> Art:

@@ -42,7 +42,7 @@ from typing import Any
 from pipeline.errors import CannotWrite, CorruptTable, LeftOut
 from pipeline.puzzles import trusted
 from pipeline.puzzles.base import Cells, glob_escape, ident, sql_str
-from pipeline.puzzles.registry import derived, family_sql
+from pipeline.puzzles.registry import derived, family_codec, family_sql
 from pipeline.puzzles.reserved import reserved
 from pipeline.query import walk_sql
 from pipeline.storage import files
@@ -125,7 +125,7 @@ def _codec(m: Manifest) -> Cells:
 def _dispatch(found: list[Manifest], sql_of: Any, fallback: str) -> str:
     if not found:
         return fallback
-    arms = " ".join(f"WHEN {sql_str(m.table)} THEN {sql_of(_codec(m))}" for m in found)
+    arms = " ".join(f"WHEN {sql_str(m.table)} THEN {sql_of(m)}" for m in found)
     return f"CASE puzzle {arms} ELSE {fallback} END"
 
 
@@ -150,8 +150,8 @@ def statements(
         *_views(found, prefix, home),
         *_broken_views(broken),
         *_tables(found),
+        *family_sql(found),  # first: a family's codec may read its tables
         *_codec_macros(found),
-        *family_sql(found),
         # path(puzzle, state) and one walk a table
         *walk_sql.statements(found, prefix, "true" if home is None else _home_guard(home)),
     ]
@@ -257,7 +257,8 @@ def _table(name: str, columns: dict[str, str], rows: list[list[Any]]) -> list[St
 
 
 def _codec_macros(found: list[Manifest]) -> list[str]:
-    """``board``, ``cells``, ``drawing`` and ``state_of``: each table's cell codec."""
+    """``board``, ``cells``, ``drawing`` and ``state_of``: each table's cell codec, or
+    its family's SQL for a state that is no cells (registry.family_codec)."""
     unknown = "error('no table named ' || puzzle || ' in the catalog')"
     macros = {  # name: (argument, the codec's SQL for it)
         "board": ("state", Cells.sql_text),
@@ -265,9 +266,15 @@ def _codec_macros(found: list[Manifest]) -> list[str]:
         "drawing": ("state", Cells.sql_draw),
         "state_of": ("txt", Cells.sql_parse),
     }
+    own = {m.table: family_codec(m) for m in found}  # a state that is no cells (twisty)
+
+    def arm(m: Manifest, name: str, arg: str, sql_of: Any) -> str:
+        mine = own[m.table]
+        return mine[name] if mine is not None else sql_of(_codec(m), arg)
+
     out = []
     for name, (arg, sql_of) in macros.items():
-        dispatch = _dispatch(found, lambda c, f=sql_of, a=arg: f(c, a), unknown)
+        dispatch = _dispatch(found, lambda m, n=name, a=arg, f=sql_of: arm(m, n, a, f), unknown)
         out.append(f"CREATE OR REPLACE MACRO {name}(puzzle, {arg}) AS {dispatch}")
     return out
 

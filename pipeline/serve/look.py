@@ -77,8 +77,8 @@ def spots_moved(p: Puzzle, state: int, made: int) -> tuple[list[int], list[int]]
     """The board's spots a move empties and fills, as drawn (a click on the board picks
     the move: the first click where a piece leaves, a second where it lands)."""
     art = art_of(p)
-    before = art.contents(p.cells.values(state))
-    after = art.contents(p.cells.values(made))
+    before = art.contents(art.values(state))
+    after = art.contents(art.values(made))
     m = art.move(before, after)
     return list(m.frm), list(m.to)
 

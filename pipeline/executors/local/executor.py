@@ -43,6 +43,7 @@ class LocalExecutor(Lifecycle):
     """
 
     name = "local"
+    dense_search = True
 
     def __init__(self, spill: Path | None = None, pool: Pool | None = None) -> None:
         self.spill = spill

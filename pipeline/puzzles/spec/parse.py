@@ -163,14 +163,16 @@ def _text(path: Path, follow: bool = False) -> str:
         raise BadSpec(f"{path}: cannot read the spec: {e}") from None
 
 
-def add(path: Path, data: Path) -> list[str]:
+def add(path: Path, data: Path, name: str | None = None) -> list[str]:
     """Check the spec in ``path`` and copy it to ``<data>/specs/``; return its tables
     (its name; a peg board also ``<name>-winnable``: the family's ``TABLES``).
 
-    A different spec already kept under the same name is replaced only while no
+    ``path`` may also be a family's own file (a ``.tws`` definition: ``Family.spec``'s
+    suffix), kept as the TOML spec its family makes of it, named ``name`` or after the
+    file. A different spec already kept under the same name is replaced only while no
     table built from it remains (each table records the spec it was built from).
     """
-    spec = read(path, follow=True)
+    spec = parse(_given(path, name), str(path))
     puzzle(spec)  # the board itself is checked before anything is written
     target = data / SPECS / f"{spec.name}.toml"
     old = _text(target) if target.exists() else spec.text
@@ -187,6 +189,31 @@ def add(path: Path, data: Path) -> list[str]:
     except OSError as e:
         raise CannotWrite(f"cannot keep the spec in {target.parent}: {e.strerror or e}") from None
     return [spec.name + suffix for suffix in families()[spec.family].tables]
+
+
+def _given(path: Path, name: str | None) -> str:
+    """The text kept for the file the user named: a TOML spec (as its family keeps it),
+    or a family's own file made a TOML spec under ``name`` (else the file's name)."""
+    text = _text(path, follow=True)
+    own = [f for f in families().values() if f.suffix and path.suffix.lower() == f.suffix]
+    if not own:
+        if name is not None:
+            raise BadSpec(f"{path}: a TOML spec is named inside it (name = ...): give no name")
+        keep = families()[parse(text, str(path)).family].keep
+        return keep(path, text, None) if keep is not None else text
+    name = name if name is not None else re.sub(r"[^a-z0-9_]", "_", path.stem.lower())
+    try:
+        if not NAME.fullmatch(name):
+            raise Problem("name", "a name is a-z, 0-9 and _, starting with a letter")
+        _no_clash(name)
+    except Problem as e:
+        raise BadSpec(
+            f"{path}: table name {name!r}: {e.message} "
+            f"(puzzledb build --spec {path.name} NAME names it)"
+        ) from None
+    keep = own[0].keep
+    assert keep is not None, "a family with files of its own keeps them"
+    return keep(path, text, name)
 
 
 def _recorded(data: Path) -> list[tuple[str, str]]:

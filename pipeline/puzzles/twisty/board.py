@@ -1,0 +1,440 @@
+"""A twisty puzzle from its twsearch definition: the positions reachable from solved.
+
+:func:`load` reads a ``.tws`` file (tws.py) into a :class:`TwistyPuzzle`: the
+state is the packing of pack.py, a move is each definition move with its
+powers (F, F2, F' one move each, as ``twsearch -g`` counts), the table is
+enumerated from the solved state (``origin = "goal"``: a parent walk is an
+optimal solution), and the moves are table look-ups (tables.py), compiled for
+the fast level step (moves.py) when the tables fit.
+
+Positions read and print three ways: the format's own state block (a set's
+name, its labels, its orientations), twsearch's compact line (``--compact``:
+one or two base-62 characters a piece, ``label * orientations + twist``,
+labels counted from 0), and as moves from solved (:meth:`from_moves`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from pipeline.answers import Origin
+from pipeline.engine.core import Graph, States
+from pipeline.errors import BadPosition, BadSpec
+from pipeline.puzzles.base import Cells, Puzzle
+from pipeline.puzzles.twisty import group, tables, tws
+from pipeline.puzzles.twisty.pack import Packing, SetCode, parity, set_code
+from pipeline.puzzles.twisty.tws import WILD, Definition, Part, Turn
+
+if TYPE_CHECKING:
+    from pipeline.engine.packed import Kernels
+
+ENCODING = (
+    "twisty: each set (in the definition's order, the first most significant) as "
+    "arrangement rank * orientation values + orientation value, in mixed radix "
+    "(docs/DATA.md, pipeline/puzzles/twisty/pack.py)"
+)
+BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+#: Subsets of sets tried for a parity every move flips (bipartite graphs).
+MAX_PARITY_SETS = 10
+
+
+def load(path: Path, name: str, **options: object) -> TwistyPuzzle:
+    """The puzzle a definition file describes, as the table ``name``."""
+    return TwistyPuzzle(tws.read(path), name, where=str(path), **options)  # type: ignore[arg-type]
+
+
+def select(d: Definition, moves: Sequence[str] | None, quarter: bool, where: str) -> list[Turn]:
+    """The turns of the search: the definition's, or those of the base ``moves``
+    named; with ``quarter`` only each move and its inverse (twsearch's ``-q``)."""
+    bases = [m.name for m in d.moves]
+    if moves is not None:
+        unknown = [m for m in moves if m not in bases]
+        if unknown:
+            raise BadSpec(f"{where}: {unknown[0]!r} is not a move of it (moves: {' '.join(bases)})")
+    keep = set(bases if moves is None else moves)
+    out = [t for t in d.turns if t.base in keep and (not quarter or abs(t.power) == 1)]
+    if not out:
+        raise BadSpec(f"{where}: no moves left to search with")
+    return out
+
+
+def piece_width(code: SetCode) -> int:
+    """Characters a piece takes in the compact line (twsearch's one or two; three past)."""
+    span = code.n * code.o
+    return 1 if span <= 62 else 2 if span <= 62 * 62 else 3
+
+
+#: A twisty state is not cells: the manifest's cell fields get these placeholders (0
+#: cells; the catalog's cell macros do not read a twisty state: docs/DATA.md).
+CELLS = Cells(0, 0, ("?",), "")
+
+
+class TwistyPuzzle(Puzzle):
+    """The positions a twsearch definition reaches from its solved state."""
+
+    cells = CELLS
+    origin = Origin.GOAL
+    typed_moves = True
+    encoding = ENCODING
+
+    def __init__(
+        self,
+        definition: Definition,
+        name: str,
+        *,
+        where: str = "<definition>",
+        title: str | None = None,
+        moves: Sequence[str] | None = None,
+        quarter: bool = False,
+        default: bool = False,
+    ) -> None:
+        d = definition
+        self.definition = d
+        self.name = name
+        self.title = title or f"{d.name} (twsearch definition)"
+        self.default = default
+        self.spec = d.text
+        self.where = where
+        self.turns = tuple(select(d, moves, quarter, where))
+        self.quarter = quarter
+        codes = tuple(set_code(d, i, self.turns) for i in range(len(d.sets)))
+        self.pack = Packing(codes)
+        self._check_fits()
+        self.solved = self.encode(d.solved)
+        self.root_texts = (self.text(self.solved),)
+        self.estimated_total = self.pack.size
+        self.columns, self.inverse = _columns(d, self.turns)
+        self.graph, self.parity_sets = _graph(d, self.turns, self.inverse)
+        self.has_kernels = tables.tabled(self.pack, len(self.columns)) and self._keys_fit()
+        # A move a byte in the dense search (engine/dense.py: NO_MOVE is 255).
+        self.dense_states = self.pack.size if len(self.turns) < 255 else None
+        self.by_name = {t.name: t for t in self._all_turns()}
+
+    def _check_fits(self) -> None:
+        if self.pack.size <= 1 << 64:
+            return
+        count = group.reachable(self.definition, [t.parts for t in self.turns])
+        what = f"{count:,} positions" if count else f"up to {self.pack.size:.3g} positions"
+        raise BadSpec(
+            f"{self.where}: its positions cannot fit a 64-bit state: {what} "
+            f"({self.pack.size:.3g} arrangements and orientations of its sets), "
+            "more than 2^64"
+        )
+
+    def _keys_fit(self) -> bool:
+        tag_bits = max(1, (len(self.turns) - 1).bit_length())
+        return self.pack.size < 1 << (64 - tag_bits)
+
+    def _all_turns(self) -> list[Turn]:
+        return list(self.definition.turns)
+
+    @functools.cached_property
+    def expected_total(self) -> int | None:  # type: ignore[override]
+        """The positions reached, when group theory says (distinct pieces: group.py)."""
+        return group.reachable(self.definition, [t.parts for t in self.turns])
+
+    # -- the moves ---------------------------------------------------------------------
+    @functools.cached_property
+    def tables(self) -> tables.MoveTables | tables.Computed:
+        """The moves (and their inverses, for the compiled undo) on whole arrays."""
+        rules = self.definition.illegal
+        if tables.tabled(self.pack, len(self.columns)):
+            return tables.tables(self.pack, self.columns, rules)
+        return tables.Computed(self.pack, tuple(self.columns), rules)
+
+    @functools.cached_property
+    def kernels(self) -> Kernels | None:  # type: ignore[override]
+        if not self.has_kernels:
+            return None
+        from pipeline.puzzles.twisty.moves import twisty_moves
+
+        tabs = self.tables
+        return twisty_moves(tabs, len(self.turns), self.inverse, self.groups)  # type: ignore[arg-type]
+
+    @property
+    def groups(self) -> np.ndarray:
+        """Each move's group when the search has all its base move's powers (two of them
+        in a row make one or none: engine/dense.py), else -1."""
+        bases = [m.name for m in self.definition.moves]
+        count = {b: sum(t.base == b for t in self.definition.turns) for b in bases}
+        mine = {b: sum(t.base == b for t in self.turns) for b in bases}
+        return np.array(
+            [bases.index(t.base) if mine[t.base] == count[t.base] else -1 for t in self.turns],
+            np.int64,
+        )
+
+    def expand(self, states: States) -> tuple[np.ndarray, States]:
+        return self.tables.expand(np.asarray(states, np.uint64), len(self.turns))
+
+    def depth_parity(self, state: int) -> int | None:
+        if self.graph is not Graph.BIPARTITE:
+            return None
+        out = 0
+        for i in self.parity_sets:
+            seq, _ = self.pack.sets[i].decode(self.pack.split(int(state))[i])
+            out ^= parity(seq) ^ self.pack.sets[i].parity
+        return out
+
+    # -- positions as parts, states and text -----------------------------------------------
+    def encode(self, parts: tuple[Part, ...]) -> int:
+        """The state of a position (labels as the file numbers them); BadPosition when
+        it cannot be reached."""
+        coords = []
+        for code, part, rules in zip(self.pack.sets, parts, self._rules(), strict=True):
+            seq = self._labels(code, part)
+            self._check_twists(code, seq, part)
+            self._check_rules(code, seq, rules)
+            coords.append(code.rank(seq) * code.twists + code.orient(seq, list(part.twist)))
+        return self.pack.join(coords)
+
+    def decode(self, state: int) -> tuple[Part, ...]:
+        out = []
+        for code, c in zip(self.pack.sets, self.pack.split(int(state)), strict=True):
+            seq, tw = code.decode(c)
+            out.append(Part(tuple(code.labels[v] for v in seq), tuple(tw)))
+        return tuple(out)
+
+    def _rules(self) -> list[list[tws.Illegal]]:
+        rules = self.definition.illegal
+        return [[r for r in rules if r.set == i] for i in range(len(self.pack.sets))]
+
+    @staticmethod
+    def _labels(code: SetCode, part: Part) -> list[int]:
+        name = code.piece_set.name
+        if sorted(part.perm) != sorted(
+            v for v, c in zip(code.labels, code.counts, strict=True) for _ in range(c)
+        ):
+            raise BadPosition(
+                f"set {name}: the pieces are not the solved state's (each label as many times)"
+            )
+        seq = [code.labels.index(v) for v in part.perm]
+        if code.even and parity(seq) != code.parity:
+            raise BadPosition(
+                f"set {name}: the pieces are in an odd arrangement of the solved one: "
+                "every move permutes them evenly, so no sequence of moves reaches it"
+            )
+        return seq
+
+    @staticmethod
+    def _check_twists(code: SetCode, seq: list[int], part: Part) -> None:
+        name = code.piece_set.name
+        for v, t in zip(seq, part.twist, strict=True):
+            if t == WILD and not code.wild[v]:
+                raise BadPosition(f"set {name}: ? for a piece whose orientation counts")
+        if code.implied:
+            total = sum(part.twist) % code.o
+            if total != code.total:
+                raise BadPosition(
+                    f"set {name}: the orientations sum to {total} (mod {code.o}); every "
+                    f"move keeps the sum, {code.total} when solved: no moves reach it"
+                )
+
+    @staticmethod
+    def _check_rules(code: SetCode, seq: list[int], rules: list[tws.Illegal]) -> None:
+        for rule in rules:
+            if code.labels[seq[rule.position]] in rule.labels:
+                raise BadPosition(
+                    f"set {code.piece_set.name}: piece {code.labels[seq[rule.position]]} "
+                    f"may not be at position {rule.position + 1} (Illegal)"
+                )
+
+    def check_state(self, state: int) -> int:
+        if isinstance(state, bool) or not isinstance(state, int) or not 0 <= state < self.pack.size:
+            raise BadPosition(
+                f"{state!r} is not a state of {self.name} (0 <= state < {self.pack.size})"
+            )
+        if self.encode(self.decode(state)) != state:  # a ? piece's digit not 0
+            raise BadPosition(f"state {state} is not a position of {self.name}")
+        return state
+
+    def parse(self, text: str) -> int:
+        """A state block, or the compact line (see the module docstring)."""
+        words = text.split()
+        if not words:
+            raise BadPosition("an empty position")
+        names = {s.name for s in self.definition.sets}
+        if (len(words) == 2 and words[0] == "CPOS") or (len(words) == 1 and words[0] not in names):
+            return self.encode(self._compact(words[-1]))
+        try:
+            parts = tws.parse_position(self.definition, text)
+        except tws.LineProblem as p:
+            at = f"line {p.line}: " if p.line else ""
+            hint = " (moves from solved? use --moves)" if self._looks_like_moves(text) else ""
+            raise BadPosition(f"not a position of {self.name}: {at}{p.message}{hint}") from None
+        return self.encode(parts)
+
+    def _looks_like_moves(self, text: str) -> bool:
+        words = re.split(r"[\s,]+", text.strip())
+        return all(w in self.by_name for w in words if w)
+
+    def _compact(self, word: str) -> tuple[Part, ...]:
+        at, out = 0, []
+        for code in self.pack.sets:
+            w, seq, tw = piece_width(code), [], []
+            for _ in range(code.n):
+                chunk = word[at : at + w]
+                if len(chunk) < w or any(c not in BASE62 for c in chunk):
+                    raise BadPosition(f"the compact line {word[:40]!r} is short or not base 62")
+                v = functools.reduce(lambda x, c: x * 62 + BASE62.index(c), chunk, 0)
+                if v >= code.k * code.o:
+                    raise BadPosition(f"the compact line holds {chunk!r}, out of range")
+                seq.append(code.labels[v // code.o])
+                tw.append(WILD if code.wild[v // code.o] else v % code.o)
+                at += w
+            out.append(Part(tuple(seq), tuple(tw)))
+        if at != len(word):
+            raise BadPosition(f"the compact line {word[:40]!r} is longer than a position")
+        return tuple(out)
+
+    def text(self, state: int) -> str:
+        """The compact line: twsearch's ``--compact`` (labels from 0; ? counts 0)."""
+        out = []
+        for code, part in zip(self.pack.sets, self.decode(state), strict=True):
+            w = piece_width(code)
+            for v, t in zip(part.perm, part.twist, strict=True):
+                x = code.labels.index(v) * code.o + max(t, 0)
+                out.append("".join(BASE62[x // 62**k % 62] for k in reversed(range(w))))
+        return "".join(out)
+
+    def block(self, state: int) -> str:
+        """The state block the definition format writes (set name, labels, orientations)."""
+        rows = []
+        for s, part in zip(self.definition.sets, self.decode(state), strict=True):
+            rows += [s.name, " ".join(map(str, part.perm))]
+            if s.twists > 1:
+                rows.append(" ".join("?" if t == WILD else str(t) for t in part.twist))
+        return "\n".join(rows)
+
+    def draw(self, state: int) -> str:
+        """A row a set: each position's piece, ``+k`` when twisted k times (? ignored)."""
+        parts = self.decode(state)
+        width = max(len(s.name) for s in self.definition.sets)
+        rows = []
+        for s, part in zip(self.definition.sets, parts, strict=True):
+            cells = [
+                f"{v}+{t}" if t > 0 else str(v) for v, t in zip(part.perm, part.twist, strict=True)
+            ]
+            cw = max(len(c) for c in cells)
+            rows.append(s.name.ljust(width) + "  " + " ".join(c.rjust(cw) for c in cells))
+        return "\n".join(rows)
+
+    # -- moves from solved, and the names of a walk's moves -----------------------------
+    def apply(self, state: int, turn: Turn) -> int:
+        """One move applied to one state (plain Python: no tables needed)."""
+        parts = tws.compose(self.definition.sets, self.decode(state), turn.parts)
+        return self.encode(_unwild(parts, self.decode(state)))
+
+    def from_moves(self, text: str) -> int:
+        """The position a sequence of moves (any power of any move) reaches from solved."""
+        state = self.solved
+        for word in re.split(r"[\s,]+", text.strip()):
+            if not word:
+                continue
+            turn = self.by_name.get(word)
+            if turn is None:
+                names = " ".join(t.name for t in self.turns[:12])
+                raise BadPosition(
+                    f"{word[:40]!r} is not a move of {self.name} (moves: {names} ...)"
+                )
+            state = self.apply(state, turn)
+        return state
+
+    def turn_between(self, a: int, b: int) -> str:
+        for turn in self.turns:
+            with contextlib.suppress(BadPosition):  # a move into an Illegal position
+                if self.apply(a, turn) == b:
+                    return turn.name
+        raise BadPosition("two positions of the line are not one move apart")
+
+    def notation(self, states: Sequence[int]) -> str:
+        return " ".join(self.turn_between(int(a), int(b)) for a, b in itertools.pairwise(states))
+
+    def describe(self) -> dict[str, object]:
+        """The manifest's record: ``sets`` and ``moves`` say what a state is (the cell
+        fields are :data:`CELLS`' placeholders: docs/DATA.md)."""
+        return {
+            **super().describe(),
+            "family": "twisty",
+            "definition": self.definition.name,
+            "sets": [_set_doc(c) for c in self.pack.sets],
+            "moves": [t.name for t in self.turns],
+            "states": self.pack.size,
+        }
+
+
+def _unwild(parts: tuple[Part, ...], before: tuple[Part, ...]) -> tuple[Part, ...]:
+    """Wild pieces stay wild after a move (compose adds twists to them)."""
+    out = []
+    for p, b in zip(parts, before, strict=True):
+        wild = {v for v, t in zip(b.perm, b.twist, strict=True) if t == WILD}
+        out.append(
+            Part(
+                p.perm,
+                tuple(WILD if v in wild else t for v, t in zip(p.perm, p.twist, strict=True)),
+            )
+        )
+    return tuple(out)
+
+
+def _set_doc(code: SetCode) -> dict[str, object]:
+    return {
+        "name": code.piece_set.name,
+        "pieces": code.n,
+        "orientations": code.o,
+        "labels": list(code.labels),
+        "counts": list(code.counts),
+        "wild": [code.labels[i] for i, w in enumerate(code.wild) if w],
+        "arrangements": code.arrangements,
+        "orientation_values": code.twists,
+        "even_only": code.even,
+        "last_orientation_implied": code.implied,
+    }
+
+
+def _inverse_parts(sets, parts: tuple[Part, ...]) -> tuple[Part, ...]:
+    out = []
+    for s, p in zip(sets, parts, strict=True):
+        perm = [0] * s.pieces
+        twist = [0] * s.pieces
+        for j, src in enumerate(p.perm):
+            perm[src] = j
+            twist[src] = (-p.twist[j]) % s.twists
+        out.append(Part(tuple(perm), tuple(twist)))
+    return tuple(out)
+
+
+def _columns(d: Definition, turns: tuple[Turn, ...]) -> tuple[list[tuple[Part, ...]], np.ndarray]:
+    """The moves the tables hold: the turns, then each inverse that is no turn; and
+    the column of each turn's inverse (the compiled undo)."""
+    columns = [t.parts for t in turns]
+    inverse = []
+    for t in turns:
+        inv = _inverse_parts(d.sets, t.parts)
+        if inv not in columns:
+            columns.append(inv)
+        inverse.append(columns.index(inv))
+    return columns, np.array(inverse, np.int64)
+
+
+def _graph(
+    d: Definition, turns: tuple[Turn, ...], inverse: np.ndarray
+) -> tuple[Graph, tuple[int, ...]]:
+    """Reversible when each move's inverse is a move; bipartite when moreover some sets
+    of distinct pieces have a parity sum every move flips (those sets)."""
+    if any(int(i) >= len(turns) for i in inverse):
+        return Graph.GENERAL, ()
+    distinct = [i for i, p in enumerate(d.solved) if len(set(p.perm)) == len(p.perm)]
+    odd = [{i for i in distinct if parity(t.parts[i].perm)} for t in turns]
+    for k in range(1, min(len(distinct), MAX_PARITY_SETS) + 1):
+        for chosen in itertools.combinations(distinct, k):
+            if all(len(o & set(chosen)) % 2 == 1 for o in odd):
+                return Graph.BIPARTITE, chosen
+    return Graph.REVERSIBLE, ()

@@ -1,0 +1,214 @@
+"""A twisty table in the DuckDB catalog: ``board``, ``drawing`` and ``state_of`` read
+its states, through look-up tables of each set's arrangements and orientations.
+
+A twisty state is ranks in mixed radix (pack.py), not cells: a set's coordinate
+is ``state // weight % size``, its arrangement ``coordinate // orientations`` and
+its orientation value ``coordinate % orientations``, plain arithmetic; turning an
+arrangement's rank back into pieces is a loop SQL has not, so the catalog holds
+each rank's pieces (``twisty_arrangements``) and each orientation value's twists
+(``twisty_orientations``), their rows bound as parameters, made from the registry's
+puzzle. ``board`` gives the compact line (``puzzledb show``'s ``position``),
+``drawing`` the rows ``puzzledb show`` prints, ``state_of`` reads a compact line
+(with or without ``CPOS``; not a state block). ``cells`` says in one line that the
+state is no cells. A table whose sets would need more than :data:`MAX_ROWS` rows
+gets macros that say so in one line.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from typing import Any
+
+import numpy as np
+
+from pipeline.puzzles.base import sql_str
+from pipeline.puzzles.spec.base import Spec
+from pipeline.puzzles.twisty import spec
+from pipeline.puzzles.twisty.board import BASE62, TwistyPuzzle, piece_width
+from pipeline.puzzles.twisty.pack import SetCode
+
+#: Look-up rows a table may add to the catalog (arrangements and orientation values).
+MAX_ROWS = 250_000
+DIGITS = sql_str(BASE62)
+TABLES = {
+    "twisty_sets": "puzzle VARCHAR, piece_set INTEGER, name VARCHAR",
+    "twisty_arrangements": "puzzle VARCHAR, piece_set INTEGER, arrangement UBIGINT, "
+    "pieces INTEGER[], labels INTEGER[]",
+    "twisty_orientations": "puzzle VARCHAR, piece_set INTEGER, orientation UBIGINT, "
+    "twists INTEGER[]",
+}
+
+
+def mine(m: Any) -> bool:
+    return m.puzzle.get("family") == "twisty" and isinstance(m.puzzle.get("spec"), str)
+
+
+@functools.lru_cache(maxsize=16)
+def puzzle_of(text: str, name: str) -> TwistyPuzzle:
+    """The puzzle a checked manifest records (its kept spec's text)."""
+    doc = tomllib.loads(text)
+    return spec.load(Spec(name, doc.get("title", name), "twisty", doc["twisty"], text, name))
+
+
+def _fits(p: TwistyPuzzle) -> bool:
+    return sum(c.arrangements + c.twists for c in p.pack.sets) <= MAX_ROWS
+
+
+def statements(found: list[Any]) -> list[Any]:
+    """The look-up tables, their rows bound; none when no twisty table is built (a
+    catalog without one keeps the tables it had)."""
+    rows: dict[str, list[list[Any]]] = {t: [] for t in TABLES}
+    for m in filter(mine, found):
+        for table, made in _rows(m.puzzle["spec"], m.table).items():
+            rows[table] += made
+    if not any(filter(mine, found)):
+        return []
+    out: list[Any] = []
+    for table, columns in TABLES.items():
+        out.append(f"CREATE OR REPLACE TABLE {table} ({columns})")
+        if rows[table]:
+            n = len(rows[table][0])
+            values = ", ".join(f"unnest(?::{_type(columns, i)}[])" for i in range(n))
+            lists = [list(c) for c in zip(*rows[table], strict=True)]
+            out.append((f"INSERT INTO {table} SELECT {values}", lists))
+    return out
+
+
+def _type(columns: str, i: int) -> str:
+    return columns.split(", ")[i].split(" ", 1)[1]
+
+
+@functools.lru_cache(maxsize=16)
+def _rows(text: str, table: str) -> dict[str, list[list[Any]]]:
+    """Table ``table``'s look-up rows (none when they do not fit), made once a process:
+    each catalog connection binds them (the 2x2x2 cube's 42,507 rows)."""
+    p = puzzle_of(text, table)
+    out: dict[str, list[list[Any]]] = {t: [] for t in TABLES}
+    if not _fits(p):
+        return out
+    for i, (s, code) in enumerate(zip(p.definition.sets, p.pack.sets, strict=True)):
+        out["twisty_sets"].append([table, i, s.name])
+        ranks = np.arange(code.arrangements, dtype=np.uint64)
+        seqs, _ = code.decode_many(ranks * np.uint64(code.twists))
+        labels = np.asarray(code.labels, np.int64)[seqs]
+        out["twisty_arrangements"] += [
+            [table, i, r, seq, lab]
+            for r, seq, lab in zip(
+                range(code.arrangements), seqs.tolist(), labels.tolist(), strict=True
+            )
+        ]
+        twists = code.twists_many(np.arange(code.twists, dtype=np.uint64)).tolist()
+        out["twisty_orientations"] += [[table, i, q, tw] for q, tw in enumerate(twists)]
+    return out
+
+
+def codec(m: Any) -> dict[str, str] | None:
+    """``board``, ``cells``, ``drawing`` and ``state_of`` for a twisty table (None: not one)."""
+    if not mine(m):
+        return None
+    t = sql_str(m.table)
+    p = puzzle_of(m.puzzle["spec"], m.table)
+    if not _fits(p):
+        why = (
+            f"{m.table}: its sets have too many arrangements for the catalog's look-up "
+            f"tables (over {MAX_ROWS:,} rows): puzzledb show reads its states"
+        )
+        return dict.fromkeys(("board", "cells", "drawing", "state_of"), f"error({sql_str(why)})")
+    no_cells = f"{m.table}: a twisty state is ranks, not cells: board(), drawing() read it"
+    return {
+        "board": _decoded(p, t, "state", _line(p)),
+        "cells": f"error({sql_str(no_cells)})",
+        "drawing": _decoded(p, t, "state", _draw(p)),
+        "state_of": _parse(p, t),
+    }
+
+
+def _decoded(p: TwistyPuzzle, t: str, state: str, made: str) -> str:
+    """``made`` (over the look-up rows a{i}, o{i} of each set) for the state's sets."""
+    joins, where = [], []
+    for i, (code, w) in enumerate(zip(p.pack.sets, p.pack.weights, strict=True)):
+        c = f"(({state})::HUGEINT // {w} % {code.size})"
+        joins += [f"twisty_arrangements a{i}", f"twisty_orientations o{i}", f"twisty_sets s{i}"]
+        where += [f"{x}.puzzle = {t} AND {x}.piece_set = {i}" for x in (f"a{i}", f"o{i}", f"s{i}")]
+        where += [
+            f"a{i}.arrangement = {c} // {code.twists}",
+            f"o{i}.orientation = {c} % {code.twists}",
+        ]
+    bad = sql_str(f"not a state of {p.name} (0 <= state < {p.pack.size})")
+    found = _select(made, joins, where)
+    return f"CASE WHEN ({state})::HUGEINT >= {p.pack.size} THEN error({bad}) ELSE {found} END"
+
+
+def _select(made: str, joins: list[str], where: list[str]) -> str:
+    return f"(SELECT {made} FROM {', '.join(joins)} WHERE {' AND '.join(where)})"
+
+
+def _wild(code: SetCode, piece: str) -> str:
+    """Whether label index ``piece`` is a ``?`` piece (SQL)."""
+    wild = [v for v, w in enumerate(code.wild) if w]
+    return f"list_contains({wild}, {piece})" if wild else "false"
+
+
+def _line(p: TwistyPuzzle) -> str:
+    """The compact line: each piece ``index * orientations + twist`` in base 62."""
+    out = []
+    for i, code in enumerate(p.pack.sets):
+        x = f"(p[1] * {code.o} + CASE WHEN {_wild(code, 'p[1]')} THEN 0 ELSE p[2] END)"
+        w = piece_width(code)
+        chars = " || ".join(
+            f"substr({DIGITS}, ({x} // {62**k} % 62)::INTEGER + 1, 1)" for k in reversed(range(w))
+        )
+        out.append(
+            f"array_to_string(list_transform(list_zip(a{i}.pieces, o{i}.twists), "
+            f"lambda p: {chars}), '')"
+        )
+    return " || ".join(out)
+
+
+def _draw(p: TwistyPuzzle) -> str:
+    """A row a set: its name, then each position's label, ``+k`` when twisted k times."""
+    width = max(len(s.name) for s in p.definition.sets)
+    rows = []
+    for i, code in enumerate(p.pack.sets):
+        cell = (
+            f"p[1]::VARCHAR || CASE WHEN {_wild(code, 'p[3]')} OR p[2] = 0 THEN '' "
+            f"ELSE '+' || p[2]::VARCHAR END"
+        )
+        cells = f"list_transform(list_zip(a{i}.labels, o{i}.twists, a{i}.pieces), lambda p: {cell})"
+        cw = f"list_max(list_transform({cells}, lambda c: length(c)))::INTEGER"
+        padded = f"list_transform({cells}, lambda c: lpad(c, {cw}, ' '))"
+        rows.append(f"rpad(s{i}.name, {width}, ' ') || '  ' || array_to_string({padded}, ' ')")
+    return " || chr(10) || ".join(rows)
+
+
+def _parse(p: TwistyPuzzle, t: str) -> str:
+    """``state_of``: a compact line (``CPOS`` first or not) as its state."""
+    txt = "regexp_replace(trim(txt), '^CPOS\\s+', '')"
+    joins, where, terms, at = [], [], [], 0
+    for i, (code, w) in enumerate(zip(p.pack.sets, p.pack.weights, strict=True)):
+        k = piece_width(code)
+        digit = " + ".join(
+            f"(instr({DIGITS}, substr(c, {d + 1}, 1)) - 1) * {62 ** (k - 1 - d)}" for d in range(k)
+        )
+        # No lambda reads the line itself: it may be a subquery (board(...) inside).
+        chunks = f"regexp_extract_all(substr({txt}, {at + 1}, {code.n * k}), '.{{{k}}}')"
+        xs = f"list_transform({chunks}, lambda c: {digit})"
+        pieces = f"list_transform({xs}, lambda x: x // {code.o})"
+        twists = (
+            f"list_transform({xs}, lambda x: CASE WHEN {_wild(code, f'x // {code.o}')} "
+            f"THEN 0 ELSE x % {code.o} END)"
+        )
+        joins += [f"twisty_arrangements a{i}", f"twisty_orientations o{i}"]
+        where += [
+            f"a{i}.puzzle = {t} AND a{i}.piece_set = {i} AND a{i}.pieces = {pieces}",
+            f"o{i}.puzzle = {t} AND o{i}.piece_set = {i} AND o{i}.twists = {twists}",
+        ]
+        terms.append(f"(a{i}.arrangement::HUGEINT * {code.twists} + o{i}.orientation) * {w}")
+        at += code.n * k
+    bad = sql_str(f"not a position of {p.name} (its compact line: {at} base-62 characters)")
+    found = _select(f"({' + '.join(terms)})::UBIGINT", joins, where)
+    return (
+        f"CASE WHEN length({txt}) != {at} THEN error({bad}) "
+        f"ELSE coalesce({found}, error({bad})) END"
+    )
