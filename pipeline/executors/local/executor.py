@@ -25,11 +25,12 @@ import numpy as np
 
 from pipeline.engine import budget
 from pipeline.engine.buffers import Pool
+from pipeline.engine.dense import RankSpace
 from pipeline.engine.level import SAMPLE, InMemory, read_all, sample
 from pipeline.engine.rows import Rows
 from pipeline.executors import closing
 from pipeline.executors.base import LevelJob, Lifecycle, Place, Sink, StepStats
-from pipeline.executors.local import lanes, spill
+from pipeline.executors.local import dense, lanes, spill
 from pipeline.storage import scratch
 
 
@@ -47,13 +48,17 @@ class LocalExecutor(Lifecycle):
     def __init__(self, spill: Path | None = None, pool: Pool | None = None) -> None:
         self.spill = spill
         self.pool = pool if pool is not None else Pool(0)
+        #: The marks of a puzzle with ranks, kept from level to level (dense.py).
+        self.space: RankSpace | None = None
 
     def bind(self, place: Place) -> Self:
         self.spill, self.pool = place.scratch, place.pool
+        self.space = None
         return super().bind(place)
 
     def close(self) -> None:
-        """Remove the spill files."""
+        """Remove the spill files; let the marks go."""
+        self.space = None
         if self.spill is not None:
             shutil.rmtree(self.spill, ignore_errors=True)
 
@@ -69,6 +74,8 @@ class LocalExecutor(Lifecycle):
         stats = StepStats()
         if n == 0:
             return stats
+        if self._marking(job, rows):
+            return dense.run(job, rows, sink, stats, self.space)  # type: ignore[arg-type]
         clock = time.perf_counter()
         if n <= SAMPLE:  # the sample is the whole frontier: its moves are reused
             moves = rows.make(*sample(job.frontier, SAMPLE, *rows.want))
@@ -80,12 +87,24 @@ class LocalExecutor(Lifecycle):
         stats.buckets = k
         stats.expand += time.perf_counter() - clock
         if rows.kernels is not None:
+            self.space = None  # its memory back to the level step
             return lanes.run(job, rows, sink, k, moves, branching, stats, self.pool, self.spill)
         if k == 1:  # a frontier no larger than the sample: its moves are made
             return _whole(job, rows, sink, stats, moves if n <= SAMPLE else None)
         if k <= spill.REEXPAND_ROWS:
             return spill.reexpand(job, rows, sink, rows.cuts(moves, k), branching, stats)
         return spill.spill(job, rows, sink, rows.cuts(moves, k), branching, stats, self.spill)
+
+    def _marking(self, job: LevelJob, rows: Rows) -> bool:
+        """Whether the level goes through the marks of the puzzle's ranks (dense.py),
+        which it then has (the build decides whether the puzzle's kernels rank their
+        states: Builder._ranked)."""
+        ranks = None if rows.counted or rows.kernels is None else rows.kernels.ranks
+        if ranks is None or not dense.fits(ranks, job):
+            return False
+        if self.space is None or self.space.ranks is not ranks:
+            self.space = RankSpace(ranks)
+        return True
 
 
 def _made(job: LevelJob, rows: Rows) -> np.ndarray:
