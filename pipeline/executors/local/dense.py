@@ -15,8 +15,9 @@ two passes:
    the build need not keep the level (``StepStats.holds``).
 
 ``seen`` holds every level made since the step last started it afresh, which
-for every graph kind excludes what :func:`core.excluded_depths` asks (a
-level's moves land in no other finished level) and no more. A step whose
+for every graph kind excludes what :func:`core.excluded_depths` asks and no
+more: a level's moves land in no other finished level (the promise of the
+graph kind, which verify checks). A step whose
 frontier is not the level the space holds (a resumed build, a level made by
 another path) marks the frontier and the excluded levels anew and expands
 the frontier as given, leaving out each state's move to its parent.
@@ -90,8 +91,10 @@ def _frontier(space: RankSpace, job: LevelJob, rows: Rows) -> Iterator[Chunk]:
         space.clean = True
     if space.through == job.frontier.depth:
         states, back = space.level
+        skip = rows.want[0]  # a layered graph has no moves back: its tags skip nothing
         return (
-            (states[i : i + CHUNK], None, back[i : i + CHUNK]) for i in range(0, len(states), CHUNK)
+            (states[i : i + CHUNK], None, back[i : i + CHUNK] if skip else None)
+            for i in range(0, len(states), CHUNK)
         )
     space.forget()
     ranks = space.ranks
