@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -33,8 +34,6 @@ from pipeline.build.held import Held, Output, Pending
 from pipeline.engine import rows
 from pipeline.engine.budget import Budget, LevelPlan, give_back_freed_memory, rss, size_of
 from pipeline.engine.core import Graph, Level, excluded_depths
-from pipeline.engine.dense import RankSpace
-from pipeline.engine.packed import Ranks
 from pipeline.engine.reference import roots_level
 from pipeline.engine.rows import MoveRules
 from pipeline.errors import CannotWrite, DiskFull, PuzzleDBError, TooBig
@@ -47,6 +46,9 @@ from pipeline.storage.manifest import LevelEntry, Manifest
 from pipeline.storage.reader import LevelFiles
 from pipeline.storage.staging import Progress, build_lock, check_disk, publish
 from pipeline.storage.writer import LevelWriter, write_json_atomic
+
+if TYPE_CHECKING:
+    from pipeline.engine.packed import Ranks
 
 #: Levels whose files may still be being written while the next one is computed.
 WRITE_LAG = 2
@@ -412,6 +414,8 @@ class Builder:
         counts; decided once a build): their marks, kept for the build, are taken
         from the work when it affords them (engine/dense.py)."""
         if self.ranked is None:
+            from pipeline.engine.dense import RankSpace  # numba: loaded with the kernels
+
             nbytes = RankSpace.nbytes_for(ranks)
             self.ranked = not self.counts and self.budget.affords(nbytes)
             if self.ranked:

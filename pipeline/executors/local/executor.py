@@ -19,19 +19,21 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
 from pipeline.engine import budget
 from pipeline.engine.buffers import Pool
-from pipeline.engine.dense import RankSpace
 from pipeline.engine.level import SAMPLE, InMemory, read_all, sample
 from pipeline.engine.rows import Rows
 from pipeline.executors import closing
 from pipeline.executors.base import LevelJob, Lifecycle, Place, Sink, StepStats
-from pipeline.executors.local import dense, lanes, spill
+from pipeline.executors.local import lanes, spill
 from pipeline.storage import scratch
+
+if TYPE_CHECKING:
+    from pipeline.engine.dense import RankSpace
 
 
 class LocalExecutor(Lifecycle):
@@ -75,6 +77,8 @@ class LocalExecutor(Lifecycle):
         if n == 0:
             return stats
         if self._marking(job, rows):
+            from pipeline.executors.local import dense  # numba: loaded with the kernels
+
             return dense.run(job, rows, sink, stats, self.space)  # type: ignore[arg-type]
         clock = time.perf_counter()
         if n <= SAMPLE:  # the sample is the whole frontier: its moves are reused
@@ -100,10 +104,14 @@ class LocalExecutor(Lifecycle):
         which it then has (the build decides whether the puzzle's kernels rank their
         states: Builder._ranked)."""
         ranks = None if rows.counted or rows.kernels is None else rows.kernels.ranks
-        if ranks is None or not dense.fits(ranks, job):
+        if ranks is None:
+            return False
+        from pipeline.executors.local import dense  # numba: loaded with the kernels
+
+        if not dense.fits(ranks, job):
             return False
         if self.space is None or self.space.ranks is not ranks:
-            self.space = RankSpace(ranks)
+            self.space = dense.RankSpace(ranks)
         return True
 
 
