@@ -101,6 +101,8 @@ def _step_levels(name: str, graph: Graph, fresh: bool) -> tuple[list[Level], lis
             Graph.GENERAL: done,
         }[graph]
         if executor is None or fresh:
+            if executor is not None:
+                executor.close()
             executor = LocalExecutor(Path("/nonexistent"), Pool(1 << 30))
         runs: list[tuple[np.ndarray, np.ndarray]] = []
         stats = executor.run_level(
@@ -112,6 +114,8 @@ def _step_levels(name: str, graph: Graph, fresh: bool) -> tuple[list[Level], lis
         parents = np.concatenate([r[1] for r in runs]) if runs else np.empty(0, np.uint64)
         got.append(Level(d + 1, states, parents))
         done.append(InMemory(d + 1, states, parents))
+    if executor is not None:
+        executor.close()
     return got, want
 
 

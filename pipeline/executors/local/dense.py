@@ -61,20 +61,27 @@ def fits(ranks: Ranks, job: LevelJob) -> bool:
     return len(job.frontier) * (4 * ranks.most + 18) + job.held <= job.work
 
 
-def run(job: LevelJob, rows: Rows, sink: Sink, stats: StepStats, space: RankSpace) -> StepStats:
-    """The level after ``job.frontier`` through ``space`` (see the module docstring)."""
+def run(
+    job: LevelJob,
+    rows: Rows,
+    sink: Sink,
+    stats: StepStats,
+    space: RankSpace,
+    pool: ThreadPoolExecutor,
+) -> StepStats:
+    """The level after ``job.frontier`` through ``space``, on ``pool``'s two threads (kept
+    for the build, so are their buffers: see the module docstring)."""
     clock = time.perf_counter()
     chunks = _frontier(space, job, rows)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        keys, offsets, starts = _expand(pool, chunks, space, len(job.frontier))
-        stats.pairs = int(starts[:, -2].sum())
-        stats.buckets = 1
-        stats.expand += time.perf_counter() - clock
-        clock = time.perf_counter()
-        space.clean = False
-        space.through = None
-        made = _scan(pool, space, keys, offsets, starts, sink)
-        space.clean = True
+    keys, offsets, starts = _expand(pool, chunks, space, len(job.frontier))
+    stats.pairs = int(starts[:, -2].sum())
+    stats.buckets = 1
+    stats.expand += time.perf_counter() - clock
+    clock = time.perf_counter()
+    space.clean = False
+    space.through = None
+    made = _scan(pool, space, keys, offsets, starts, sink)
+    space.clean = True
     space.hold(made)
     space.through = job.frontier.depth + 1
     stats.holds = True

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -50,17 +51,26 @@ class LocalExecutor(Lifecycle):
     def __init__(self, spill: Path | None = None, pool: Pool | None = None) -> None:
         self.spill = spill
         self.pool = pool if pool is not None else Pool(0)
-        #: The marks of a puzzle with ranks, kept from level to level (dense.py).
+        #: The marks of a puzzle with ranks, and the two threads of the marks step,
+        #: kept from level to level (dense.py).
         self.space: RankSpace | None = None
+        self.threads: ThreadPoolExecutor | None = None
 
     def bind(self, place: Place) -> Self:
         self.spill, self.pool = place.scratch, place.pool
-        self.space = None
+        self._let_go()
         return super().bind(place)
+
+    def _let_go(self) -> None:
+        """Let the marks and their threads go."""
+        self.space = None
+        if self.threads is not None:
+            self.threads.shutdown()
+            self.threads = None
 
     def close(self) -> None:
         """Remove the spill files; let the marks go."""
-        self.space = None
+        self._let_go()
         if self.spill is not None:
             shutil.rmtree(self.spill, ignore_errors=True)
 
@@ -79,7 +89,7 @@ class LocalExecutor(Lifecycle):
         if self._marking(job, rows):
             from pipeline.executors.local import dense  # numba: loaded with the kernels
 
-            return dense.run(job, rows, sink, stats, self.space)  # type: ignore[arg-type]
+            return dense.run(job, rows, sink, stats, self.space, self.threads)  # type: ignore[arg-type]
         clock = time.perf_counter()
         if n <= SAMPLE:  # the sample is the whole frontier: its moves are reused
             moves = rows.make(*sample(job.frontier, SAMPLE, *rows.want))
@@ -91,7 +101,7 @@ class LocalExecutor(Lifecycle):
         stats.buckets = k
         stats.expand += time.perf_counter() - clock
         if rows.kernels is not None:
-            self.space = None  # its memory back to the level step
+            self._let_go()  # the marks' memory back to the level step
             return lanes.run(job, rows, sink, k, moves, branching, stats, self.pool, self.spill)
         if k == 1:  # a frontier no larger than the sample: its moves are made
             return _whole(job, rows, sink, stats, moves if n <= SAMPLE else None)
@@ -112,6 +122,8 @@ class LocalExecutor(Lifecycle):
             return False
         if self.space is None or self.space.ranks is not ranks:
             self.space = dense.RankSpace(ranks)
+        if self.threads is None:
+            self.threads = ThreadPoolExecutor(max_workers=2)
         return True
 
 
