@@ -125,10 +125,9 @@ def _expand(
     def expand(chunk: Chunk) -> tuple[int, np.ndarray]:
         states, parents, back = chunk
         n = max(CHUNK, len(states))
-        if getattr(_local, "size", 0) < n:
+        if len(getattr(_local, "keys", _NO_BACK)) < n * ranks.most:
             _local.keys = np.empty(n * ranks.most, np.uint32)
             _local.scratch = np.empty(3 * n, np.uint64)
-            _local.size = n
         skip = _NONE if parents is None else parents
         back = _NO_BACK if back is None else back
         m = ranks.keys(states, skip, back, _local.keys, _local.scratch, ranks.args)
