@@ -412,9 +412,9 @@ class Builder:
     def _ranked(self, ranks: Ranks) -> bool:
         """Whether the level steps mark moves over the puzzle's ranks (not with path
         counts; decided once a build): their marks, kept for the build, are taken
-        from the work when it affords them (engine/dense.py)."""
+        from the work when it affords them (engine/marks.py)."""
         if self.ranked is None:
-            from pipeline.engine.dense import RankSpace  # numba: loaded with the kernels
+            from pipeline.engine.marks import RankSpace  # numba: loaded with the kernels
 
             nbytes = RankSpace.nbytes_for(ranks)
             self.ranked = not self.counts and self.budget.affords(nbytes)

@@ -30,7 +30,7 @@ PAIR_BYTES = 56
 #: the rows it resolves to (a child and a parent, 16 a child: a few keys make one
 #: child, and the buffer the sort left free takes some), with room to spare.
 KEY_BYTES = 20
-#: The same for a move of the marks step (executors/local/dense.py): its 4-byte key
+#: The same for a move of the marks step (executors/local/marks.py): its 4-byte key
 #: (with the moves back to a parent, left in as blanks, about 6 bytes a move) and its
 #: row's share of the runs waiting for the sink.
 RANKED_KEY_BYTES = 8

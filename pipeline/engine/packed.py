@@ -22,7 +22,7 @@ A puzzle whose states number densely may also supply :class:`Ranks`: a rank
 that keeps the order of states, onto ``0 .. size - 1``. The local executor
 then marks each move's tag at its child's rank in an array (a few bits a
 rank) and reads the level back in order with :func:`scan_core`: no sort at
-all (executors/local/dense.py).
+all (executors/local/marks.py).
 
 Like reference.py it knows no puzzle: the kernels come with the puzzle.
 """

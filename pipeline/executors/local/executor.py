@@ -34,7 +34,7 @@ from pipeline.executors.local import lanes, spill
 from pipeline.storage import scratch
 
 if TYPE_CHECKING:
-    from pipeline.engine.dense import RankSpace
+    from pipeline.engine.marks import RankSpace
 
 
 class LocalExecutor(Lifecycle):
@@ -52,7 +52,7 @@ class LocalExecutor(Lifecycle):
         self.spill = spill
         self.pool = pool if pool is not None else Pool(0)
         #: The marks of a puzzle with ranks, and the two threads of the marks step,
-        #: kept from level to level (dense.py).
+        #: kept from level to level (marks.py).
         self.space: RankSpace | None = None
         self.threads: ThreadPoolExecutor | None = None
 
@@ -87,9 +87,9 @@ class LocalExecutor(Lifecycle):
         if n == 0:
             return stats
         if self._marking(job, rows):
-            from pipeline.executors.local import dense  # numba: loaded with the kernels
+            from pipeline.executors.local import marks  # numba: loaded with the kernels
 
-            return dense.run(job, rows, sink, stats, self.space, self.threads)  # type: ignore[arg-type]
+            return marks.run(job, rows, sink, stats, self.space, self.threads)  # type: ignore[arg-type]
         clock = time.perf_counter()
         if n <= SAMPLE:  # the sample is the whole frontier: its moves are reused
             moves = rows.make(*sample(job.frontier, SAMPLE, *rows.want))
@@ -110,18 +110,18 @@ class LocalExecutor(Lifecycle):
         return spill.spill(job, rows, sink, rows.cuts(moves, k), branching, stats, self.spill)
 
     def _marking(self, job: LevelJob, rows: Rows) -> bool:
-        """Whether the level goes through the marks of the puzzle's ranks (dense.py),
+        """Whether the level goes through the marks of the puzzle's ranks (marks.py),
         which it then has (the build decides whether the puzzle's kernels rank their
         states: Builder._ranked)."""
         ranks = None if rows.counted or rows.kernels is None else rows.kernels.ranks
         if ranks is None:
             return False
-        from pipeline.executors.local import dense  # numba: loaded with the kernels
+        from pipeline.executors.local import marks  # numba: loaded with the kernels
 
-        if not dense.fits(ranks, job):
+        if not marks.fits(ranks, job):
             return False
         if self.space is None or self.space.ranks is not ranks:
-            self.space = dense.RankSpace(ranks)
+            self.space = marks.RankSpace(ranks)
         if self.threads is None:
             self.threads = ThreadPoolExecutor(max_workers=2)
         return True

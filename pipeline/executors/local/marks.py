@@ -1,4 +1,4 @@
-"""The level step over a dense rank, on two threads: marks, not a sort (engine/dense.py).
+"""The level step over a dense rank, on two threads: marks, not a sort (engine/marks.py).
 
 For a puzzle whose kernels rank its states (``Kernels.ranks``) in a build that
 affords the marks (the build decides: ``Builder._ranked``), a level is made in
@@ -33,10 +33,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-from pipeline.engine import dense
+from pipeline.engine import marks as engine_marks
 from pipeline.engine.core import States
-from pipeline.engine.dense import RankSpace
 from pipeline.engine.level import Chunk
+from pipeline.engine.marks import RankSpace
 from pipeline.engine.packed import Ranks
 from pipeline.engine.rows import Rows
 from pipeline.executors.base import LevelJob, Sink, StepStats
@@ -137,7 +137,7 @@ def _expand(
             if fill[0] > len(buffer):
                 raise AssertionError("more keys than the frontier's states allow")
         starts = np.empty(space.ranges + 2, np.int64)
-        dense.group(_local.keys, m, buffer[at : at + m], starts, np.uint32(space.shift))
+        engine_marks.group(_local.keys, m, buffer[at : at + m], starts, np.uint32(space.shift))
         return at, starts
 
     done = list(pool.map(expand, chunks))
@@ -185,7 +185,7 @@ def _scan(
     def task(batch: tuple[int, int]) -> tuple[States, States, np.ndarray, tuple]:
         g0, g1 = batch
         out = free.get()
-        dense.mark(keys, offsets, starts, g0, g1, space.marks)
+        engine_marks.mark(keys, offsets, starts, g0, g1, space.marks)
         w0, w1 = space.words(g0, g1)
         m = ranks.scan(space.marks, space.seen, w0, w1, *out, ranks.args)
         return out[0][:m], out[1][:m], out[2][:m], out

@@ -1,4 +1,4 @@
-"""The marks step (a level over a dense rank: engine/dense.py, executors/local/dense.py).
+"""The marks step (a level over a dense rank: engine/marks.py, executors/local/marks.py).
 
 The sliding tiles of up to 12 cells rank their states (puzzles/tiles/moves.py):
 the rank numbers every arrangement, in the order of the states, and the step
@@ -23,8 +23,8 @@ from pipeline.engine import rows as row_rules
 from pipeline.engine.budget import Budget
 from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Graph, Level
-from pipeline.engine.dense import RankSpace
 from pipeline.engine.level import InMemory
+from pipeline.engine.marks import RankSpace
 from pipeline.engine.rows import MoveRules
 from pipeline.executors.base import LevelJob
 from pipeline.executors.local.executor import LocalExecutor
