@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-paths bench-serve bench-twisty test-spark-full bench-spark test-hostile test-newcomer clean distclean help
+.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-paths bench-peer bench-serve bench-twisty test-spark-full bench-spark test-hostile test-newcomer clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -46,6 +46,8 @@ help:
 	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
 	@echo "make bench-solve4  a 4x4 solve as a command vs importing pipeline (needs 4x4-pdb in DATA)"
 	@echo "make bench-pairs OLD=<rev>  interleaved builds of commit OLD and this tree (ROUNDS=5)"
+	@echo "make bench-peer PEER=<binary>  3x4 and 2x6 against a C++ breadth-first search built outside"
+	@echo "                the repository (PEER_ROUNDS=3): CPU, wall, memory, ratios, counts compared"
 	@echo "make bench-paths  2x5 and english33 plain and with --paths (PATHS_ROUNDS=3; OLD=<rev> adds"
 	@echo "                that commit's --paths builds): medians and ratios"
 	@echo "make bench-serve the explorer: page times cold and warm, server memory, a load test"
@@ -205,6 +207,17 @@ ROUNDS ?= 5
 bench-pairs: $(STAMP)
 	@test -n "$(OLD)" || { echo "make bench-pairs: give OLD=<commit>"; exit 1; }
 	$(BIN)/python -m benchmarks.pairs $(OLD) --rounds $(ROUNDS)
+
+# Our builds of 3x4 and 2x6 against lightln2's PuzzleSearch (C++, one thread, counts
+# only; MIT), built outside the repository; interleaved rounds (benchmarks/peer.py).
+PEER_ROUNDS ?= 3
+bench-peer: $(STAMP)
+	@test -n "$(PEER)" || { echo "make bench-peer: give PEER=<the peer's binary>. Build it outside this"; \
+		echo "  repository from lightln2/PuzzleSearch (github.com/lightln2/PuzzleSearch, MIT): its"; \
+		echo "  InMemoryFrontierSearch with SlidingTilePuzzleSimple and a driver that prints"; \
+		echo "  'depth count' lines and 'total N' for 'peer_bfs WIDTH HEIGHT frontier'; where a"; \
+		echo "  ready folder with its build.sh is at hand: make bench-peer PEER=\$$(path/to/build.sh)"; exit 1; }
+	$(BIN)/python -m benchmarks.peer $(PEER) --rounds $(PEER_ROUNDS)
 
 # What --paths costs: plain and --paths builds of 2x5 and english33, interleaved
 # (about 10 minutes at PATHS_ROUNDS=3; OLD=<rev> also times that commit's --paths).

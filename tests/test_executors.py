@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.build import loop as build
+from pipeline.engine import rows as row_rules
 from pipeline.engine.buffers import Pool
 from pipeline.errors import PuzzleDBError
 from pipeline.executors.base import Place
@@ -48,6 +49,22 @@ def test_every_executor_of_the_registry_builds_the_same_files(
     assert max(lv.stats.get("buckets", 1) for lv in m.levels) > 1  # cut, so spilled
     assert _shas(tmp_path / "3x3") == _shas(data / "3x3")
     assert not (tmp_path / ".staging" / "3x3").exists()  # its scratch gone with the build
+
+
+@pytest.mark.parametrize("name", ["3x3", "2x5"])
+def test_the_local_executor_s_marks_step_builds_the_files_of_the_sequential_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    # Sliding tiles rank their states: the local executor marks their moves at their
+    # ranks instead of sorting them (executors/local/marks.py), from the first level
+    # once the packed kernels serve every level. Its files are the plain step's.
+    monkeypatch.setattr(row_rules, "PACKED_MIN", 0)
+    marked = build.build(puzzles.get(name), tmp_path / "marks", executor=LocalExecutor())
+    plain = build.build(puzzles.get(name), tmp_path / "plain", executor=SequentialExecutor(3))
+    # The marks step held each level it made: the build kept only the first one.
+    assert [lv.depth for lv in marked.levels if lv.stats.get("kept")] == [1]
+    assert marked.total == plain.total == {"3x3": 181_440, "2x5": 1_814_400}[name]
+    assert _shas(tmp_path / "marks" / name) == _shas(tmp_path / "plain" / name)
 
 
 def test_an_unknown_executor_is_refused() -> None:

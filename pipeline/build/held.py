@@ -11,7 +11,7 @@ level is recorded as done (progress.json) only when all its files are.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -20,7 +20,7 @@ import numpy as np
 from pipeline.engine.budget import STATE_BYTES, LevelPlan
 from pipeline.engine.buffers import Columns, Pool, owner
 from pipeline.engine.core import Graph, Level, States, excluded_depths
-from pipeline.engine.level import InMemory, LevelSource, read_all
+from pipeline.engine.level import Chunk, InMemory, LevelSource, read_all
 from pipeline.storage import scratch
 from pipeline.storage.format import FILE_ROWS
 from pipeline.storage.manifest import FileEntry
@@ -136,6 +136,29 @@ class Output:
         return cols
 
 
+class Unwritten:
+    """A level the executor holds itself (``StepStats.holds``), named for its next step:
+    its files, perhaps still being written, are read only if the executor asks
+    (``files`` waits for them)."""
+
+    def __init__(self, depth: int, rows: int, files: Callable[[], LevelSource]) -> None:
+        self.depth = depth
+        self.rows = rows
+        self._files = files
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def chunks(self, rows: int, parents: bool = False, counts: bool = False) -> Iterator[Chunk]:
+        return self._files().chunks(rows, parents, counts)
+
+    def between(self, lo: int, hi: int) -> States:
+        return self._files().between(lo, hi)
+
+    def path_counts(self) -> States:
+        return self._files().path_counts()
+
+
 class Pending:
     """Levels computed but not yet all written, oldest first."""
 
@@ -223,11 +246,15 @@ class Held:
         self.levels[level.depth] = InMemory(level.depth, level.states, level.parents, level.counts)
         self._add_seen([level.states])
 
-    def output(self, writer: LevelWriter, plan: LevelPlan, packed: bool, counts: bool) -> Output:
+    def output(
+        self, writer: LevelWriter, plan: LevelPlan, packed: bool, counts: bool, elsewhere: bool
+    ) -> Output:
+        """Where the step's rows go: ``elsewhere``, the executor holds the level itself
+        (the rows only copied into part buffers for the writer)."""
         columns = None
-        if plan.keep and packed:
+        if plan.keep and packed and not elsewhere:
             columns = Columns(self.pool, 3 if counts else 2, int(plan.guess * 1.15))
-        collect = (plan.keep and not packed) or self.graph is Graph.GENERAL
+        collect = (plan.keep and not packed and not elsewhere) or self.graph is Graph.GENERAL
         parts = self.pool if packed and columns is None and not collect else None
         raw = None
         if parts is not None and counts:
@@ -235,12 +262,22 @@ class Held:
             self._raw[writer.depth] = path
         return Output(writer, columns, collect, parts, raw)
 
-    def finish(self, depth: int, out: Output, cols: list[States | None], keep: bool) -> None:
-        """Hold a new level: its columns if kept (parents only to skip moves back)."""
+    def finish(
+        self,
+        depth: int,
+        out: Output,
+        cols: list[States | None],
+        keep: bool,
+        files: Callable[[], LevelSource] | None = None,
+    ) -> None:
+        """Hold a new level: its columns if kept (parents only to skip moves back), or
+        (``files``: the executor holds it) a name that reads its files if asked."""
         if out.columns is not None:
             self._owned[depth] = out.columns.owned
         self._add_seen([cols[0]] if cols[0] is not None else out.state_runs)
-        if keep:
+        if files is not None:
+            self.levels[depth] = Unwritten(depth, out.writer.rows, files)
+        elif keep:
             if not self.parents:
                 cols[1] = None  # parents serve only to skip the move back
             self.levels[depth] = InMemory(depth, *cols)  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ import stat
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +49,7 @@ from pipeline.storage.writer import LevelWriter, write_json_atomic
 
 if TYPE_CHECKING:
     from pipeline.engine.dense import Dense
+    from pipeline.engine.packed import Ranks
 
 #: Warnings for whoever runs the build (the CLI prints them as `puzzledb: warning: ...`).
 log = logging.getLogger(__name__)
@@ -224,6 +225,10 @@ class Builder:
         #: The level whose step loaded the compiled moves (numba's compile or its
         #: cache): too slow a level to measure the build's pace by.
         self.warm_up: int | None = None
+        #: Whether the level steps mark moves over the puzzle's ranks (None: not decided).
+        self.ranked: bool | None = None
+        #: Whether the executor holds the last level it made (StepStats.holds).
+        self.holds = False
         #: A puzzle's own columns (symmetric peg tables: class_size), or None.
         of = puzzle.extra_columns
         self.extra = (puzzle.extra_fields, of) if of is not None else None  # type: ignore[attr-defined]
@@ -343,7 +348,10 @@ class Builder:
         rules = self._rules(size)
         held = self.held.bytes() + self.pending.bytes(self.held)
         packed = rules.packed is not None
-        plan = self.budget.plan(size, growth, per_state, held, packed, self.counts)
+        ranked = packed and rules.packed.ranks is not None  # type: ignore[union-attr]
+        plan = self.budget.plan(size, growth, per_state, held, packed, self.counts, ranked)
+        # The executor held the last level it made: it will hold this one too, likely.
+        elsewhere = self.holds
         self.held.pool.trim(plan.spare)
         frontier = self.held.get(depth)
         last_bytes = sum(f.bytes for f in self.progress.files_at(depth)) or size * 6
@@ -351,15 +359,16 @@ class Builder:
         started = time.perf_counter()
         writer = LevelWriter(
             self.staging, depth + 1, self.metadata, self.pending.submit,
-            pending=None if plan.keep else 2, extra=self.extra,
+            pending=None if plan.keep and not elsewhere else 2, extra=self.extra,
         )  # fmt: skip
-        out = self.held.output(writer, plan, packed, self.counts)
+        out = self.held.output(writer, plan, packed, self.counts, elsewhere)
         excluded = self.held.excluded(depth)
         table = self._table(depth, out)
         job = LevelJob(frontier, excluded, rules, plan.work, plan.held, table=table)
         stats = executor.run_level(job, out.sink)
         del frontier, excluded, job
-        return self._finish(depth + 1, out, plan, stats, started), stats
+        self.holds = stats.holds
+        return self._finish(depth + 1, out, plan, stats, started, elsewhere), stats
 
     def _table(self, depth: int, out: Output) -> Destination:
         """The table level ``depth + 1`` goes to, for an executor that writes its files."""
@@ -385,10 +394,17 @@ class Builder:
         return LevelFiles(self.staging, depth, self.progress.files_at(depth))
 
     def _finish(
-        self, depth: int, out: Output, plan: LevelPlan, stats: StepStats, started: float
+        self,
+        depth: int,
+        out: Output,
+        plan: LevelPlan,
+        stats: StepStats,
+        started: float,
+        elsewhere: bool = False,
     ) -> int:
         """Hand a new level to the writers, or record the files an executor wrote;
-        hold it for the next step. Its rows (0: the level is empty)."""
+        hold it for the next step (``elsewhere``: the executor holds it, the build
+        names it). Its rows (0: the level is empty)."""
         if out.written is not None:
             return self._written(depth, out, stats, started)
         cols = out.close(whole=plan.keep)
@@ -397,11 +413,17 @@ class Builder:
             for f in writer.close():
                 (self.staging / f["name"]).unlink()
             return 0
-        self.pending.add(depth, writer, started, self._stats(stats, plan.keep))
-        self.held.finish(depth, out, cols, plan.keep)
-        self.pending.settle(WRITE_LAG if plan.keep else 0)
+        self.pending.add(depth, writer, started, self._stats(stats, plan.keep and not elsewhere))
+        files = (lambda: self._written_files(depth)) if elsewhere else None
+        self.held.finish(depth, out, cols, plan.keep, files)
+        self.pending.settle(WRITE_LAG if plan.keep or elsewhere else 0)
         self.held.release(depth, self.pending)
         return writer.rows
+
+    def _written_files(self, depth: int) -> LevelFiles:
+        """Level ``depth`` as files, once every level's files are written."""
+        self.pending.settle(0)
+        return self._files(depth)
 
     def _written(self, depth: int, out: Output, stats: StepStats, started: float) -> int:
         """A level whose files the executor wrote: recorded at once (every part exists)."""
@@ -463,8 +485,23 @@ class Builder:
             self.budget.charge(rss() - before)
             if self.counts and kernels.weigher is None:
                 kernels = None  # they cannot carry path counts
+            elif kernels.ranks is not None and not self._ranked(kernels.ranks):
+                kernels = replace(kernels, ranks=None)  # the moves sorted, not marked
         skip_back = p.graph is not Graph.LAYERED
         return MoveRules(p.expand, kernels, p.expand_free, self.counts, skip_back)
+
+    def _ranked(self, ranks: Ranks) -> bool:
+        """Whether the level steps mark moves over the puzzle's ranks (not with path
+        counts; decided once a build): their marks, kept for the build, are taken
+        from the work when it affords them (engine/marks.py)."""
+        if self.ranked is None:
+            from pipeline.engine.marks import RankSpace  # numba: loaded with the kernels
+
+            nbytes = RankSpace.nbytes_for(ranks)
+            self.ranked = not self.counts and self.budget.affords(nbytes)
+            if self.ranked:
+                self.budget.charge(nbytes)
+        return self.ranked
 
     def _stats(self, stats: StepStats, kept: bool) -> dict[str, float | int | bool]:
         out: dict[str, float | int | bool] = {}

@@ -30,6 +30,12 @@ PAIR_BYTES = 56
 #: the rows it resolves to (a child and a parent, 16 a child: a few keys make one
 #: child, and the buffer the sort left free takes some), with room to spare.
 KEY_BYTES = 20
+#: The same for a move of the marks step (executors/local/marks.py): its 4-byte key
+#: (with the moves back to a parent, left in as blanks, about 6 bytes a move) and its
+#: row's share of the runs waiting for the sink.
+RANKED_KEY_BYTES = 8
+#: The most of the work the marks of a rank space may take (they stay for the build).
+RANKED_SHARE = 4
 #: Extra bytes a row carries with path counts (its parent's count, and the child's).
 COUNT_BYTES = 24
 #: Extra bytes a packed key carries with path counts: its parent's count, and again in the
@@ -103,8 +109,10 @@ def give_back_freed_memory() -> None:
         libc.mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD (fixed, so no longer raised)
 
 
-def move_bytes(packed: bool, counts: bool = False) -> int:
-    """Peak bytes one move costs the level step."""
+def move_bytes(packed: bool, counts: bool = False, ranked: bool = False) -> int:
+    """Peak bytes one move costs the level step (``ranked``: the marks step's)."""
+    if ranked and not counts:
+        return RANKED_KEY_BYTES
     if packed:
         return KEY_BYTES + (KEY_COUNT_BYTES if counts else 0)
     return PAIR_BYTES + (COUNT_BYTES if counts else 0)
@@ -209,6 +217,11 @@ class Budget:
             return 0
         return int(self.parts * min(1.0, rows / self.part_rows))
 
+    def affords(self, nbytes: int) -> bool:
+        """Whether memory kept for the whole build (the marks of a rank space) fits in
+        :data:`RANKED_SHARE` th of the work (always, with a work given as it is)."""
+        return self.forced or nbytes * RANKED_SHARE <= self.work
+
     def charge(self, nbytes: int) -> None:
         """Take memory the process gained for good (compiled kernels) from the work
         (not from a work given as it is: tests force small ones)."""
@@ -223,11 +236,12 @@ class Budget:
         held: int,
         packed: bool,
         counts: bool = False,
+        ranked: bool = False,
     ) -> LevelPlan:
         """The plan of the step from a level of ``size`` states (``held`` bytes kept
-        meanwhile; ``counts``: with path counts)."""
+        meanwhile; ``counts``: with path counts; ``ranked``: by the marks step)."""
         guess = int(size * max(growth, 1.0))
-        step = guess * (STATE_BYTES + per_state * move_bytes(packed, counts))
+        step = guess * (STATE_BYTES + per_state * move_bytes(packed, counts, ranked))
         work = self.work - self.in_flight(guess)
         if self.strict and not self.forced and work < MIN_WORK:
             raise BadMemory(

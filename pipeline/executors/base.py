@@ -89,6 +89,10 @@ class StepStats:
     buckets: int | None = 1
     expand: float = 0.0
     dedup: float = 0.0
+    #: Whether the executor holds the new level for its next step, so that the build
+    #: need not keep it in memory (the local executor's marks step: its states and
+    #: the moves back to their parents; the next frontier is then only named).
+    holds: bool = False
 
 
 class Executor(Protocol):

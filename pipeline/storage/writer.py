@@ -137,8 +137,9 @@ def write_part(
     path-count column.
     """
     n = len(states)
-    # Only roots have no parent (NO_PARENT is the largest uint64): no mask otherwise.
-    roots = parents == NO_PARENT if n and parents.max() == NO_PARENT else None
+    # Only roots have no parent (NO_PARENT is the largest uint64), and only at depth 0:
+    # no mask otherwise (nor a pass over the parents to look for one).
+    roots = parents == NO_PARENT if depth == 0 and n and parents.max() == NO_PARENT else None
     columns = {
         "state": pa.array(states, pa.uint64()),
         "depth": pa.array(_scratch.depths(n, depth), pa.uint8()),

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from pipeline.executors import closing
 from pipeline.executors.base import LevelJob, Lifecycle, Place, Sink, StepStats
 from pipeline.executors.local import lanes, spill
 from pipeline.storage import scratch
+
+if TYPE_CHECKING:
+    from pipeline.engine.marks import RankSpace
 
 
 class LocalExecutor(Lifecycle):
@@ -48,13 +52,26 @@ class LocalExecutor(Lifecycle):
     def __init__(self, spill: Path | None = None, pool: Pool | None = None) -> None:
         self.spill = spill
         self.pool = pool if pool is not None else Pool(0)
+        #: The marks of a puzzle with ranks, and the two threads of the marks step,
+        #: kept from level to level (marks.py).
+        self.space: RankSpace | None = None
+        self.threads: ThreadPoolExecutor | None = None
 
     def bind(self, place: Place) -> Self:
         self.spill, self.pool = place.scratch, place.pool
+        self._let_go()
         return super().bind(place)
 
+    def _let_go(self) -> None:
+        """Let the marks and their threads go."""
+        self.space = None
+        if self.threads is not None:
+            self.threads.shutdown()
+            self.threads = None
+
     def close(self) -> None:
-        """Remove the spill files."""
+        """Remove the spill files; let the marks go."""
+        self._let_go()
         if self.spill is not None:
             shutil.rmtree(self.spill, ignore_errors=True)
 
@@ -70,6 +87,10 @@ class LocalExecutor(Lifecycle):
         stats = StepStats()
         if n == 0:
             return stats
+        if self._marking(job, rows):
+            from pipeline.executors.local import marks  # numba: loaded with the kernels
+
+            return marks.run(job, rows, sink, stats, self.space, self.threads)  # type: ignore[arg-type]
         clock = time.perf_counter()
         if n <= SAMPLE:  # the sample is the whole frontier: its moves are reused
             moves = rows.make(*sample(job.frontier, SAMPLE, *rows.want))
@@ -81,12 +102,30 @@ class LocalExecutor(Lifecycle):
         stats.buckets = k
         stats.expand += time.perf_counter() - clock
         if rows.kernels is not None:
+            self._let_go()  # the marks' memory back to the level step
             return lanes.run(job, rows, sink, k, moves, branching, stats, self.pool, self.spill)
         if k == 1:  # a frontier no larger than the sample: its moves are made
             return _whole(job, rows, sink, stats, moves if n <= SAMPLE else None)
         if k <= spill.REEXPAND_ROWS:
             return spill.reexpand(job, rows, sink, rows.cuts(moves, k), branching, stats)
         return spill.spill(job, rows, sink, rows.cuts(moves, k), branching, stats, self.spill)
+
+    def _marking(self, job: LevelJob, rows: Rows) -> bool:
+        """Whether the level goes through the marks of the puzzle's ranks (marks.py),
+        which it then has (the build decides whether the puzzle's kernels rank their
+        states: Builder._ranked)."""
+        ranks = None if rows.counted or rows.kernels is None else rows.kernels.ranks
+        if ranks is None:
+            return False
+        from pipeline.executors.local import marks  # numba: loaded with the kernels
+
+        if not marks.fits(ranks, job):
+            return False
+        if self.space is None or self.space.ranks is not ranks:
+            self.space = marks.RankSpace(ranks)
+        if self.threads is None:
+            self.threads = ThreadPoolExecutor(max_workers=2)
+        return True
 
 
 def _made(job: LevelJob, rows: Rows) -> np.ndarray:
