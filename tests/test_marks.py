@@ -29,6 +29,7 @@ from pipeline.engine.rows import MoveRules
 from pipeline.executors.base import LevelJob
 from pipeline.executors.local.executor import LocalExecutor
 from pipeline.puzzles import registry as puzzles
+from tests.conftest import build_local
 
 
 def _states(cells: list[list[int]]) -> np.ndarray:
@@ -156,9 +157,9 @@ def test_a_build_over_the_marks_resumes_and_gives_the_files_of_the_other_steps(
             raise _Stop
 
     with pytest.raises(_Stop):
-        build.build(puzzles.get("2x5"), tmp_path, on_level=stop)
+        build_local(puzzles.get("2x5"), tmp_path, on_level=stop)
     seen: list[int] = []
-    m = build.build(puzzles.get("2x5"), tmp_path, on_level=lambda d: seen.append(d.depth))
+    m = build_local(puzzles.get("2x5"), tmp_path, on_level=lambda d: seen.append(d.depth))
     assert seen[0] == 31  # resumed
     assert _shas(tmp_path / "2x5") == _shas(data / "2x5")
     assert all(lv.stats["pairs"] > 0 for lv in m.levels[1:-1])
