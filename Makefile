@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-paths bench-peer bench-serve bench-twisty test-spark-full bench-spark test-hostile test-newcomer clean distclean help
+.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-paths bench-peer bench-serve bench-twisty test-twisty-samples test-spark-full bench-spark test-hostile test-newcomer clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -54,6 +54,8 @@ help:
 	@echo "make bench-twisty  twisty definitions built from .tws files (TWISTY_FILES; default our"
 	@echo "                cube2, pocket, toplayer), time and memory, beside twsearch -g when"
 	@echo "                TWSEARCH=<binary built outside the repo> (RUNS=3): medians and ratios"
+	@echo "make test-twisty-samples TWSEARCH_SAMPLES=DIR  five of twsearch's sample definitions"
+	@echo "                (its samples/main, not shipped here) built, each level equal to twsearch -g"
 	@echo "make bench-spark  2x5 through the local executor and Spark (threshold 100,000 and 0):"
 	@echo "                medians, and where each Spark level's time goes (RUNS=3)"
 	@echo "make clean      remove build output (data/, caches); distclean also .venv"
@@ -166,6 +168,11 @@ bench-walk: $(STAMP)
 # Peg boards: english33 levels 0..12 with the current engine (see benchmarks/pegs.py).
 TWSEARCH ?=
 TWISTY_FILES ?=
+# twsearch's samples (MPL-2.0 or GPL-3.0, so not in this repository) against its counts.
+TWSEARCH_SAMPLES ?=
+test-twisty-samples: $(TEST_STAMP)
+	$(BIN)/python -m pytest -m full tests/full/test_twisty_samples.py --twsearch-samples '$(TWSEARCH_SAMPLES)'
+
 bench-twisty: $(STAMP)
 	$(BIN)/python -m benchmarks.twisty --rounds $(RUNS) $(if $(TWSEARCH),--twsearch $(TWSEARCH)) $(TWISTY_FILES)
 

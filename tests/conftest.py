@@ -31,6 +31,7 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "chromium": ("/usr/bin/chromium", "the chromium that playwright drives (test-browser)"),
     "shots": ("build/screenshots", "where test-browser's screenshots go"),
     "spark-master": ("local-cluster[2,1,4096]", "the Spark master of test-spark-full"),
+    "twsearch-samples": ("", "twsearch's samples/main folder (test-twisty-samples)"),
 }
 
 
