@@ -35,6 +35,14 @@ OPTIONS: dict[str, tuple[str, str]] = {
 }
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Children see the shell's COLUMNS and LINES only: GNU readline (imported with pdb)
+    sets both in the C environment, outside os.environ, and `list` then wraps."""
+    for name in ("COLUMNS", "LINES"):
+        if name not in os.environ:
+            os.unsetenv(name)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("puzzledb", "puzzledb's outside-CI tests")
     for name, (default, doc) in OPTIONS.items():
@@ -146,12 +154,8 @@ def column(db: pipeline.Database, sql: str) -> list[object]:
 def run_cli(*args: str, data: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run the CLI as a user does: a real subprocess, its exit code and output."""
     extra = ["--data", str(data)] if data is not None else []
-    # As a pipe's reader: no COLUMNS (pytest's process exports COLUMNS=80 to its
-    # children, outside os.environ: `list` would then wrap its titles to fit).
-    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     return subprocess.run(
         [sys.executable, "-m", "pipeline.cli", *args, *extra],
-        env=env,
         capture_output=True,
         text=True,
         timeout=300,

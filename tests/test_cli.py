@@ -35,7 +35,7 @@ def test_solve_text_says_what_the_path_means(data: Path) -> None:
 def test_show_draws_the_hex_board(data: Path) -> None:
     r = run("show", "hex6", "4 6 5 1 3 2 0", data=data)
     assert r.returncode == 0
-    assert r.stdout == "  4   6\n5   1   3\n  2   0\ndepth 15\nblank cell 6, tiles out of place 6\n"
+    assert r.stdout == "  4   6\n5   1   3\n  2   0\nblank cell 6, tiles out of place 6\ndepth 15\n"
 
 
 def test_histogram_and_longest_json(data: Path) -> None:

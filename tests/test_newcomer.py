@@ -60,8 +60,8 @@ def test_another_folder_says_where_the_data_folder_is(tmp_path: Path) -> None:
     )
     r = in_folder(tmp_path, "build", "2x3")
     assert r.returncode == 0, r.stderr
-    first = r.stderr.splitlines()[0]
-    assert first == f"a new data folder: {tmp_path / 'data'} " + (
+    last = r.stderr.splitlines()[-1]
+    assert last == f"a new data folder: {tmp_path / 'data'} " + (
         "(--data DIR or $PUZZLEDB_DATA builds elsewhere)"
     )
     assert pipeline.open(tmp_path / "data").table_summary("2x3").positions == 360
@@ -223,8 +223,8 @@ def test_a_position_at_a_depth_from_the_command_line(data: Path, db: pipeline.Da
         "8 6 7",
         "2 5 4",
         "3 0 1",
-        "depth 31",
         "blank cell 7, tiles out of place 7",
+        "depth 31",
     ]
     for _ in range(3):
         r = run_cli("random", "triangle15", "--depth", "10", "--json", data=data)
@@ -241,7 +241,7 @@ def test_a_positions_properties_without_sql(data: Path, db: pipeline.Database) -
     """`show` (and the API, and the explorer's page) gives the pegs left, the blank's
     cell and the tiles out of place, and marks depth 0 of a goal as solved."""
     r = run_cli("show", "3x3", GOAL, data=data)
-    assert r.stdout.splitlines()[3:] == ["depth 0: solved", "blank cell 8, tiles out of place 0"]
+    assert r.stdout.splitlines()[3:] == ["solved, blank cell 8, tiles out of place 0", "depth 0"]
     assert db.properties("triangle15", "x x x x x x x x x x x x . x x") == {"depth": 0, "pegs": 14}
     assert db.properties("3x3", "8 6 7 2 5 4 3 0 1") == {
         "depth": 31,

@@ -334,7 +334,7 @@ def test_verify_rejects_a_parent_that_is_not_a_jump(data: Path, tmp_path: Path) 
 def test_show_draws_a_peg_position_with_its_depth(data: Path) -> None:
     r = run("show", "triangle15", "x . . . . . . . . . . . . . .", data=data)  # lost, but reachable
     assert r.returncode == 0, r.stderr
-    assert r.stdout == "    x\n   . .\n  . . .\n . . . .\n. . . . .\ndepth 13\n"
+    assert r.stdout == "    x\n   . .\n  . . .\n . . . .\n. . . . .\npegs 1\ndepth 13\n"
     r = run("show", "triangle15-moves", GOAL, data=data)
     assert r.returncode == 0 and r.stdout.endswith("depth 9\n")
 

@@ -101,9 +101,7 @@ def build(
 
     base = db(data)
     names = _names(base, puzzle or [], default, symmetry, spec, root)
-    if not data.exists():  # a build from another folder quietly made ./data (issue #45)
-        where = f"--data DIR or ${DATA_ENV} builds elsewhere"
-        typer.echo(f"a new data folder: {data.absolute()} ({where})", err=True)
+    new = not data.exists()  # a build from another folder quietly made ./data (issue #45)
     with BuildBars(names, data) as bars:
         manifests = base.build(
             names,
@@ -120,6 +118,9 @@ def build(
     for m in manifests:
         typer.echo(_built_line(m), err=True)
     typer.echo(f"catalog: {data / 'puzzles.duckdb'}", err=True)
+    if new:
+        where = f"--data DIR or ${DATA_ENV} builds elsewhere"
+        typer.echo(f"a new data folder: {data.absolute()} ({where})", err=True)
 
 
 def _names(

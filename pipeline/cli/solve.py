@@ -92,11 +92,12 @@ def print_position(base: Any, puzzle: str, state: int, typed: str, as_json: bool
         emit({**doc, "properties": props})
         return
     typer.echo(drawing)
-    if props["depth"] is not None:
-        typer.echo(f"depth {props['depth']}" + (": solved" if props.get("solved") else ""))
-    own = [f"{k} {v}" for k, v in props.items() if k not in ("depth", "solved")]
+    own = ["solved"] if props.get("solved") else []
+    own += [f"{k} {v}" for k, v in props.items() if k not in ("depth", "solved")]
     if own:
         typer.echo(", ".join(own))
+    if props["depth"] is not None:
+        typer.echo(f"depth {props['depth']}")
 
 
 def random_position(
