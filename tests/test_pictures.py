@@ -90,6 +90,15 @@ def test_boards_of_tables_not_built(name: str, position: str) -> None:
     assert state_of(name, root) == state
 
 
+@pytest.mark.parametrize("name", ["triangle15", "english33"])
+def test_peg_boards_number_their_holes_as_jumps_are_written(name: str) -> None:
+    """The jumps read ``(3,12)``: each hole carries its number, in the board's order."""
+    p = puzzles.get(name)
+    root = ET.fromstring(boards.board(p, p.parse(p.text(p.roots()[0]))))
+    numbers = ["".join(t.itertext()) for t in root.iter(f"{SVG}text") if t.get("fill") == "#5d4037"]
+    assert numbers == [str(i) for i in range(int(name[-2:]))]  # 15 and 33 holes
+
+
 def captions(root: ET.Element) -> list[str]:
     return ["".join(t.itertext()) for t in root.iter(f"{SVG}text") if t.get("class") == "caption"]
 

@@ -9,12 +9,14 @@ from pipeline.draw.svg import el
 
 
 class PegArt(Art):
-    """Holes in a wooden board, pegs standing in some."""
+    """Holes in a wooden board, pegs standing in some, each hole with its number (the
+    numbers jumps are written in: ``(3,12)``), small in its upper left."""
 
     board_fill = "#d7b98e"
 
     def slot(self, spot: int, x: float, y: float) -> str:
-        return el("circle", {"cx": x, "cy": y, "r": 0.13 * UNIT, "fill": "#6d4c41"})
+        hole = el("circle", {"cx": x, "cy": y, "r": 0.13 * UNIT, "fill": "#6d4c41"})
+        return hole + self.label(x - 0.34 * UNIT, y - 0.3 * UNIT, str(spot), "#5d4037", 0.2)
 
     def piece(self, content: int, x: float, y: float) -> str:
         if content == 0:
