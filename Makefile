@@ -95,9 +95,11 @@ build-db-full: build-db
 # ...) are registered in tests/conftest.py (`pytest --help` lists them).
 # The default selection (pyproject.toml's addopts): all but full, browser and hostile.
 # JOBS: pytest-xdist workers (auto: one a core; JOBS=0 runs in this process).
+# --dist worksteal: a worker that runs out takes tests from the other (the long Spark
+# and property tests otherwise leave a core idle at the end).
 JOBS ?= auto
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest -n $(JOBS)
+	$(BIN)/python -m pytest -n $(JOBS) --dist worksteal
 
 # A quicker loop: also without the tests over ~30 s and Spark's (CI runs them all).
 test-quick: $(TEST_STAMP)

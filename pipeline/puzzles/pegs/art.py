@@ -15,8 +15,11 @@ class PegArt(Art):
     board_fill = "#d7b98e"
 
     def slot(self, spot: int, x: float, y: float) -> str:
+        # The whole cell takes a click (the hole alone is small), and holds its number.
+        hit = el("circle", {"cx": x, "cy": y, "r": 0.45 * UNIT, "fill": "transparent"})
         hole = el("circle", {"cx": x, "cy": y, "r": 0.13 * UNIT, "fill": "#6d4c41"})
-        return hole + self.label(x - 0.34 * UNIT, y - 0.3 * UNIT, str(spot), "#5d4037", 0.2)
+        number = self.label(x - 0.34 * UNIT, y - 0.3 * UNIT, str(spot), "#5d4037", 0.2)
+        return hit + hole + number
 
     def piece(self, content: int, x: float, y: float) -> str:
         if content == 0:
