@@ -28,7 +28,7 @@ help:
 	@echo "                build/screenshots/"
 	@echo "make test-hostile  the tests marked hostile (tests/hostile/): every CLI command over data"
 	@echo "                folders with SQL and path payloads in each manifest and spec field"
-	@echo "                (docs/TRUST.md; about an hour)"
+	@echo "                (docs/TRUST.md; 17 min), then the property tests in full"
 	@echo "make test-newcomer  a newcomer's first hour replayed: a fresh clone of HEAD, make build-db,"
 	@echo "                the README's blocks and the guides' commands from another folder (minutes)"
 	@echo "make lint       ruff check and format check; make format rewrites the files"
@@ -142,8 +142,12 @@ test-newcomer: $(TEST_STAMP)
 
 # Every CLI command over hostile data folders (tests/hostile/, marked hostile): a
 # payload in each string field of each manifest and kept spec, in turn; outside `make test`.
+# Then the long property tests with all their examples (`make test` draws a third).
+PROPERTY_TESTS := tests/test_trust_property.py tests/test_trust_figures.py \
+	tests/test_cli_property.py tests/test_walk_sql.py
 test-hostile: $(TEST_STAMP)
 	$(BIN)/python -m pytest -m hostile
+	PUZZLEDB_EXAMPLES=all $(BIN)/python -m pytest -n $(JOBS) --dist worksteal $(PROPERTY_TESTS)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .

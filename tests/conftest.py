@@ -105,6 +105,13 @@ def spark_master(pytestconfig: pytest.Config) -> str:
     return _option(pytestconfig, "spark-master")
 
 
+def examples(n: int) -> int:
+    """How many examples a long property test draws: a third of ``n`` in ``make test``
+    (which must fit 8 minutes on two cores), all ``n`` under ``PUZZLEDB_EXAMPLES=all``
+    (``make test-hostile`` runs them so)."""
+    return n if os.environ.get("PUZZLEDB_EXAMPLES") == "all" else max(10, n // 3)
+
+
 def build_local(puzzle: Any, data: Path, **options: Any) -> Any:
     """``build/loop.build`` with the local executor (build/ takes one; it knows no kind)."""
     from pipeline.build import loop

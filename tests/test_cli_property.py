@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 
 from pipeline.puzzles import registry as puzzles
 from pipeline.query import catalog
+from tests.conftest import examples
 
 #: Small tables copied into every data folder the test makes (a few hundred KB).
 TABLES = ("2x3", "hex6", "oshidori", "knight14", "triangle15", "triangle15-winnable")
@@ -283,7 +284,7 @@ def test_past_failures(
 
 @pytest.mark.slow
 @settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

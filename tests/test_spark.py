@@ -27,7 +27,8 @@ pytestmark = pytest.mark.spark
 
 MASTER = "local[2,4]"
 #: triangle15-moves has zero-cost moves: each level closed in rounds, each a Spark job.
-SPARK_PUZZLES = ["oshidori", "hex6", "2x3", "3x3", "triangle15", "triangle15-moves"]
+#: (2x3 left out: 3x3 is the same kind, and each build is about 10 s of `make test`.)
+SPARK_PUZZLES = ["oshidori", "hex6", "3x3", "triangle15", "triangle15-moves"]
 
 
 @pytest.fixture(scope="session")
@@ -113,8 +114,9 @@ def _cli(*args: str, env: dict[str, str] | None = None, **kw: Any) -> Any:
 
 def test_the_driver_killed_at_a_level_resumes(data: Path, tmp_path: Path) -> None:
     env = {"PUZZLEDB_SPARK_THRESHOLD": "0", "PUZZLEDB_SPARK_RANGES": "2"}
-    args = ("build", "3x3", "--engine", "spark", "--master", "local[2]", "--data", str(tmp_path))
-    progress = tmp_path / ".staging" / "3x3" / "progress.json"
+    # 2x3 (22 levels): every level on Spark, as 3x3's 32 are in the test above.
+    args = ("build", "2x3", "--engine", "spark", "--master", "local[2]", "--data", str(tmp_path))
+    progress = tmp_path / ".staging" / "2x3" / "progress.json"
     first = _cli(*args, env=env)
     done: list[dict[str, Any]] = []
     deadline = time.monotonic() + 240
@@ -124,16 +126,16 @@ def test_the_driver_killed_at_a_level_resumes(data: Path, tmp_path: Path) -> Non
             done = json.loads(progress.read_text())["levels"]
     os.killpg(first.pid, signal.SIGKILL)  # the driver and its JVM
     first.wait()
-    assert 8 <= len(done) < 32, "killed mid-build"
+    assert 8 <= len(done) < 22, "killed mid-build"
     second = _cli(*args, env=env)
     _, err = second.communicate(timeout=300)
     assert second.returncode == 0, err
     # Spark's start-up lines ("Setting default log level ...") and its log are silent.
     assert "log level" not in err and "spark: " not in err, err
-    m = json.loads((tmp_path / "3x3" / "_manifest.json").read_text())
+    m = json.loads((tmp_path / "2x3" / "_manifest.json").read_text())
     # The levels finished before the kill were kept, not made again.
     assert [lv["seconds"] for lv in m["levels"][: len(done)]] == [lv["seconds"] for lv in done]
-    _same_rows(tmp_path / "3x3", data / "3x3")
+    _same_rows(tmp_path / "2x3", data / "2x3")
 
 
 def test_the_build_says_when_spark_starts_and_which_levels_it_made(
@@ -141,7 +143,7 @@ def test_the_build_says_when_spark_starts_and_which_levels_it_made(
 ) -> None:
     """One line before the JVM's silence; a line for each level Spark made, marked, and
     exactly those the manifest records as Spark's (the smaller ones ran on the driver)."""
-    env = {"PUZZLEDB_SPARK_THRESHOLD": "2000", "PUZZLEDB_SPARK_RANGES": "2"}
+    env = {"PUZZLEDB_SPARK_THRESHOLD": "10000", "PUZZLEDB_SPARK_RANGES": "2"}
     args = ("build", "3x3", "--executor", "spark", "--master", "local[2]", "--data", str(tmp_path))
     p = _cli(*args, env=env)
     _, err = p.communicate(timeout=300)

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import pipeline
 from pipeline.errors import PuzzleDBError
+from tests.conftest import examples
 
 TABLES = ("2x3", "triangle15", "english33-sym")
 SOLVE = {"2x3": "4 5 0 1 2 3", "triangle15": "x x x x x x x x x x x x . x x"}
@@ -101,7 +102,7 @@ def _change(doc: dict[str, Any], path: tuple[Any, ...], how: str) -> None:
 
 @pytest.mark.slow
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

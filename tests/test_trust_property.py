@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import pipeline
 from pipeline.errors import PuzzleDBError
 from pipeline.query import catalog
+from tests.conftest import examples
 
 RING = """name = "ring4"
 title = "four cells in a ring"
@@ -132,13 +133,14 @@ def _outside(root: Path, data: Path) -> dict[str, bytes]:
     return {k: v for k, v in _snapshot(root).items() if not k.startswith(f"{data}/")}
 
 
-#: About 0.3 s each (a catalog written and opened twice): a minute on a quiet 2-core machine.
+#: About 0.3 s each (a catalog written and opened twice): a minute on a quiet 2-core machine
+#: (`make test` draws a third of them: conftest.examples).
 EXAMPLES = 200
 
 
 @pytest.mark.slow
 @settings(
-    max_examples=EXAMPLES,
+    max_examples=examples(EXAMPLES),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

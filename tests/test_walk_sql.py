@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import pipeline
 from pipeline.errors import PositionLost
 from pipeline.puzzles import registry as puzzles
+from tests.conftest import examples
 
 SAMPLE = 40  # states drawn from each default table
 
@@ -66,7 +67,7 @@ def expected(db: pipeline.Database, name: str, text: str) -> tuple[str, list[int
     return p.solved_by or name, sol.states, sol.path
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_path_macro_walks_as_solve_does(
     db: pipeline.Database, cases: list[tuple[str, int]], data: st.DataObject
