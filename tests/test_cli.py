@@ -111,3 +111,32 @@ def test_build_picks_its_executor_by_executor_or_the_old_engine(tmp_path: Path) 
     db = pipeline.open(tmp_path)  # the API takes both names too
     assert db.build(["2x3"], executor="local")[0].up_to_date
     assert db.build(["2x3"], engine="local")[0].up_to_date
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ("random", "3x3", "--depth", "-1"),
+            "puzzledb: Invalid value for '--depth': Input should be greater than or equal "
+            "to 0 (see puzzledb random --help)",
+        ),
+        (("histogram",), "puzzledb: Missing argument 'puzzle' (see puzzledb histogram --help)"),
+        (("histogram", "3x3", "--bogus"), "puzzledb: No such option: --bogus (see "),
+        (("nope",), "puzzledb: No such command 'nope' (see puzzledb --help)"),
+    ],
+)
+def test_a_usage_error_is_one_line_naming_the_help(
+    tmp_path: Path, args: tuple[str, ...], line: str
+) -> None:
+    """Click prints four lines of usage for these; the house's one line says where it is."""
+    r = run(*args, data=tmp_path)
+    err = r.stderr.replace("python -m pipeline.cli", "puzzledb")  # the name it was run by
+    assert r.returncode == 2 and r.stdout == "", r.stdout
+    assert len(err.splitlines()) == 1 and err.startswith(line), err
+
+
+def test_no_command_still_prints_the_help() -> None:
+    r = run_cli()
+    assert r.returncode == 2 and r.stderr.startswith("Usage: "), r.stderr
+    assert "histogram" in r.stderr

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -145,9 +145,11 @@ def _run() -> tuple[str | None, int | str | None]:
 
     _notes()
     try:
-        app()
+        code = app(standalone_mode=False)  # a command returns None; typer.Exit its code
     except SystemExit as e:
         return None, e.code
+    except (typer.TyperException, typer.Abort) as e:  # click's errors (typer's copy of click)
+        return _click_error(e)
     except PuzzleDBError as e:
         return str(e), 1
     except KeyboardInterrupt:  # outside a command (Typer exits 130 silently inside one)
@@ -157,7 +159,24 @@ def _run() -> tuple[str | None, int | str | None]:
             raise
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         return first, 1
-    return None, 0
+    return None, code if isinstance(code, int) else 0
+
+
+def _click_error(e: Any) -> tuple[str | None, int]:
+    """Click's errors, which it would print as four lines of usage, as one line saying
+    where the usage is (``puzzledb`` and ``puzzledb plot`` alone still print the help).
+    Classes known by name: typer has its own copy of click since 0.20, click before."""
+    kinds = {c.__name__ for c in type(e).__mro__}
+    if "NoArgsIsHelpError" in kinds:
+        e.show()
+        return None, e.exit_code
+    if "Abort" in kinds:
+        return "aborted", 1
+    message = " ".join(e.format_message().split()).rstrip(".")
+    ctx = getattr(e, "ctx", None)
+    if "UsageError" in kinds and ctx is not None:
+        message = f"{message} (see {ctx.command_path} --help)"
+    return message, e.exit_code
 
 
 def _say(line: str) -> None:
