@@ -302,6 +302,35 @@ def test_the_distance_between_any_two_positions_by_renaming_tiles(tmp_path: Path
     )
 
 
+@pytest.mark.parametrize("name", ["pocket", "pocket-qtm"])
+def test_the_distance_between_two_cube_positions_by_renaming_corners(
+    db: pipeline.Database, data: Path, name: str
+) -> None:
+    """Renamed corners, looked up in the table from solved. Checked without the renaming:
+    the distance to b is 1 + the least distance to b's neighbours (which, with 0 from a
+    to a, only the true distance satisfies), the same both ways, and at most the turns
+    that lead from a to b."""
+    import random
+
+    from pipeline.puzzles.cube.board import apply
+
+    p = db.puzzle(name)
+    rng = random.Random(46)
+    deepest = len(db.histogram(name)) - 1
+    for _ in range(6):
+        a, b = (db.state(name, db.at_depth(name, rng.randrange(deepest + 1))) for _ in "ab")
+        moves = db.distance(name, a, b).moves
+        near = [db.distance(name, a, apply(t, b)).moves for t in p.tables]
+        assert moves == (0 if a == b else 1 + min(near))
+        assert db.distance(name, b, a).moves == moves
+        c = b
+        for t in rng.choices(list(p.tables), k=3):  # three turns from b
+            c = apply(t, c)
+        assert abs(db.distance(name, a, c).moves - moves) <= 3
+    r = run_cli("distance", name, p.text(a), p.text(a), data=data)
+    assert r.stdout.startswith(f"{name}: 0 moves from ") and "the corners renamed" in r.stdout
+
+
 @pytest.mark.parametrize(
     ("name", "a", "b", "why"),
     [

@@ -124,15 +124,17 @@ def distance(
     as_json: JsonOpt = False,
 ) -> None:
     """The fewest moves between two positions, where a table answers it: one of them a
-    root of the table, or (sliding tiles) the second renamed to the goal of
-    <board>@<its blank's cell>; otherwise one line saying why not."""
-    found = db(data).distance(puzzle, first, second)
+    root of the table, or the second renamed to a goal (sliding tiles: of
+    <board>@<its blank's cell>; the pocket cube: solved); otherwise one line saying why not."""
+    base = db(data)
+    found = base.distance(puzzle, first, second)
     if as_json:
         emit(found.as_dict())
         return
     how = f"the depth in {found.table}"
     if found.renamed is not None:
-        how += f" of {found.renamed}: the tiles renamed so that the other is its goal"
+        pieces = base.puzzle(puzzle).pieces_word
+        how += f" of {found.renamed}: the {pieces} renamed so that the other is its goal"
     typer.echo(f"{puzzle}: {plural(found.moves, 'move')} from {found.a} to {found.b} ({how})")
 
 

@@ -337,11 +337,15 @@ class Puzzle(ABC):
         the pegs left; sliding tiles: the blank's cell, the tiles out of place)."""
         return {}
 
+    #: What :meth:`relabelled` renames (a distance's line says it).
+    pieces_word: str = "pieces"
+
     def relabelled(self, a: int, b: int) -> tuple[int, int, list[str]] | None:
         """Positions ``a`` and ``b`` with the pieces renamed so that ``b`` becomes the
         root of a table, and the tables that may have that root (the first preferred):
         the distance from ``a`` to ``b`` is then the renamed ``a``'s depth there. None
-        where pieces are not interchangeable labels (sliding tiles are)."""
+        where pieces are not interchangeable labels (sliding tiles and the pocket cube's
+        corners are)."""
         return None
 
     def text(self, state: int) -> str:

@@ -1,7 +1,8 @@
 """The distance between two positions, where one table answers it: the depth of one
-in a table rooted at the other, or (sliding tiles) with the tiles renamed so that one
-of them is the goal of a table built for its blank's cell (``3x3@k``), either way
-round (a move can be undone: the distance reads the same both ways)."""
+in a table rooted at the other, or with the pieces renamed so that one of them is the
+goal of a table (``Puzzle.relabelled``: sliding tiles, of the table built for its
+blank's cell, ``3x3@k``; the pocket cube's corners, of solved), either way round (a
+move can be undone: the distance reads the same both ways)."""
 
 from __future__ import annotations
 
@@ -59,7 +60,10 @@ def _no_table(p: Puzzle) -> str:
     if p.graph not in UNDONE:
         why = "its moves cannot be undone, so a table from its start or goal says nothing"
     else:
-        why = "its pieces are not interchangeable labels to rename (sliding tiles are)"
+        why = (
+            "its pieces are not interchangeable labels to rename "
+            "(sliding tiles and the pocket cube's corners are)"
+        )
     return (
         f"{p.name}: no table answers the distance between two positions: {why}; "
         f"`solve` gives a position's distance to its {'goal' if p.origin.towards else 'start'}"

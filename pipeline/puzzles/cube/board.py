@@ -388,6 +388,17 @@ class PocketCube(Puzzle):
             state = apply(self._all[name], state)
         return state
 
+    pieces_word = "corners"
+
+    def relabelled(self, a: int, b: int) -> tuple[int, int, list[str]] | None:
+        """The corners renamed so that ``b`` is solved: the corner at position i of
+        ``b`` with twist t is called i, its twists counted from t. A turn adds the same
+        twist to whichever corner it moves, so the renaming commutes with every turn:
+        the distance from ``a`` to ``b`` is the renamed ``a``'s depth in this table."""
+        home = {v // 3: (i, v % 3) for i, v in enumerate(CELLS.values(int(b)))}
+        renamed = [3 * home[v // 3][0] + (v % 3 - home[v // 3][1]) % 3 for v in CELLS.values(a)]
+        return CELLS.encode(renamed), SOLVED, [self.name]
+
     def facelets(self, state: int) -> str:
         """The 24 facelet colours in net order (the typed form)."""
         symbols = [CELLS.symbols[v] for v in CELLS.values(int(state))] + [CORNER_COLOURS[-1]]

@@ -184,6 +184,8 @@ class TilePuzzle(Puzzle):
         out = sum(v != g for v, g in zip(values, self.goal, strict=True) if v)
         return {"blank cell": values.index(0), "tiles out of place": out}
 
+    pieces_word = "tiles"
+
     def relabelled(self, a: int, b: int) -> tuple[int, int, list[str]] | None:
         """The tiles renamed so that ``b`` reads 1, 2, ... around its blank: the goal of
         ``<board>@<blank's cell>`` (also the plain board's when that is its goal)."""
