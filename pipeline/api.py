@@ -338,7 +338,7 @@ class Database:
     def distance(self, puzzle: str, a: str | int, b: str | int) -> Distance:
         """The fewest moves from position ``a`` to ``b``, where a table answers it: ``b``
         a root, or ``b`` renamed to a goal (sliding tiles: of ``<board>@<cell>``; the
-        pocket cube: solved)."""
+        pocket cube and twisty definitions of distinct pieces: solved)."""
         return distance.distance(self.folder, puzzle, self.state(puzzle, a), self.state(puzzle, b))
 
     def at_depth(self, puzzle: str, depth: int, nth: int | None = None) -> str:

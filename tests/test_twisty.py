@@ -374,3 +374,42 @@ def test_the_worked_example_in_the_docs_is_the_floppy_definition() -> None:
     assert ("# A floppy-like 3x3x1" + block) in definition("floppy").read_text()
     assert "1, 4, 10, 24, 53, 64, 31, 4 and 1 positions" in docs
     assert TWSEARCH["floppy"] == [1, 4, 10, 24, 53, 64, 31, 4, 1]
+
+
+def _bfs(p: TwistyPuzzle, b: int) -> dict[int, int]:
+    """Every position's distance to ``b``, by our own search (moves are undone by moves)."""
+    dist, frontier = {b: 0}, [b]
+    while frontier:
+        nxt = []
+        for s in frontier:
+            for t in p.turns:
+                n = p.apply(s, t)
+                if n not in dist:
+                    dist[n] = dist[s] + 1
+                    nxt.append(n)
+        frontier = nxt
+    return dist
+
+
+def test_the_distance_between_two_positions_renames_distinct_pieces(tmp_path: Path) -> None:
+    """floppy (twists on its edges): every position's distance to three others, against our
+    own search from each; rings (beads share labels): one line why no table answers."""
+    import pipeline
+    from pipeline.errors import BadMethod
+
+    db = pipeline.open(tmp_path)
+    for name in ("floppy", "rings"):
+        db.add_spec(EXAMPLES / f"{name}.tws")
+    db.build(["floppy", "rings"])
+    p = db.puzzle("floppy")
+    rng = random.Random(47)
+    for _ in range(3):
+        b = db.state("floppy", db.at_depth("floppy", rng.randrange(9)))
+        want = _bfs(p, b)
+        assert len(want) == 192
+        assert {a: db.distance("floppy", a, b).moves for a in want} == want
+    far = db.distance("floppy", p.solved, db.state("floppy", db.at_depth("floppy", 8, 0)))
+    assert far.moves == 8 and far.table == "floppy"
+    rings = [db.state("rings", db.at_depth("rings", d, 0)) for d in (3, 5)]
+    with pytest.raises(BadMethod, match="not interchangeable labels"):
+        db.distance("rings", *rings)

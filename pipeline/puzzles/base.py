@@ -344,8 +344,8 @@ class Puzzle(ABC):
         """Positions ``a`` and ``b`` with the pieces renamed so that ``b`` becomes the
         root of a table, and the tables that may have that root (the first preferred):
         the distance from ``a`` to ``b`` is then the renamed ``a``'s depth there. None
-        where pieces are not interchangeable labels (sliding tiles and the pocket cube's
-        corners are)."""
+        where pieces are not interchangeable labels (sliding tiles, the pocket cube's
+        corners and a twisty definition's distinct pieces are)."""
         return None
 
     def text(self, state: int) -> str:

@@ -62,7 +62,7 @@ def _no_table(p: Puzzle) -> str:
     else:
         why = (
             "its pieces are not interchangeable labels to rename "
-            "(sliding tiles and the pocket cube's corners are)"
+            "(sliding tiles, the pocket cube's corners and a definition's distinct pieces are)"
         )
     return (
         f"{p.name}: no table answers the distance between two positions: {why}; "

@@ -246,6 +246,30 @@ class TwistyPuzzle(Puzzle):
                     f"may not be at position {rule.position + 1} (Illegal)"
                 )
 
+    pieces_word = "pieces"
+
+    def relabelled(self, a: int, b: int) -> tuple[int, int, list[str]] | None:
+        """The pieces renamed so that ``b`` is solved: the piece at position j of ``b``
+        takes the solved label of j, its twist counted from its twist in ``b``. A move
+        adds the same twist to whichever piece it carries, so the renaming commutes
+        with every move. None where it cannot: pieces that share a label, a ``?``
+        twist, or an Illegal rule (it names labels)."""
+        d = self.definition
+        if d.illegal or any(len(set(s.perm)) < len(s.perm) or WILD in s.twist for s in d.solved):
+            return None
+        parts = []
+        for pa, pb, solved, piece_set in zip(
+            self.decode(a), self.decode(b), d.solved, d.sets, strict=True
+        ):
+            home = {label: j for j, label in enumerate(pb.perm)}  # where b has each piece
+            js = [home[x] for x in pa.perm]
+            twist = [
+                (t - pb.twist[j] + solved.twist[j]) % piece_set.twists
+                for t, j in zip(pa.twist, js, strict=True)
+            ]
+            parts.append(Part(tuple(solved.perm[j] for j in js), tuple(twist)))
+        return self.encode(tuple(parts)), self.solved, [self.name]
+
     def check_state(self, state: int) -> int:
         if isinstance(state, bool) or not isinstance(state, int) or not 0 <= state < self.pack.size:
             raise BadPosition(
