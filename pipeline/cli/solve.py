@@ -125,7 +125,8 @@ def distance(
 ) -> None:
     """The fewest moves between two positions, where a table answers it: one of them a
     root of the table, or the second renamed to a goal (sliding tiles: of
-    <board>@<its blank's cell>; the pocket cube: solved); otherwise one line saying why not."""
+    <board>@<its blank's cell>; the pocket cube and twisty definitions: solved);
+    otherwise one line saying why not."""
     base = db(data)
     found = base.distance(puzzle, first, second)
     if as_json:
