@@ -112,6 +112,21 @@ def spark_master(pytestconfig: pytest.Config) -> str:
     return _option(pytestconfig, "spark-master")
 
 
+def distances_from(start: Any, neighbours: Callable[[Any], Any]) -> dict[Any, int]:
+    """Our own breadth-first search, to check a table's answers by: every position's
+    distance from ``start`` (moves that can be undone: also its distance to it)."""
+    seen, frontier = {start: 0}, [start]
+    while frontier:
+        nxt = []
+        for c in frontier:
+            for n in neighbours(c):
+                if n not in seen:
+                    seen[n] = seen[c] + 1
+                    nxt.append(n)
+        frontier = nxt
+    return seen
+
+
 def examples(n: int) -> int:
     """How many examples a long property test draws: a third of ``n`` in ``make test``
     (which must fit 8 minutes on two cores), all ``n`` under ``PUZZLEDB_EXAMPLES=all``

@@ -13,7 +13,7 @@ import pytest
 
 import pipeline
 from pipeline.engine.budget import size_of
-from tests.conftest import one_line_error, run_cli
+from tests.conftest import distances_from, one_line_error, run_cli
 
 GOAL = "1 2 3 4 5 6 7 8 0"
 
@@ -264,17 +264,7 @@ def neighbours_2x3(cells: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 def bfs_2x3(start: tuple[int, ...]) -> dict[tuple[int, ...], int]:
-    """Our own breadth-first search: every position's distance from ``start``."""
-    seen, frontier = {start: 0}, [start]
-    while frontier:
-        nxt = []
-        for c in frontier:
-            for n in neighbours_2x3(c):
-                if n not in seen:
-                    seen[n] = seen[c] + 1
-                    nxt.append(n)
-        frontier = nxt
-    return seen
+    return distances_from(start, neighbours_2x3)
 
 
 def test_the_distance_between_any_two_positions_by_renaming_tiles(tmp_path: Path) -> None:

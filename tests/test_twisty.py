@@ -31,7 +31,7 @@ from pipeline.puzzles.twisty import tws
 from pipeline.puzzles.twisty.board import TwistyPuzzle, load
 from pipeline.storage.table import Table
 from pipeline.verify.checks import verify
-from tests.conftest import build_local
+from tests.conftest import build_local, distances_from
 
 DEFS = Path(__file__).parent / "data" / "twisty"
 #: floppy.tws and rings.tws are the example specs' (the matrix builds them too).
@@ -376,21 +376,6 @@ def test_the_worked_example_in_the_docs_is_the_floppy_definition() -> None:
     assert TWSEARCH["floppy"] == [1, 4, 10, 24, 53, 64, 31, 4, 1]
 
 
-def _bfs(p: TwistyPuzzle, b: int) -> dict[int, int]:
-    """Every position's distance to ``b``, by our own search (moves are undone by moves)."""
-    dist, frontier = {b: 0}, [b]
-    while frontier:
-        nxt = []
-        for s in frontier:
-            for t in p.turns:
-                n = p.apply(s, t)
-                if n not in dist:
-                    dist[n] = dist[s] + 1
-                    nxt.append(n)
-        frontier = nxt
-    return dist
-
-
 def test_the_distance_between_two_positions_renames_distinct_pieces(tmp_path: Path) -> None:
     """floppy (twists on its edges): every position's distance to three others, against our
     own search from each; rings (beads share labels): one line why no table answers."""
@@ -405,7 +390,7 @@ def test_the_distance_between_two_positions_renames_distinct_pieces(tmp_path: Pa
     rng = random.Random(47)
     for _ in range(3):
         b = db.state("floppy", db.at_depth("floppy", rng.randrange(9)))
-        want = _bfs(p, b)
+        want = distances_from(b, lambda s: [p.apply(s, t) for t in p.turns])
         assert len(want) == 192
         assert {a: db.distance("floppy", a, b).moves for a in want} == want
     far = db.distance("floppy", p.solved, db.state("floppy", db.at_depth("floppy", 8, 0)))
