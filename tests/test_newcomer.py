@@ -319,6 +319,9 @@ def test_the_distance_between_two_cube_positions_by_renaming_corners(
         assert abs(db.distance(name, a, c).moves - moves) <= 3
     r = run_cli("distance", name, p.text(a), p.text(a), data=data)
     assert r.stdout.startswith(f"{name}: 0 moves from ") and "the corners renamed" in r.stdout
+    # Typed as turns from solved, as the parse error's hint says (R to F: R' then F).
+    r = run_cli("distance", name, "R", "F", "--turns", "--json", data=data)
+    assert json.loads(r.stdout)["moves"] == 2, r.stderr
 
 
 @pytest.mark.parametrize(

@@ -120,6 +120,12 @@ def distance(
     puzzle: PuzzleArg,
     first: Annotated[str, typer.Argument(help="The position to start from (quoted).")],
     second: Annotated[str, typer.Argument(help="The position to reach (quoted).")],
+    turns: Annotated[
+        bool,
+        typer.Option(
+            "--turns", help='FIRST and SECOND are turns from solved, e.g. "R U" (pocket cube).'
+        ),
+    ] = False,
     data: DataOpt = Path("data"),
     as_json: JsonOpt = False,
 ) -> None:
@@ -128,7 +134,8 @@ def distance(
     <board>@<its blank's cell>; the pocket cube and twisty definitions: solved);
     otherwise one line saying why not."""
     base = db(data)
-    found = base.distance(puzzle, first, second)
+    a, b = (_typed(base, puzzle, p, turns) for p in (first, second))
+    found = base.distance(puzzle, a, b)
     if as_json:
         emit(found.as_dict())
         return
