@@ -40,6 +40,19 @@ def glob_escape(path: str) -> str:
     return "".join(f"[{c}]" if c in "[*?" else c for c in path)
 
 
+def parity(seq: Sequence[int]) -> int:
+    """0 for an even permutation of distinct values, 1 for an odd one (by its cycles:
+    one of length k is k - 1 swaps)."""
+    order = sorted(range(len(seq)), key=seq.__getitem__)
+    seen, odd = [False] * len(seq), 0
+    for i in range(len(seq)):
+        j, length = i, 0
+        while not seen[j]:
+            seen[j], j, length = True, order[j], length + 1
+        odd ^= max(length - 1, 0) & 1
+    return odd
+
+
 #: A layout field: ``{i}`` or ``{i[k]}`` (Cells.drawing).
 _FIELD = re.compile(r"(0|[1-9][0-9]{0,2})(?:\[(0|[1-9][0-9]{0,2})\])?")
 

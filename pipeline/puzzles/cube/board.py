@@ -45,7 +45,7 @@ import numpy as np
 from pipeline.answers import Origin
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
-from pipeline.puzzles.base import Cells, Puzzle
+from pipeline.puzzles.base import Cells, Puzzle, parity
 
 if TYPE_CHECKING:
     from pipeline.engine.packed import Kernels
@@ -210,17 +210,6 @@ def apply(table: np.ndarray, state: int) -> int:
     for p in range(MOVABLE):
         child |= int(table[p, (state >> (BITS * p)) & 31])
     return child
-
-
-def _permutation_parity(corners: Sequence[int]) -> int:
-    """0 for an even permutation of the corners, 1 for an odd one."""
-    seen, parity = [False] * len(corners), 0
-    for i in range(len(corners)):
-        j, length = i, 0
-        while not seen[j]:
-            seen[j], j, length = True, corners[j], length + 1
-        parity ^= max(length - 1, 0) & 1
-    return parity
 
 
 def _facelet_values(text: str) -> list[int]:
@@ -419,7 +408,7 @@ class PocketCube(Puzzle):
     def depth_parity(self, state: int) -> int | None:
         if self.metric != "qtm":
             return None
-        return _permutation_parity([v // 3 for v in CELLS.values(int(state))])
+        return parity([v // 3 for v in CELLS.values(int(state))])
 
     def describe(self) -> dict[str, object]:
         return {

@@ -23,7 +23,7 @@ import numpy as np
 from pipeline.answers import Origin
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
-from pipeline.puzzles.base import Cells, Puzzle
+from pipeline.puzzles.base import Cells, Puzzle, parity
 
 if TYPE_CHECKING:
     from pipeline.engine.packed import Kernels
@@ -48,20 +48,6 @@ def _colouring(adjacency: Sequence[Sequence[int]]) -> list[int] | None:
                 elif colour[b] == colour[a]:
                     return None
     return colour
-
-
-def _inversions_parity(values: Sequence[int]) -> int:
-    seen = [False] * len(values)
-    parity = 0
-    for i in range(len(values)):
-        j, length = i, 0
-        while not seen[j]:
-            seen[j] = True
-            j = values[j]
-            length += 1
-        if length:
-            parity ^= (length - 1) & 1
-    return parity
 
 
 class TilePuzzle(Puzzle):
@@ -163,7 +149,7 @@ class TilePuzzle(Puzzle):
             # colour, so (permutation parity + blank colour) never changes.
             perm = self._goal_cells(values)
             blank_side = self._colour[values.index(0)] ^ self._colour[self.goal.index(0)]
-            if _inversions_parity(perm) != blank_side:
+            if parity(perm) != blank_side:
                 raise BadPosition(
                     f"position of the wrong parity for {self.name}: "
                     "no sequence of moves reaches it from the goal"
@@ -172,7 +158,7 @@ class TilePuzzle(Puzzle):
     def depth_parity(self, state: int) -> int | None:
         # Every move is one transposition of (tiles + blank): depth and
         # permutation parity (relative to the goal) always agree.
-        return _inversions_parity(self._goal_cells(self.cells.values(state)))
+        return parity(self._goal_cells(self.cells.values(state)))
 
     def _goal_cells(self, values: Sequence[int]) -> list[int]:
         """For each cell, the goal cell of the value it holds (a permutation)."""

@@ -28,9 +28,9 @@ import numpy as np
 from pipeline.answers import Origin
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition, BadSpec
-from pipeline.puzzles.base import Cells, Puzzle
+from pipeline.puzzles.base import Cells, Puzzle, parity
 from pipeline.puzzles.twisty import group, tables, tws
-from pipeline.puzzles.twisty.pack import Packing, SetCode, parity, set_code
+from pipeline.puzzles.twisty.pack import Packing, SetCode, set_code
 from pipeline.puzzles.twisty.tws import WILD, Definition, Part, Turn
 
 if TYPE_CHECKING:

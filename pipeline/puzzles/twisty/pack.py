@@ -35,6 +35,7 @@ from functools import cached_property
 
 import numpy as np
 
+from pipeline.puzzles.base import parity
 from pipeline.puzzles.twisty.tws import WILD, Definition, Part, PieceSet, Turn
 
 #: A table entry for a move into an illegal position (``Illegal`` lines).
@@ -46,18 +47,6 @@ def multinomial(counts: list[int] | tuple[int, ...]) -> int:
     for c in counts:
         out //= math.factorial(c)
     return out
-
-
-def parity(seq: list[int] | tuple[int, ...]) -> int:
-    """0 for an even permutation of distinct values, 1 for an odd one."""
-    order = sorted(range(len(seq)), key=seq.__getitem__)
-    seen, odd = [False] * len(seq), 0
-    for i in range(len(seq)):
-        j, length = i, 0
-        while not seen[j]:
-            seen[j], j, length = True, order[j], length + 1
-        odd ^= max(length - 1, 0) & 1
-    return odd
 
 
 @dataclass(frozen=True)
