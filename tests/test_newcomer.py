@@ -324,6 +324,19 @@ def test_the_distance_between_two_cube_positions_by_renaming_corners(
     assert json.loads(r.stdout)["moves"] == 2, r.stderr
 
 
+def test_a_cube_distance_past_a_partial_table_or_without_one_is_one_line(tmp_path: Path) -> None:
+    """The line names the positions typed (not the renamed one) and what to build."""
+    d = tmp_path / "data"
+    r = run_cli("distance", "pocket", "R U", "F", "--turns", data=d)  # nothing built
+    one_line_error(r, "is a depth in pocket (its corners renamed", "`puzzledb build pocket --data")
+    assert run_cli("build", "pocket", "--max-depth", "3", data=d).returncode == 0
+    r = run_cli("distance", "pocket", "R U", "F", "--turns", data=d)
+    assert r.returncode == 0 and r.stdout.startswith("pocket: 3 moves from "), r.stderr
+    r = run_cli("distance", "pocket", "R U F R", "F", "--turns", data=d)
+    one_line_error(r, "are more than 3 moves apart", "--max-depth 13")
+    assert "RFU LFD UFL RDF UBR RBD LBU and LUF LFD ULB UBR RFU RDF DRB" in r.stderr
+
+
 @pytest.mark.parametrize(
     ("name", "a", "b", "why"),
     [

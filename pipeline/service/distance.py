@@ -9,10 +9,10 @@ from __future__ import annotations
 from pipeline import hints
 from pipeline.answers import Distance
 from pipeline.engine.core import Graph
-from pipeline.errors import BadMethod, NotBuilt
+from pipeline.errors import BadMethod, BadPosition, NotBuilt
 from pipeline.puzzles.base import Puzzle
 from pipeline.service.folder import Folder
-from pipeline.service.positions import depth_of
+from pipeline.service.positions import depth, depth_of
 
 #: Graphs whose moves can be undone: a distance reads the same both ways.
 UNDONE = (Graph.BIPARTITE, Graph.REVERSIBLE)
@@ -31,12 +31,29 @@ def distance(folder: Folder, name: str, a: int, b: int) -> Distance:
     usable = [(t, s) for s, root, tables in ways for t in tables if _rooted_at(folder, t, root)]
     for table, state in usable:
         if folder.is_built(table):
-            return _answer(p, a, b, depth_of(folder, table, state), table, p.text(state))
+            moves = _renamed_depth(folder, p, table, state, (a, b))
+            return _answer(p, a, b, moves, table, p.text(state))
     table = usable[0][0]
     raise NotBuilt(
-        f"the distance to {p.text(b)} is a depth in {table} (its tiles renamed so that it "
-        f"is the goal there): run {hints.build(table, folder.data)}"
+        f"the distance to {p.text(b)} is a depth in {table} (its {p.pieces_word} renamed so "
+        f"that it is the goal there): run {hints.build(table, folder.data)}"
     )
+
+
+def _renamed_depth(
+    folder: Folder, p: Puzzle, table: str, state: int, typed: tuple[int, int]
+) -> int:
+    """The renamed position's depth in ``table``. Past a partial table's last level the
+    line names the two positions typed, not the renamed one nobody typed."""
+    found = depth(folder, table, state)
+    partial = folder.table(table).manifest.partial_depth
+    if found is None and partial is not None:
+        more = hints.build(f"{table} --max-depth {partial + 10}", folder.data)
+        raise BadPosition(
+            f"{p.text(typed[0])} and {p.text(typed[1])} are more than {partial} moves apart: "
+            f"the {table} table holds its first {partial} levels only; build more with {more}"
+        )
+    return found if found is not None else depth_of(folder, table, state)
 
 
 def _answer(
