@@ -337,6 +337,26 @@ def test_a_cube_distance_past_a_partial_table_or_without_one_is_one_line(tmp_pat
     assert "RFU LFD UFL RDF UBR RBD LBU and LUF LFD ULB UBR RFU RDF DRB" in r.stderr
 
 
+def test_a_distance_between_positions_no_move_joins_is_one_line(tmp_path: Path) -> None:
+    """plus (a spec): the second position is outside the goal's 480; renamed, the first is
+    not in plus@7 built whole, so the line says no sequence joins the two typed."""
+    d = tmp_path / "data"
+    assert (
+        run_cli(
+            "build",
+            "--spec",
+            str(Path(__file__).parent.parent / "examples" / "specs" / "plus.toml"),
+            data=d,
+        ).returncode
+        == 0
+    )
+    assert run_cli("build", "plus@7", data=d).returncode == 0
+    r = run_cli("distance", "plus", "2 1 3 4 5 0 7 6", "1 2 3 4 5 6 7 0", data=d)
+    one_line_error(r, "no sequence of moves leads from 2 1 3 4 5 0 7 6 to 1 2 3 4 5 6 7 0")
+    r = run_cli("distance", "plus", "2 1 3 4 5 0 7 6", "1 2 3 0 4 5 6 7", data=d)
+    assert r.stdout.startswith("plus: 22 moves from "), r.stderr
+
+
 @pytest.mark.parametrize(
     ("name", "a", "b", "why"),
     [

@@ -43,17 +43,21 @@ def distance(folder: Folder, name: str, a: int, b: int) -> Distance:
 def _renamed_depth(
     folder: Folder, p: Puzzle, table: str, state: int, typed: tuple[int, int]
 ) -> int:
-    """The renamed position's depth in ``table``. Past a partial table's last level the
-    line names the two positions typed, not the renamed one nobody typed."""
+    """The renamed position's depth in ``table``. Where it is not there, the line names the
+    two positions typed, not the renamed one nobody typed: renaming keeps every move, so
+    outside a whole table no sequence of moves joins them."""
     found = depth(folder, table, state)
+    if found is not None:
+        return found
+    a, b = (p.text(s) for s in typed)
     partial = folder.table(table).manifest.partial_depth
-    if found is None and partial is not None:
-        more = hints.build(f"{table} --max-depth {partial + 10}", folder.data)
-        raise BadPosition(
-            f"{p.text(typed[0])} and {p.text(typed[1])} are more than {partial} moves apart: "
-            f"the {table} table holds its first {partial} levels only; build more with {more}"
-        )
-    return found if found is not None else depth_of(folder, table, state)
+    if partial is None:
+        raise BadPosition(f"no sequence of moves leads from {a} to {b}")
+    more = hints.build(f"{table} --max-depth {partial + 10}", folder.data)
+    raise BadPosition(
+        f"{a} and {b} are more than {partial} moves apart: the {table} table holds its "
+        f"first {partial} levels only; build more with {more}"
+    )
 
 
 def _answer(
