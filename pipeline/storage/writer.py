@@ -92,8 +92,12 @@ class _Scratch(threading.local):
         self._words = np.zeros((0, 2), np.uint64)
 
     def output(self, size: int) -> pa.Buffer:
+        """A buffer of at least ``size`` bytes starting on a page (files.replace's
+        ``direct`` needs it so)."""
         if self._out is None or self._out.size < size:
-            self._out = pa.allocate_buffer(size)
+            raw = np.empty(size + files.DIRECT_ALIGN, np.uint8)
+            skip = -raw.ctypes.data % files.DIRECT_ALIGN
+            self._out = pa.py_buffer(raw[skip : skip + size])
         return self._out
 
     def depths(self, n: int, depth: int) -> np.ndarray:
@@ -170,7 +174,7 @@ def write_part(
     del table
     name = level_file_name(depth, part)
     path = directory / name
-    files.replace(path, data)
+    files.replace(path, data, direct=True)
     entry = {
         "name": name,
         "depth": depth,
