@@ -19,9 +19,8 @@ import pipeline
 from pipeline.build import loop as build
 from pipeline.errors import BuildLocked, CorruptTable, NotBuilt
 from pipeline.puzzles import registry as puzzles
-from pipeline.storage import files
+from pipeline.storage import files, reader, staging, writer
 from pipeline.storage import format as fmt
-from pipeline.storage import reader, staging, writer
 from tests.conftest import build_local
 
 
