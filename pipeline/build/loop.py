@@ -33,7 +33,7 @@ import pyarrow as pa
 from pipeline import hints
 from pipeline.build.held import Held, Output, Pending
 from pipeline.engine import rows
-from pipeline.engine.budget import Budget, LevelPlan, give_back_freed_memory, rss, size_of
+from pipeline.engine.budget import Budget, LevelPlan, memory_for_large_builds, rss, size_of
 from pipeline.engine.core import Graph, Level, excluded_depths
 from pipeline.engine.reference import roots_level
 from pipeline.engine.rows import MoveRules
@@ -293,7 +293,7 @@ class Builder:
         if search_bytes(p.dense_states) > self.budget.work:
             return None
         before = rss()
-        give_back_freed_memory()
+        memory_for_large_builds()
         dense = p.kernels.dense if p.kernels is not None else None
         self.warm_up = 0  # the compiled moves loaded before level 1
         self.budget.charge(rss() - before)
@@ -477,8 +477,8 @@ class Builder:
         if p.has_kernels and size >= rows.PACKED_MIN:
             before = rss()
             # The first time: numba and the kernels load, and the threaded step
-            # begins (small builds keep glibc's default, which faults less).
-            give_back_freed_memory()
+            # begins (small builds keep glibc's and numpy's defaults, which fault less).
+            memory_for_large_builds()
             kernels = p.kernels
             if self.warm_up is None:
                 self.warm_up = self.progress.levels[-1].depth + 1

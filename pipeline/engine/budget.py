@@ -94,7 +94,14 @@ def rss() -> int:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def give_back_freed_memory() -> None:
+def memory_for_large_builds() -> None:
+    """How a large build takes memory from the system: freed blocks go back at once
+    (:func:`_give_back_freed_memory`), and in pages of 4 KiB (:func:`_no_huge_pages`)."""
+    _give_back_freed_memory()
+    _no_huge_pages()
+
+
+def _give_back_freed_memory() -> None:
     """Have glibc return every freed block of 1 MiB or more to the system at once.
 
     By default glibc raises its mmap threshold up to 32 MiB after the first large
@@ -107,6 +114,22 @@ def give_back_freed_memory() -> None:
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         libc.mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD (fixed, so no longer raised)
+
+
+def _no_huge_pages() -> None:
+    """Stop numpy asking for transparent huge pages (madvise) for its arrays.
+
+    Where the kernel defragments for those who ask (its default, ``defrag``
+    madvise), a fault with no free huge page at hand compacts memory first, in
+    the faulting thread: with a build's arrays made anew from level to level,
+    3x4 took 1.1 s more CPU and 0.6 s more wall, 2x6 1.5 s and 0.8 s
+    (docs/BENCHMARKS.md). numpy's own switch (NUMPY_MADVISE_HUGEPAGE=0 before
+    numpy is imported); left as it is where numpy has none.
+    """
+    with contextlib.suppress(ImportError, AttributeError):
+        from numpy._core.multiarray import _set_madvise_hugepage
+
+        _set_madvise_hugepage(False)
 
 
 def move_bytes(packed: bool, counts: bool = False, ranked: bool = False) -> int:
