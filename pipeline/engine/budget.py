@@ -124,7 +124,8 @@ def _no_huge_pages() -> None:
     the faulting thread: with a build's arrays made anew from level to level,
     3x4 took 1.1 s more CPU and 0.6 s more wall, 2x6 1.5 s and 0.8 s
     (docs/BENCHMARKS.md). numpy's own switch (NUMPY_MADVISE_HUGEPAGE=0 before
-    numpy is imported); left as it is where numpy has none.
+    numpy is imported), for the rest of the process as the mmap threshold above;
+    left as it is where numpy has none.
     """
     with contextlib.suppress(ImportError, AttributeError):
         from numpy._core.multiarray import _set_madvise_hugepage
