@@ -476,12 +476,12 @@ class Builder:
         kernels = None
         if p.has_kernels and size >= rows.PACKED_MIN:
             before = rss()
-            # The first time: numba and the kernels load, and the threaded step
-            # begins (small builds keep glibc's and numpy's defaults, which fault less).
-            memory_for_large_builds()
-            kernels = p.kernels
-            if self.warm_up is None:
+            if self.warm_up is None:  # the first time: numba and the kernels load, and
+                # the threaded step begins (small builds keep glibc's and numpy's
+                # defaults, which fault less)
+                memory_for_large_builds()
                 self.warm_up = self.progress.levels[-1].depth + 1
+            kernels = p.kernels
             self.budget.charge(rss() - before)
             if self.counts and kernels.weigher is None:
                 kernels = None  # they cannot carry path counts
