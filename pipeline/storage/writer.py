@@ -12,6 +12,7 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import pyarrow.parquet as pq
 
 from pipeline.engine.core import NO_PARENT, Level
 from pipeline.errors import TooBig
-from pipeline.storage import files
+from pipeline.storage import files, pages
 from pipeline.storage.format import (
     CLASS_SIZE,
     FILE_ROWS,
@@ -138,15 +139,59 @@ def write_part(
 
     The bytes depend only on the arguments, so a level cut into the same parts
     gives the same files however it was computed. ``paths`` adds the optional
-    path-count column.
+    path-count column. The format's three columns are written by storage/pages.py,
+    a table with more columns (or an empty part) by Arrow's writer.
     """
     n = len(states)
     # Only roots have no parent (NO_PARENT is the largest uint64), and only at depth 0:
     # no mask otherwise (nor a pass over the parents to look for one).
     roots = parents == NO_PARENT if depth == 0 and n and parents.max() == NO_PARENT else None
+    kv = {**metadata, "puzzledb.depth": str(depth)}
+    orbits = None
+    if n and paths is None and extra is None:
+        data = _pages(states, _scratch.depths(n, depth), parents, roots, kv)
+    else:
+        data, orbits = _arrow(states, _scratch.depths(n, depth), parents, roots, kv, paths, extra)
+    entry = _finish(directory, depth, part, states, data)
+    return entry if orbits is None else {**entry, ORBITS: orbits}
+
+
+def _pages(
+    states: np.ndarray,
+    depths: np.ndarray,
+    parents: np.ndarray,
+    roots: np.ndarray | None,
+    kv: dict[str, str],
+) -> pa.Buffer:
+    """The file's bytes, by storage/pages.py, in this thread's output buffer."""
+    cols = [
+        pages.Column("state", states),
+        pages.Column("depth", depths),
+        pages.Column("parent", parents, optional=True, nulls=roots),
+    ]
+    schema = SCHEMA.with_metadata(kv)
+    buffer = _scratch.output(len(states) * (8 + 4 + 8) * 21 // 20 + (1 << 20))
+    try:
+        return buffer.slice(0, pages.write(cols, kv, schema, _filler(buffer)))
+    except OSError:  # a buffer too small (the one above never is): one that grows
+        grown = bytearray()
+        pages.write(cols, kv, schema, grown.extend)
+        return pa.py_buffer(grown)
+
+
+def _arrow(
+    states: np.ndarray,
+    depths: np.ndarray,
+    parents: np.ndarray,
+    roots: np.ndarray | None,
+    kv: dict[str, str],
+    paths: np.ndarray | None,
+    extra: Any,
+) -> tuple[pa.Buffer, int | None]:
+    """The file's bytes by Arrow's writer, and its orbit sum (with ``class_size``)."""
     columns = {
         "state": pa.array(states, pa.uint64()),
-        "depth": pa.array(_scratch.depths(n, depth), pa.uint8()),
+        "depth": pa.array(depths, pa.uint8()),
         "parent": pa.array(parents, pa.uint64(), mask=roots),
     }
     schema = SCHEMA
@@ -156,26 +201,30 @@ def write_part(
     orbits = None
     if extra is not None:  # a puzzle's own columns, computed from the states (class_size)
         schema, orbits = _extra_columns(extra, states, columns, schema)
-    table = pa.table(
-        columns, schema=schema.with_metadata({**metadata, "puzzledb.depth": str(depth)})
-    )
+    table = pa.table(columns, schema=schema.with_metadata(kv))
     # Into this thread's output buffer, large enough for the columns uncompressed
     # (should a file ever come out larger, into a buffer that grows).
-    room = n * (8 + 1 + 8 + (16 if paths is not None else 0) + 8 * bool(extra)) * 21 // 20
-    room += 1 << 20
+    room = len(states) * (8 + 1 + 8 + (16 if paths is not None else 0) + 8 * bool(extra))
+    room = room * 21 // 20 + (1 << 20)
     try:
         sink = pa.FixedSizeBufferWriter(_scratch.output(room))
         _write_table(table, sink)
-        data = _scratch.output(room).slice(0, sink.tell())
+        return _scratch.output(room).slice(0, sink.tell()), orbits
     except OSError:
         stream = pa.BufferOutputStream()
         _write_table(table, stream)
-        data = stream.getvalue()
-    del table
+        return stream.getvalue(), orbits
+
+
+def _finish(
+    directory: Path, depth: int, part: int, states: np.ndarray, data: pa.Buffer
+) -> dict[str, Any]:
+    """Put a part's bytes in place; its manifest entry."""
+    n = len(states)
     name = level_file_name(depth, part)
     path = directory / name
     files.replace(path, data, direct=True)
-    entry = {
+    return {
         "name": name,
         "depth": depth,
         "rows": n,
@@ -185,7 +234,20 @@ def write_part(
         "min_state": int(states[0]) if n else None,
         "max_state": int(states[-1]) if n else None,
     }
-    return entry if orbits is None else {**entry, ORBITS: orbits}
+
+
+def _filler(buffer: pa.Buffer) -> Callable[[bytes], None]:
+    """A function that appends bytes to ``buffer``; OSError when it is full."""
+    array, at = np.frombuffer(buffer, np.uint8), 0
+
+    def append(piece: bytes) -> None:
+        nonlocal at
+        if at + len(piece) > len(array):
+            raise OSError("the output buffer is full")
+        array[at : at + len(piece)] = np.frombuffer(piece, np.uint8)
+        at += len(piece)
+
+    return append
 
 
 def _extra_columns(
