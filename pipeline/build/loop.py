@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gc
 import logging
 import platform
 import shutil
@@ -476,12 +477,17 @@ class Builder:
         kernels = None
         if p.has_kernels and size >= rows.PACKED_MIN:
             before = rss()
-            if self.warm_up is None:  # the first time: numba and the kernels load, and
-                # the threaded step begins (small builds keep glibc's and numpy's
-                # defaults, which fault less)
+            first = self.warm_up is None
+            if first:  # numba and the kernels load, and the threaded step begins (small
+                # builds keep glibc's and numpy's defaults, which fault less)
                 memory_for_large_builds()
                 self.warm_up = self.progress.levels[-1].depth + 1
             kernels = p.kernels
+            if first:
+                # What is loaded by now (the modules, numba, the compiled moves) stays for
+                # the build: out of the collector's passes, which walked all of it at
+                # every full collection (2% of 3x4's CPU: docs/BENCHMARKS.md).
+                gc.freeze()
             self.budget.charge(rss() - before)
             if self.counts and kernels.weigher is None:
                 kernels = None  # they cannot carry path counts
