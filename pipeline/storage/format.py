@@ -21,6 +21,8 @@ FORMAT_VERSION = 1
 ROW_GROUP_ROWS = 262_144
 #: A level larger than this is split into several files (parts).
 FILE_ROWS = 16 * ROW_GROUP_ROWS
+#: zstd's level in the files Arrow's writer makes (tables with more columns than the
+#: three: storage/writer.py); the three are compressed by storage/pages.py.
 ZSTD_LEVEL = 2
 MANIFEST = "_manifest.json"
 #: A table or registry name: what may name a folder under the data folder.
