@@ -68,7 +68,6 @@ class Column:
         self.physical = _INT64 if self.bits == 64 else _INT32
         #: The zstd context of this column's pages (chosen on the first page).
         self.zstd: zstandard.ZstdCompressor | None = None
-        self._first: bytes | None = None
 
     def schema_element(self) -> dict[int, t.Value]:
         return {
