@@ -64,9 +64,14 @@ class PegSymPuzzle(PegPuzzle):
             f"one position per class of its {len(self.perms)} symmetries"
         )
         self.encoding += "; the smallest state of its symmetry class"
-        self.tables = byte_tables(self.perms)
         self.extra_fields = (CLASS_SIZE,)
         self.extra_docs = CLASS_SIZE_DOC
+
+    @cached_property
+    def tables(self) -> np.ndarray:
+        """The symmetries' byte tables, made on first use: made for the four boards as
+        the registry loads, they took 25 ms of every command's start."""
+        return byte_tables(self.perms)
 
     @cached_property
     def kernels(self) -> Kernels | None:  # type: ignore[override]
