@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import os
@@ -269,3 +270,19 @@ def test_the_levels_a_bucket_is_checked_against_count_in_its_memory() -> None:
     assert with_them == 8
     share = (keys * budget.KEY_BYTES * 1.25 + before * budget.EXCLUDED_BYTES) / with_them
     assert share <= work
+
+
+def test_a_build_freezes_what_its_kernels_loaded_and_thaws_it_at_the_end(tmp_path: Path) -> None:
+    # The pocket cube's levels 8 and 9 (870,072 and 1,887,748 positions) take the
+    # compiled moves; what is loaded by then is out of the collector's passes for
+    # the build, and back in once it ends (an API process builds on).
+    frozen: list[int] = []
+    made = build_local(
+        puzzles.get("pocket"),
+        tmp_path,
+        max_depth=9,
+        on_level=lambda _: frozen.append(gc.get_freeze_count()),
+    )
+    assert made.total == 1 + 9 + 54 + 321 + 1847 + 9992 + 50136 + 227536 + 870072 + 1887748
+    assert max(frozen) > 0
+    assert gc.get_freeze_count() == 0

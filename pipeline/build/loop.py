@@ -226,6 +226,9 @@ class Builder:
         #: The level whose step loaded the compiled moves (numba's compile or its
         #: cache): too slow a level to measure the build's pace by.
         self.warm_up: int | None = None
+        #: Whether the objects loaded with the compiled moves are out of the collector's
+        #: passes (gc.freeze) until the build ends.
+        self.frozen = False
         #: Whether the level steps mark moves over the puzzle's ranks (None: not decided).
         self.ranked: bool | None = None
         #: Whether the executor holds the last level it made (StepStats.holds).
@@ -240,15 +243,19 @@ class Builder:
         self.executor_name = executor.name
         place = Place(self.spill, self.held.pool, self.target.parent)
         # The writers stop first (every file written), then the executor (its scratch gone).
-        with executor.bind(place) as step, ThreadPoolExecutor(max_workers=2) as writers:
-            self.pending = Pending(writers.submit, self._record)  # compressing takes as long
-            if not self.progress.levels:
-                self._roots()
-            if dense is not None:
-                self._dense_levels(dense)
-            else:
-                self._levels(step)
-            self.pending.settle()
+        try:
+            with executor.bind(place) as step, ThreadPoolExecutor(max_workers=2) as writers:
+                self.pending = Pending(writers.submit, self._record)  # compressing: as long
+                if not self.progress.levels:
+                    self._roots()
+                if dense is not None:
+                    self._dense_levels(dense)
+                else:
+                    self._levels(step)
+                self.pending.settle()
+        finally:
+            if self.frozen:  # the process may go on (the API, the tests): collect as before
+                gc.unfreeze()
         made = self._manifest()
         write_json_atomic(self.staging / MANIFEST, made.to_dict())
         self.progress.finish()
@@ -488,6 +495,7 @@ class Builder:
                 # the build: out of the collector's passes, which walked all of it at
                 # every full collection (2% of 3x4's CPU: docs/BENCHMARKS.md).
                 gc.freeze()
+                self.frozen = True
             self.budget.charge(rss() - before)
             if self.counts and kernels.weigher is None:
                 kernels = None  # they cannot carry path counts
