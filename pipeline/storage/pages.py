@@ -116,12 +116,10 @@ class _Contexts(threading.local):
 _contexts = _Contexts()
 
 
-def write(
-    columns: list[Column], metadata: dict[str, str], schema: pa.Schema, out: Callable[[bytes], None]
-) -> int:
+def write(columns: list[Column], schema: pa.Schema, out: Callable[[bytes], None]) -> int:
     """Write a Parquet file of ``columns`` (equal lengths, at least one row) through
-    ``out``; return its size. ``schema`` is the Arrow schema Arrow's readers restore
-    (with ``metadata``, which is also the file's key-value metadata)."""
+    ``out``; return its size. ``schema`` is the Arrow schema Arrow's readers restore;
+    its metadata is also the file's key-value metadata."""
     n = len(columns[0].values)
     out(b"PAR1")
     pos = 4
@@ -136,7 +134,7 @@ def write(
                 pos += len(piece)
             chunks.append(chunk)
         groups.append(_row_group(chunks, hi - lo))
-    footer = t.encode(_file_metadata(columns, groups, n, metadata, schema))
+    footer = t.encode(_file_metadata(columns, groups, n, schema))
     out(footer)
     out(struct.pack("<I", len(footer)) + b"PAR1")
     return pos + len(footer) + 8
@@ -259,11 +257,9 @@ def _row_group(chunks: list[dict], rows: int) -> dict:
     }
 
 
-def _file_metadata(
-    columns: list[Column], groups: list[dict], n: int, metadata: dict[str, str], schema: pa.Schema
-) -> dict:
+def _file_metadata(columns: list[Column], groups: list[dict], n: int, schema: pa.Schema) -> dict:
     root = {4: t.binary("schema"), 5: t.i32(len(columns))}
-    kv = [{1: t.binary(k), 2: t.binary(v)} for k, v in metadata.items()]
+    kv = [{1: t.binary(k), 2: t.binary(v)} for k, v in (schema.metadata or {}).items()]
     kv.append({1: t.binary("ARROW:schema"), 2: t.binary(arrow_schema(schema))})
     return {
         1: t.i32(2),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_BYTE, _I16, _I32, _I64, _BINARY, _LIST, _STRUCT = 3, 4, 5, 6, 8, 9, 12
+_BYTE, _I32, _I64, _BINARY, _LIST, _STRUCT = 3, 5, 6, 8, 9, 12
 _TRUE, _FALSE = 1, 2
 
 
@@ -93,17 +93,14 @@ def _value(out: bytearray, kind: int, v: Any) -> None:
         _struct(out, v)
     elif kind == _BYTE:
         out.append(v.value & 0xFF)
-    elif kind in (_I16, _I32, _I64):
+    elif kind in (_I32, _I64):
         varint(out, _zigzag(v.value))
     elif kind == _BINARY:
         varint(out, len(v.value))
         out += v.value
-    elif kind in (_TRUE, _FALSE):
-        out.append(kind)  # inside a list: a byte
-    elif kind == _LIST:
+    elif kind == _LIST:  # of structs, integers or strings (no booleans)
         items = v.value
         inner = _kind(items[0]) if items else _BYTE
-        inner = _TRUE if inner == _FALSE else inner
         if len(items) < 15:
             out.append(len(items) << 4 | inner)
         else:

@@ -172,10 +172,10 @@ def _pages(
     schema = SCHEMA.with_metadata(kv)
     buffer = _scratch.output(len(states) * (8 + 4 + 8) * 21 // 20 + (1 << 20))
     try:
-        return buffer.slice(0, pages.write(cols, kv, schema, _filler(buffer)))
+        return buffer.slice(0, pages.write(cols, schema, _filler(buffer)))
     except OSError:  # a buffer too small (the one above never is): one that grows
         grown = bytearray()
-        pages.write(cols, kv, schema, grown.extend)
+        pages.write(cols, schema, grown.extend)
         return pa.py_buffer(grown)
 
 
