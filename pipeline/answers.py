@@ -162,6 +162,32 @@ class Summary:
 
 
 @dataclass(frozen=True)
+class Listed:
+    """A puzzle known in a data folder, as ``puzzledb list`` and the explorer show it."""
+
+    name: str
+    title: str
+    graph: str
+    origin: str
+    default: bool
+    #: Made for a solver (a pattern database): shown with ``list --all`` only.
+    derived: bool
+    #: Its table's positions when built and sound, else None.
+    positions: int | None
+    #: The deepest level built when its table holds the first levels only.
+    partial_depth: int | None
+    #: The line saying why its table is damaged, when it is.
+    damaged: str | None
+
+    @property
+    def built(self) -> bool:
+        return self.positions is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "built": self.built, "damaged": self.damaged is not None}
+
+
+@dataclass(frozen=True)
 class NextMove:
     """One move out of a position: the position it makes, the state its table stores
     for it (another image on a table of symmetry classes), its depth there, and how

@@ -21,16 +21,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipeline.answers import Distance, MethodSolution, Position, Solution
+from pipeline.answers import Distance, Histogram, Listed, MethodSolution, Position, Solution
 from pipeline.answers import Summary as TableSummary
 from pipeline.build.loop import LevelDone
-from pipeline.errors import BadPosition, NotBuilt
+from pipeline.errors import NotBuilt
 from pipeline.hints import DATA_ENV, default_data  # noqa: F401 (public names)
-from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.base import Puzzle, ident
 from pipeline.service import distance, positions, tables, walks
-from pipeline.service.folder import Folder
-from pipeline.service.solving import Solvers
+from pipeline.service.folder import Folder, Stamps
+from pipeline.service.solving import Needs, Solvers
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
 
@@ -49,17 +48,18 @@ class Database:
 
     def __init__(self, data: str | os.PathLike[str] | None = None) -> None:
         self.data = Path(data) if data is not None else default_data()
-        #: The folder's tables, read once (again only when the folder changes).
+        #: The folder's puzzles and tables, read once (again only when the folder changes).
         self.folder = Folder(self.data)
-        self.solvers = Solvers(
-            self.folder, lambda names, on_level: self.build(names, on_level=on_level)
-        )
-        self._cons: dict[bool, Any] = {}
+        self.solvers = Solvers(self.folder)
+        #: The read-only catalog the API's queries are cursors of, and the stamps of the
+        #: files it was checked against (a file changed since: a new one, checked anew).
+        self._con: Any = None
+        self._con_files: Stamps = ()
 
     def _changed(self) -> None:
         """This process changed the folder: read it again, open new connections."""
         self.folder.forget()
-        self._cons = {}
+        self._con = None
 
     # -- building ---------------------------------------------------------
     def build(
@@ -95,13 +95,13 @@ class Database:
         from pipeline.executors.registry import executor_for
         from pipeline.query import catalog
 
-        chosen = [puzzles.get(n, self.data) for n in puzzles.expand_names(list(names))]
+        chosen = self.folder.puzzles(names)
         if root is not None:
             from pipeline.puzzles.names import rooted
 
             chosen = [rooted(p, root) for p in chosen]
         named = {p.name for p in chosen}  # --max-depth is for these, not their requirements
-        chosen = _with_requirements(chosen, self.data)
+        chosen = self.folder.with_requirements(chosen)
         runner = executor_for(executor if engine is None else engine, master, self.data)
         done = []
         for p in chosen:
@@ -122,7 +122,7 @@ class Database:
             )
             self._changed()
         with build.os_errors(self.data, "", "catalog"):
-            catalog.write(self.data)
+            catalog.write(self.data, self.folder.tables())
         self._changed()
         from pipeline.pictures.report import REPORT
 
@@ -137,13 +137,15 @@ class Database:
         """The tables a build of ``names`` means: family names expanded (``pegs``),
         each board's symmetry-class table instead with ``symmetry`` (``<board>-sym``),
         then the default set with ``default``."""
-        chosen = puzzles.expand_names(list(names))
+        from pipeline.puzzles import registry
+
+        chosen = registry.expand_names(list(names))
         if symmetry:
             from pipeline.puzzles.pegs.sym import sym_name
 
             chosen = [sym_name(n) for n in chosen]
         if default:
-            chosen += [p.name for p in puzzles.defaults() if p.name not in chosen]
+            chosen += [p.name for p in registry.defaults() if p.name not in chosen]
         return chosen
 
     def add_spec(self, path: str | os.PathLike[str], name: str | None = None) -> list[str]:
@@ -161,16 +163,26 @@ class Database:
 
     def known_puzzles(self) -> list[Puzzle]:
         """Every puzzle known here: built-ins, the specs kept here, every built table."""
-        from pipeline.puzzles.registry import listed
+        return self.folder.listed()
 
-        return listed(self.data)
+    def listing(self) -> list[Listed]:
+        """Every puzzle known here with its table's positions, or the line saying why
+        its table is damaged: what ``puzzledb list`` and the explorer show."""
+        return tables.listing(self.folder)
+
+    @property
+    def snapshot(self) -> int:
+        """A number that changes each time the folder's tables are read anew (after a
+        table was built, removed or rewritten): what a cache of answers is keyed by."""
+        self.folder.refresh()
+        return self.folder.reads
 
     def write_catalog(self) -> Path:
         from pipeline.query import catalog
 
         self.require_folder()
         self._changed()
-        return catalog.write(self.data)
+        return catalog.write(self.data, self.folder.tables())
 
     # -- reading: each a few lines over the service (pipeline/service/) ------------
     def table(self, name: str) -> Table:
@@ -179,7 +191,7 @@ class Database:
         CorruptTable when its manifest records another puzzle than the registry's
         (or the kept spec's) of that name: every answer is the registry's puzzle's.
         """
-        return self.folder.table(name)
+        return self.folder.table(self.puzzle(name))
 
     def require_folder(self, name: str | None = None) -> None:
         """NotBuilt when the data folder is missing: reading never creates it."""
@@ -202,7 +214,7 @@ class Database:
         if spec_file is not None:
             files.remove_inside(self.data, spec.SPECS, spec_file)  # never through a link
         self._changed()
-        catalog.write(self.data)
+        catalog.write(self.data, self.folder.tables())
         return tables + ([f"{spec.SPECS}/{spec_file}"] if spec_file else [])
 
     def _removable(self, name: str) -> tuple[list[str], str | None]:
@@ -246,26 +258,25 @@ class Database:
 
     def state(self, puzzle: str, position: str | int) -> int:
         """A typed position (or a state number) as a state of ``puzzle``."""
-        return positions.state_of(self.folder, puzzle, position)
+        return positions.state_of(self.puzzle(puzzle), position)
 
     def canonical(self, puzzle: str, position: str | int) -> int:
         """The state a symmetric table (``<board>-sym``) stores a position's class as:
         its smallest image; BadPosition for a table without symmetries."""
         p = self.puzzle(puzzle)
-        if p.canonical is None:
-            raise BadPosition(f"{puzzle} has no symmetry classes (try {puzzle}-sym)")
-        return p.variants(self.state(puzzle, position))[0]
+        return positions.canonical(p, positions.state_of(p, position))
 
     def solve(self, puzzle: str, position: str | int) -> Solution:
         """Walk parents from the position to the root: see :class:`Solution` (a peg
         board through its winnable table: a winning line)."""
-        return walks.solve(self.folder, puzzle, self.state(puzzle, position))
+        p = self.puzzle(puzzle)
+        return walks.solve(self.folder, p, positions.state_of(p, position))
 
     def walk(self, puzzle: str, position: str | int) -> Solution | None:
         """The walk along parents in the table itself (to the goal, or here from the
         start: a lost peg position still has one), or None when it is not there."""
         p = self.puzzle(puzzle)
-        return walks.walk(self.folder, p, self.state(puzzle, position), puzzle)
+        return walks.walk(self.folder, p, positions.state_of(p, position), p)
 
     def solve_by(
         self,
@@ -284,9 +295,14 @@ class Database:
         will be built and its cost before it starts, ``on_level`` each level;
         ``build=False`` refuses with NotBuilt instead).
         """
-        return self.solvers.solve_by(
-            puzzle, position, method, build=build, on_build=on_build, on_level=on_level
-        )
+        p = self.puzzle(puzzle)
+        answer = self.solvers.solve_by(p, position, method)
+        if isinstance(answer, Needs):
+            self._build_needed(answer, build, on_build, on_level)
+            answer = self.solvers.solve_by(p, position, method)
+        if isinstance(answer, Needs):  # built, and still missing: its own line
+            raise answer.refused()
+        return answer
 
     def pattern_solver(
         self,
@@ -298,10 +314,29 @@ class Database:
         on_build: Callable[[str], None] | None = None,
         databases: str | None = None,
     ) -> Any:
-        """The IDA* search of ``board`` over its pattern databases (service/solving.py)."""
-        return self.solvers.pattern_solver(
-            board, reflect, build=build, on_build=on_build, databases=databases, on_level=on_level
-        )
+        """The IDA* search of ``board`` over its pattern databases (service/solving.py),
+        its tables built first when missing (``build=False``: NotBuilt instead)."""
+        search = self.solvers.pattern_solver(board, reflect, databases)
+        if isinstance(search, Needs):
+            self._build_needed(search, build, on_build, on_level)
+            search = self.solvers.pattern_solver(board, reflect, databases)
+        if isinstance(search, Needs):
+            raise search.refused()
+        return search
+
+    def _build_needed(
+        self,
+        needs: Needs,
+        build: bool,
+        on_build: Callable[[str], None] | None,
+        on_level: Callable[[str, LevelDone], None] | None,
+    ) -> None:
+        """Build the tables an answer needs (the API decides), or refuse with NotBuilt."""
+        if not build:
+            raise needs.refused()
+        if on_build:
+            on_build(needs.announce)
+        self.build(needs.tables, on_level=on_level)
 
     def slides_tiles(self, puzzle: str) -> bool:
         """Whether ``puzzle`` is a sliding puzzle (:meth:`tiles_slid` answers for it)."""
@@ -310,12 +345,7 @@ class Database:
     def tiles_slid(self, solution: Solution) -> list[int] | list[list[int]]:
         """The tile slid at each step of a sliding puzzle's walk, its first state first;
         on a board whose moves slide a line (3x3-multi) each step's tiles, as a list."""
-        from pipeline.puzzles.tiles.multi import MultiTilePuzzle
-        from pipeline.solvers import choose
-
-        p = self.puzzle(solution.puzzle)
-        steps = choose.tiles_slid(p, solution.states)
-        return steps if isinstance(p, MultiTilePuzzle) else [t for (t,) in steps]
+        return walks.tiles_slid(self.puzzle(solution.puzzle), solution)
 
     def depth(self, puzzle: str, position: str | int) -> int:
         """Fewest moves between the position and the roots of its table.
@@ -324,26 +354,32 @@ class Database:
         moves (a pattern database) a walk also takes free moves, and a peg
         board is solved through its winnable table but measured in its own.
         """
-        return positions.depth_of(self.folder, puzzle, self.state(puzzle, position))
+        p = self.puzzle(puzzle)
+        return positions.depth_of(self.folder, p, positions.state_of(p, position))
 
     def position(self, puzzle: str, position: str | int) -> Position:
         """A position, its depth and every move from it with the depth it leads to."""
-        return positions.position(self.folder, puzzle, self.state(puzzle, position))
+        p = self.puzzle(puzzle)
+        return positions.position(self.folder, p, positions.state_of(p, position))
 
     def properties(self, puzzle: str, position: str | int) -> dict[str, int | bool | None]:
         """A position's depth, whether it is solved, and its family's own properties
         (a peg board's ``pegs``; sliding tiles' ``blank cell``, ``tiles out of place``)."""
-        return positions.properties(self.folder, puzzle, self.state(puzzle, position))
+        p = self.puzzle(puzzle)
+        return positions.properties(self.folder, p, positions.state_of(p, position))
 
     def distance(self, puzzle: str, a: str | int, b: str | int) -> Distance:
         """The fewest moves from position ``a`` to ``b``, where a table answers it: ``b``
         a root, or ``b`` renamed to a goal (sliding tiles: of ``<board>@<cell>``; the
         pocket cube and twisty definitions of distinct pieces: solved)."""
-        return distance.distance(self.folder, puzzle, self.state(puzzle, a), self.state(puzzle, b))
+        p = self.puzzle(puzzle)
+        first, second = (positions.state_of(p, x) for x in (a, b))
+        return distance.distance(self.folder, p, first, second)
 
     def at_depth(self, puzzle: str, depth: int, nth: int | None = None) -> str:
         """The ``nth`` position at ``depth`` in state order (None: one at random), as text."""
-        return self.puzzle(puzzle).text(positions.at_depth(self.folder, puzzle, depth, nth))
+        p = self.puzzle(puzzle)
+        return p.text(positions.at_depth(self.folder, p, depth, nth))
 
     def histogram(self, puzzle: str) -> pl.DataFrame:
         """Positions at every depth: columns ``depth``, ``positions``; a table of
@@ -355,7 +391,7 @@ class Database:
         """
         import polars as pl
 
-        rows = tables.histogram(self.folder, puzzle).rows()
+        rows = tables.histogram(self.folder, self.puzzle(puzzle)).rows()
         return pl.DataFrame(rows, schema={k: pl.Int64 for k in rows[0]} if rows else None)
 
     def longest(self, puzzle: str) -> pl.DataFrame:
@@ -363,15 +399,24 @@ class Database:
         import polars as pl
 
         p, depth = self.puzzle(puzzle), self.table(puzzle).max_depth
-        states = tables.longest(self.folder, puzzle)
+        states = tables.longest(self.folder, p)
         return pl.DataFrame(
             {"position": [p.text(s) for s in states], "state": states, "depth": depth},
             schema={"position": pl.String, "state": pl.UInt64, "depth": pl.Int32},
         )
 
+    def levels(self, puzzle: str) -> Histogram:
+        """Positions at every depth as the typed answer (:meth:`histogram`'s rows)."""
+        return tables.histogram(self.folder, self.puzzle(puzzle))
+
+    def deepest(self, puzzle: str, limit: int) -> list[str]:
+        """Up to ``limit`` positions of the deepest level built (a partial table's last)."""
+        p = self.puzzle(puzzle)
+        return [p.text(s) for s in tables.deepest(self.folder, p, limit)]
+
     def table_summary(self, puzzle: str) -> TableSummary:
         """One table's numbers: positions, depths, build time, bytes (from its manifest)."""
-        return tables.summary(self.folder, puzzle)
+        return tables.summary(self.folder, self.puzzle(puzzle))
 
     def summary(self) -> pl.DataFrame:
         """One row a table: ``puzzle``, ``positions``, ``max_depth``, ``max_depth_positions``."""
@@ -397,8 +442,8 @@ class Database:
         """
         from pipeline.pictures import charts
 
-        chosen = puzzles.expand_names([names] if isinstance(names, str) else list(names))
-        found = [tables.histogram(self.folder, n) for n in chosen]
+        chosen = self.folder.puzzles([names] if isinstance(names, str) else names)
+        found = [tables.histogram(self.folder, p) for p in chosen]
         return charts.histogram(found, log=log, percent=percent)
 
     def board_svg(self, puzzle: str, position: str | int) -> str:
@@ -406,9 +451,10 @@ class Database:
         puzzle, the position and (when the table is built) its depth."""
         from pipeline.pictures import boards
 
-        state = self.state(puzzle, position)
-        depth = positions.depth(self.folder, puzzle, state) if self.is_built(puzzle) else None
-        return boards.board_at(self.puzzle(puzzle), state, depth)
+        p = self.puzzle(puzzle)
+        state = positions.state_of(p, position)
+        depth = positions.depth(self.folder, p, state) if self.is_built(puzzle) else None
+        return boards.board_at(p, state, depth)
 
     def solution_svg(self, solution: Solution) -> str:
         """A solution as an SVG strip of boards, first position first, each move marked."""
@@ -438,7 +484,7 @@ class Database:
             self._cursor(opened=False)
             from pipeline.query import catalog
 
-            return catalog.connect(self.data, sealed=False)
+            return catalog.connect(self.data, self.folder.tables(), sealed=False)
         from pipeline.query import readonly
 
         return readonly.Cursor(self._cursor())  # writes no file (issue #44)
@@ -451,11 +497,13 @@ class Database:
         self.require_folder()
         if not opened:
             return None
-        if False not in self._cons:
+        now = self.folder.file_stamps()
+        if self._con is None or now != self._con_files:
             from pipeline.query import readonly
 
-            self._cons[False] = readonly.connect(self.data)
-        return self._cons[False].cursor()
+            self._con = readonly.connect(self.data, self.folder.tables())
+            self._con_files = now
+        return self._con.cursor()
 
     def query(
         self, query: str, params: dict[str, Any] | None = None, write: bool = False
@@ -511,18 +559,6 @@ def _frame(con: Any, sql: str, params: dict[str, Any] | None) -> pl.DataFrame:
         return pl.DataFrame() if relation is None else relation.pl()  # None: no result (SET)
 
     return interrupt.run(con, work)
-
-
-def _with_requirements(chosen: list[Puzzle], data: Path | None = None) -> list[Puzzle]:
-    """The puzzles in build order: each derived table after the tables it is computed from."""
-    out: list[Puzzle] = []
-    for p in chosen:
-        for r in p.requires:
-            if r not in [q.name for q in out]:
-                out.extend(_with_requirements([puzzles.get(r, data)], data))
-        if p.name not in [q.name for q in out]:
-            out.append(p)
-    return out
 
 
 def open(data: str | os.PathLike[str] | None = None) -> Database:

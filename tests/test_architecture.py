@@ -9,9 +9,13 @@ kind, a library module no terminal).
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from tests.test_import_cycles import edges, modules
 
@@ -101,3 +105,43 @@ def test_one_name_a_class() -> None:
         if isinstance(node, ast.ClassDef)
     )
     assert [n for n, k in names.items() if k > 1] == []
+
+
+def _profiled(tmp_path: Path, *args: str) -> dict[str, Any]:
+    """What one command calls (tests/profile_cli.py: a process of its own)."""
+    out = tmp_path / "profile.json"
+    run = [sys.executable, "-m", "tests.profile_cli", str(out), *args]
+    subprocess.run(run, cwd=PACKAGE.parent, capture_output=True, text=True, check=True)
+    return dict(json.loads(out.read_text()))
+
+
+def test_a_solve_asks_across_few_folders(data: Path, tmp_path: Path) -> None:
+    """The CLI asks the API once, the API the service once, the service the puzzle and
+    the table a few times: a solve of 31 moves is not a call into another folder a
+    state (it was 253 calls, 93 of them solvers/ computing tiles for a text walk)."""
+    doc = _profiled(tmp_path, "solve", "3x3", "8 6 7 2 5 4 3 0 1", "--data", str(data))
+    assert doc["across"] <= 75, doc["pairs"]
+
+
+def test_a_definition_is_parsed_once_and_made_one_puzzle(tmp_path: Path) -> None:
+    """`build --spec FILE.tws NAME` reads the definition once, makes one puzzle object
+    and never reads back the TOML it keeps (one resolver, puzzles passed down)."""
+    spec = PACKAGE.parent / "examples" / "specs" / "floppy.tws"
+    doc = _profiled(tmp_path, "build", "--spec", str(spec), "floppy", "--data", str(tmp_path))
+    calls = doc["calls"]
+    assert calls["pipeline.puzzles.twisty.tws._Reader.definition"] == 1
+    assert calls["pipeline.puzzles.twisty.board.TwistyPuzzle.__init__"] == 1
+    assert "tomllib._parser.loads" not in calls
+
+
+def test_a_name_becomes_a_puzzle_in_the_registry_alone() -> None:
+    """Below the API, functions take puzzle objects: the name grammar's resolver is
+    called by the registry alone, and a data folder's Registry is made by its Folder
+    (and by a Spark worker, which has none)."""
+    resolving = where(r"\bresolve\((name|base)|names\.resolve\(|import resolve\b")
+    assert resolving == ["puzzles/names.py", "puzzles/registry.py"]
+    assert where(r"\bRegistry\(") == [
+        "executors/spark/tasks.py",
+        "puzzles/registry.py",
+        "service/folder.py",
+    ]

@@ -31,8 +31,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+import pipeline
 from pipeline.puzzles import registry as puzzles
-from pipeline.query import catalog
 from tests.conftest import examples
 
 #: Small tables copied into every data folder the test makes (a few hundred KB).
@@ -110,7 +110,7 @@ def templates(data: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
     good = root / "good"
     for name in TABLES:
         shutil.copytree(data / name, good / name)
-    catalog.write(good)
+    pipeline.open(good).write_catalog()
     out = {"good": good, "empty": root / "empty", "file": root / "file"}
     out["empty"].mkdir()
     out["file"].write_text("not a folder\n")

@@ -245,7 +245,7 @@ def test_a_failed_catalog_leaves_no_temporary_file(
     pipeline.open(tmp_path).build(["2x3"])
     monkeypatch.setattr(catalog, "statements", lambda *_: ["SELECT nosuch()"])
     with pytest.raises(Exception, match="nosuch"):
-        catalog.write(tmp_path)
+        pipeline.open(tmp_path).write_catalog()
     assert sorted(p.name for p in tmp_path.iterdir()) == [".staging", "2x3", "puzzles.duckdb"]
 
 

@@ -18,7 +18,7 @@ def test_the_manifests_are_read_once_while_nothing_changes(copy_of) -> None:
     folder = Folder(data)
     for _ in range(50):
         assert folder.built() == ["2x3", "3x3", "triangle15"]
-        assert folder.table("3x3").manifest.total == 181440
+        assert folder.table(folder.puzzle("3x3")).manifest.total == 181440
     assert folder.reads == 1
 
 

@@ -182,7 +182,7 @@ def _stored(p: Puzzle, walk: Any, s: int) -> list[int]:
 
 
 def _family_sql(db: pipeline.Database) -> str:
-    made = family_sql(db.manifests())  # SQL, or SQL and its bound rows
+    made = family_sql(list(db.folder.tables()[0].values()))  # SQL, or SQL and its bound rows
     return "\n".join(m if isinstance(m, str) else m[0] for m in made)
 
 

@@ -178,7 +178,7 @@ def test_root_tables_resolve_from_their_manifest(names_db: pipeline.Database) ->
     name = f"3x3~{ROOT_HASH}"
     with pytest.raises(UnknownPuzzle):
         puzzles.get(name)  # without the data folder it cannot be known
-    p = puzzles.get(name, names_db.data)
+    p = names_db.puzzle(name)
     assert p.root_texts == (ROOT,)
     manifest = json.loads((names_db.data / name / "_manifest.json").read_text())
     assert manifest["puzzle"]["roots"] == [ROOT]

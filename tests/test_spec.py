@@ -168,14 +168,14 @@ def test_variants_of_a_spec_board(spec_db: pipeline.Database) -> None:
     spec_db.build(["plus@0", "square16@0"])
     spec_db.build(["plus"], root="1 2 3 4 5 6 7 0")
     name = f"plus~{root_hash('1 2 3 4 5 6 7 0')}"
-    assert puzzles.get("plus@0", spec_db.data).root_texts == ("0 1 2 3 4 5 6 7",)
+    assert spec_db.puzzle("plus@0").root_texts == ("0 1 2 3 4 5 6 7",)
     for table in ("plus@0", name):
         assert one(spec_db, f'SELECT count(*) FROM "{table}"') == 480
         assert spec_db.verify(table).ok
         assert "spec" in spec_db.table(table).manifest.puzzle
     assert one(spec_db, 'SELECT count(*) FROM "square16@0"') == 32_181
     with pytest.raises(UnknownPuzzle, match="rectangles only"):
-        puzzles.get("plus-multi", spec_db.data)
+        spec_db.puzzle("plus-multi")
 
 
 #: (change to plus.toml, words the one-line message must hold, the line it names)

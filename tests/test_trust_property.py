@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 
 import pipeline
 from pipeline.errors import PuzzleDBError
-from pipeline.query import catalog
 from tests.conftest import examples
 
 RING = """name = "ring4"
@@ -92,7 +91,7 @@ def _answers(db: pipeline.Database) -> dict[str, Any]:
     """What each read gives, or the PuzzleDBError it raises (by class)."""
     out: dict[str, Any] = {}
     reads = {
-        "catalog": lambda: catalog.write(db.data).name,
+        "catalog": lambda: db.write_catalog().name,
         "summary": lambda: db.summary().rows(),
         "select": lambda: db.query("SELECT 1 AS one").rows(),
         **{f"longest {t}": lambda t=t: db.longest(t).rows() for t in TABLES},

@@ -86,6 +86,13 @@ class LevelDone:
     resumed: int = 0
     #: Positions of the level this one was made from (0 for the roots).
     expanded: int = 0
+    #: The table's positions when known (``Puzzle.expected_total``), else an estimate
+    #: (``estimated``; None when there is none either).
+    total_expected: int | None = None
+    estimated: bool = False
+    #: Whether the table's graph is layered (a peg board): its levels' pace follows
+    #: what they make, not what they expand (the time-left estimate).
+    layered: bool = False
 
 
 def build(
@@ -552,13 +559,22 @@ class Builder:
         entry = LevelEntry(depth, positions, round(computed - started, 4), stats=stats)
         self.progress.record(entry, files, now - self.last)
         if self.on_level:
+            expected, estimated = self._expected_total()
             done = LevelDone(
                 depth, positions, self.progress.total, now - self.clock,
                 stats.get("buckets", 0), now - self.last, made_by, self.resumed,
                 self.progress.levels[-2].positions if depth else 0,
+                expected, estimated, self.puzzle.graph is Graph.LAYERED,
             )  # fmt: skip
             self.on_level(done)
         self.last = now
+
+    def _expected_total(self) -> tuple[int | None, bool]:
+        """The table's positions when known, else (an estimate, True)."""
+        p = self.puzzle
+        if p.expected_total is not None:
+            return p.expected_total, False
+        return p.estimated_total, p.estimated_total is not None
 
     def _partial(self) -> int | None:
         """The last depth built when the build stopped at ``max_depth`` (None: complete)."""

@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from pipeline.build.loop import LevelDone
-from pipeline.engine.core import Graph
-from pipeline.puzzles import registry as puzzles
 from pipeline.words import plural, rate, seconds
 
 #: Seconds between two log lines of one table's build (no terminal).
@@ -27,7 +24,7 @@ INTERVAL = 10.0
 ESTIMATE_FROM = 0.1
 #: Seconds a build runs before a time-left estimate is shown: its first seconds hold
 #: one-off costs (compiling the kernels on a fresh clone) that one level's pace
-#: cannot tell apart; a pocket build of 20 s said "about 3 min 43 s left" (issue #45).
+#: cannot tell apart.
 ESTIMATE_AFTER = 30.0
 
 
@@ -49,9 +46,7 @@ class _Bars:
 class BuildBars(_Bars):
     """Shows depth, positions, rate and (when the total is known) time left."""
 
-    def __init__(self, names: list[str], data: Path | None = None) -> None:
-        self.names = names
-        self.data = data  # where names of specs and typed roots resolve
+    def __init__(self) -> None:
         self._progress: Any = None
         self._tasks: dict[str, Any] = {}
         self._logged: dict[str, float] = {}
@@ -67,14 +62,13 @@ class BuildBars(_Bars):
         if self._progress is None:
             if done.made_by or done.seconds - self._logged.get(name, 0.0) >= INTERVAL:
                 self._logged[name] = done.seconds
-                print(line(name, done, self.data), file=sys.stderr, flush=True)
+                print(line(name, done), file=sys.stderr, flush=True)
             return
         if done.made_by:
-            self._progress.console.print(line(name, done, self.data), highlight=False)
+            self._progress.console.print(line(name, done), highlight=False)
         if name not in self._tasks:
-            total = _total(name, self.data)[0]
             self._tasks[name] = self._progress.add_task(
-                name, total=total, name=name, depth=0, rate="", count=""
+                name, total=done.total_expected, name=name, depth=0, rate="", count=""
             )
         self._progress.update(
             self._tasks[name],
@@ -108,7 +102,7 @@ def _bars() -> Any:
     )
 
 
-def line(name: str, done: LevelDone, data: Path | None = None) -> str:
+def line(name: str, done: LevelDone) -> str:
     """One log line: where the build is, its rate, and (when it means something) time left."""
     made = done.total - done.resumed  # in this run's seconds
     overall = made / done.seconds if done.seconds > 0 and made > 0 else 0.0
@@ -121,13 +115,12 @@ def line(name: str, done: LevelDone, data: Path | None = None) -> str:
         + f" in {seconds(done.seconds)}"
         + (f" ({rate(overall)})" if overall > 0 else "")
     )
-    expected, about = _total(name, data)
+    expected, about = done.total_expected, "about " if done.estimated else ""
     if expected:
         share = min(1.0, done.total / expected)
         text += f", {100 * share:.0f}% of {about}{expected:,}"
         if ESTIMATE_FROM <= share < 1 and overall > 0 and done.seconds >= ESTIMATE_AFTER:
-            layered = puzzles.get(name, data).graph is Graph.LAYERED
-            text += f", about {seconds(_left(done, expected - done.total, layered))} left"
+            text += f", about {seconds(_left(done, expected - done.total, done.layered))} left"
     return text
 
 
@@ -149,14 +142,6 @@ def _left(done: LevelDone, remaining: int, layered: bool) -> float:
     if not layered and done.expanded > 0:
         return (remaining + done.positions) * done.level_seconds / done.expanded
     return remaining * max(pace, done.level_seconds / done.positions)
-
-
-def _total(name: str, data: Path | None) -> tuple[int | None, str]:
-    """The table's total, known or estimated (then said to be "about")."""
-    p = puzzles.get(name, data)
-    if p.expected_total is not None:
-        return p.expected_total, ""
-    return p.estimated_total, "about "
 
 
 class VerifyBars(_Bars):

@@ -102,7 +102,7 @@ def build(
     base = db(data)
     names = _names(base, puzzle or [], default, symmetry, spec, root)
     new = not data.exists()  # a build from another folder quietly made ./data (issue #45)
-    with BuildBars(names, data) as bars:
+    with BuildBars() as bars:
         manifests = base.build(
             names,
             force=force,

@@ -203,7 +203,7 @@ def _solved(base: Any, puzzle: str, position: str | int, method: str, build: boo
     databases are built on first use."""
     from pipeline.cli.bars import BuildBars
 
-    with BuildBars([]) as bars:
+    with BuildBars() as bars:
         return base.solve_by(
             puzzle,
             position,

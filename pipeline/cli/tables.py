@@ -4,13 +4,16 @@ verify, report, plot histogram."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from pipeline import hints
 from pipeline.cli.shared import DataOpt, JsonOpt, PuzzleArg, db, emit
 from pipeline.words import plural, printable
+
+if TYPE_CHECKING:
+    from pipeline.api import Database
 
 AllOpt = Annotated[
     bool, typer.Option("--all", help="Also the derived tables (pattern databases, for solve).")
@@ -77,34 +80,16 @@ def _print_listed(rows: list[dict[str, Any]]) -> None:
             )
 
 
-def _listed(base: Any) -> list[dict[str, Any]]:
+def _listed(base: Database) -> list[dict[str, Any]]:
     """A row a puzzle known here: built-ins, specs kept in the data folder, built tables.
     A damaged table is listed as such, and a warning line says why (errors.LeftOut)."""
     import warnings
 
     from pipeline.errors import LeftOut
 
-    found = base.manifests()
-    totals = {m.table: m.total for m in found}
-    partial = {m.table: m.partial_depth for m in found}
-    broken = base.broken()
-    for name, why in broken.items():
+    for name, why in base.broken().items():
         warnings.warn(LeftOut(name, why, "the list's counts"), stacklevel=2)
-    return [
-        {
-            "name": p.name,
-            "title": p.title,
-            "graph": str(p.graph),
-            "origin": p.origin,
-            "default": p.default,
-            "built": p.name in totals,
-            "positions": totals.get(p.name),
-            "partial_depth": partial.get(p.name),
-            "derived": p.derived,
-            "damaged": p.name in broken,
-        }
-        for p in base.known_puzzles()
-    ]
+    return [t.as_dict() for t in base.listing()]
 
 
 def catalog(data: DataOpt = Path("data")) -> None:

@@ -34,12 +34,13 @@ def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[Any] | None = None) 
         typer.echo(
             "tiles slid: " + " ".join(slid_words(t if isinstance(t, list) else [t]) for t in tiles)
         )
-    for i, (s, text) in enumerate(zip(states, texts, strict=True)):
-        if oneline:
+    if oneline:
+        for i, text in enumerate(texts):
             typer.echo(f"{i:>3}  {text}")
-        else:
-            typer.echo(f"-- {plural(i, p.step_word)}" if p.step_word != "move" else f"-- {i}")
-            typer.echo(p.draw(s))
+        return
+    for i, drawn in enumerate(p.drawings(states)):
+        typer.echo(f"-- {plural(i, p.step_word)}" if p.step_word != "move" else f"-- {i}")
+        typer.echo(drawn)
 
 
 def head(p: Any, sol: Any, states: list[int]) -> str:

@@ -250,3 +250,13 @@ def _arrow(art: Art, move: Move) -> str:
 def _centre(art: Art, spots: Sequence[int]) -> tuple[float, float]:
     pts = [art.xy(i, art.pad) for i in spots]
     return sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)
+
+
+def spots_moved(p: Puzzle, state: int, made: int) -> tuple[list[int], list[int]]:
+    """The board's spots a move empties and fills, as drawn (a click on the board picks
+    the move: the first click where a piece leaves, a second where it lands)."""
+    art = art_of(p)
+    before = art.contents(art.values(state))
+    after = art.contents(art.values(made))
+    m = art.move(before, after)
+    return list(m.frm), list(m.to)

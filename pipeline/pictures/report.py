@@ -18,6 +18,7 @@ from pipeline.answers import Summary
 from pipeline.draw.svg import esc
 from pipeline.errors import BadOutput, NotBuilt, PuzzleDBError
 from pipeline.pictures import boards, charts, output
+from pipeline.puzzles.base import Puzzle
 from pipeline.service import tables, walks
 from pipeline.service.folder import Folder
 from pipeline.words import plural
@@ -101,10 +102,11 @@ def summaries(folder: Folder) -> tuple[list[Summary], list[tuple[str, str]]]:
     """The built tables' numbers, and (table, why) for each one refused; NotBuilt when
     there is no table at all."""
     found: list[Summary] = []
-    failed = list(folder.broken().items())
-    for name in folder.built():
+    sound, broken = folder.tables()
+    failed = list(broken.items())
+    for name, t in sound.items():
         try:
-            found.append(tables.summary(folder, name))
+            found.append(tables.summary(folder, t.puzzle))
         except PuzzleDBError as e:
             failed.append((name, _line(e)))
     if not found and not failed:
@@ -159,8 +161,13 @@ def _numbers(found: list[Summary]) -> str:
     return f'<div class="scroll"><table>{head}{rows}</table></div>'
 
 
+def _puzzle(folder: Folder, name: str) -> Puzzle:
+    """The puzzle of the sound table ``name`` (the report draws built tables only)."""
+    return folder.tables()[0][name].puzzle
+
+
 def _chart(folder: Folder, name: str) -> str:
-    return charts.svg(charts.histogram([tables.histogram(folder, name)]))
+    return charts.svg(charts.histogram([tables.histogram(folder, _puzzle(folder, name))]))
 
 
 def _title(s: Summary) -> str:
@@ -205,8 +212,8 @@ def _derived_table(folder: Folder, s: Summary) -> str:
 
 
 def _deepest_boards(folder: Folder, s: Summary) -> str:
-    p = folder.puzzle(s.puzzle)
-    states = tables.deepest(folder, s.puzzle, DEEPEST)
+    p = _puzzle(folder, s.puzzle)
+    states = tables.deepest(folder, p, DEEPEST)
     shown = "all shown" if len(states) == s.at_max else f"{len(states)} shown"
     figures = "".join(f"<figure>{boards.board(p, st)}</figure>" for st in states)
     title = "The deepest positions"
@@ -236,9 +243,9 @@ def _solutions(folder: Folder, built: list[str]) -> str:
 def _solution(folder: Folder, name: str) -> str:
     """The first deepest position of ``name``, solved and drawn as a strip."""
     try:
-        p = folder.puzzle(name)
-        start = tables.deepest(folder, name, 1)[0]
-        sol = walks.solve(folder, name, start)
+        p = _puzzle(folder, name)
+        start = tables.deepest(folder, p, 1)[0]
+        sol = walks.solve(folder, p, start)
     except PuzzleDBError as e:
         return f'<div class="solution" data-table="{esc(name)}"><p>{esc(_line(e))}</p></div>'
     what = (

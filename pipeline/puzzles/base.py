@@ -364,19 +364,33 @@ class Puzzle(ABC):
     def text(self, state: int) -> str:
         return self.cells.text(state)
 
+    def texts(self, states: Sequence[int]) -> list[str]:
+        """:meth:`text` of each state of a line (a walk's, a level's)."""
+        return [self.text(s) for s in states]
+
     # -- the display of a position and of a walk ----------------------------------
     #: What one step of a table walk is called (peg boards: "jump").
     step_word: str = "move"
     #: What a walk says of its steps when they are not moves (None: steps are moves).
     step_note: StepNote | None = None
-    #: Whether each step of a walk slides a tile into the blank (``solve --moves``
-    #: then lists the tiles slid).
+    #: Whether each step of a walk slides a tile into the blank (``solve --tiles``
+    #: then lists the tiles slid), and whether a step may slide a line of them.
     slides_tiles: bool = False
+    slides_lines: bool = False
     #: The table whose parent walk answers ``solve`` (None: this puzzle's own).
     solved_by: str | None = None
 
+    def tiles_slid(self, states: Sequence[int]) -> list[list[int]]:
+        """The tiles each step of a walk slides, the one next to the blank first
+        (sliding puzzles, :attr:`slides_tiles`); no step slides any elsewhere."""
+        return [[] for _ in states[1:]]
+
     def draw(self, state: int) -> str:
         return self.cells.draw(state)
+
+    def drawings(self, states: Sequence[int]) -> list[str]:
+        """:meth:`draw` of each state of a line."""
+        return [self.draw(s) for s in states]
 
     def moves_in(self, states: Sequence[int]) -> int:
         """Moves along a line of states, first to last (peg boards: runs of one peg's jumps)."""

@@ -16,11 +16,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.draw.art import Art
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.spec.base import Spec
+
+if TYPE_CHECKING:
+    from pipeline.puzzles.trusted import Checked
+
+#: A statement of the DuckDB catalog: SQL, or SQL and its bound rows (a list a column).
+Statement = str | tuple[str, list[list[Any]]]
 
 
 @dataclass(frozen=True)
@@ -55,17 +61,18 @@ class SpecTable:
     """A family's table in a TOML spec (``[tiles]``): its keys (required ones True),
     the suffixes of the tables ``build --spec`` builds, and the loader, which
     raises spec/base.py's ``Problem`` naming the key that is wrong. A family with
-    files of its own (twsearch's ``.tws``) names their suffix, and ``keep`` makes
-    the spec kept in the data folder from the file the user named (its path, its
-    text, and the table's name for a file of its own; None for a TOML spec), so that
-    the kept spec needs no file outside the folder."""
+    files of its own (twsearch's ``.tws``) names their suffix and ``own`` makes the
+    spec of such a file (its path, its text, the table's name); ``keep`` makes the
+    spec kept in the data folder from a TOML spec that names a file beside it. The
+    kept spec's text holds everything: it needs no file outside the folder."""
 
     key: str
     keys: Mapping[str, bool]
     tables: tuple[str, ...]
     load: Callable[[Spec], Puzzle]
     suffix: str | None = None
-    keep: Callable[[Path, str, str | None], str] | None = None
+    own: Callable[[Path, str, str], Spec] | None = None
+    keep: Callable[[Path, Spec], Spec] | None = None
 
 
 @dataclass(frozen=True)
@@ -83,15 +90,14 @@ class Family:
     groups: Mapping[str, list[str]] = field(default_factory=dict)
     #: The drawing of each class (its subclasses inherit it); the plain drawing otherwise.
     arts: Mapping[type[Puzzle], type[Art]] = field(default_factory=dict)
-    #: Its statements in the DuckDB catalog, given every built table's checked manifest
-    #: (made even when none of its tables is built: its macros then say so); SQL, or
-    #: SQL and its bound rows.
-    sql: Callable[[list[Any]], list[Any]] | None = None
+    #: Its statements in the DuckDB catalog, given every sound table (made even when
+    #: none of its tables is built: its macros then say so).
+    sql: Callable[[list[Checked]], list[Statement]] | None = None
     #: The catalog's ``board``, ``cells``, ``drawing`` and ``state_of`` for one table of
-    #: its own whose state is no cells (a checked manifest: SQL by macro name), or None
-    #: for a table it leaves to the cell codec (made after its ``sql``, which may make
-    #: the tables these read).
-    codec: Callable[[Any], Mapping[str, str] | None] | None = None
+    #: its own whose state is no cells (SQL by macro name), or None for a table it
+    #: leaves to the cell codec (made after its ``sql``, which may make the tables
+    #: these read).
+    codec: Callable[[Checked], Mapping[str, str] | None] | None = None
     variants: Variants | None = None
     spec: SpecTable | None = None
 

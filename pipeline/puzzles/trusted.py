@@ -6,38 +6,137 @@ boards, and text in it must never reach SQL. So every reader pairs a table
 with the registry's puzzle of its name and requires the manifest to record
 exactly that puzzle's description (the title aside: it changes no answer);
 the catalog's SQL is then made from the registry's puzzle alone.
+
+:func:`scan` reads every table folder of a data folder so, once a snapshot of
+the folder (service/folder.py holds the result): each sound table as a
+:class:`Checked` (its manifest and its puzzle), each damaged one with the
+line that says why.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pipeline import hints
 from pipeline.errors import CorruptTable, PuzzleDBError
-from pipeline.puzzles import registry
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.reserved import reserved
-from pipeline.storage.format import COLUMNS, MANIFEST, PATHS_COLUMN
+from pipeline.storage import files, integrity
+from pipeline.storage import manifest as manifests
+from pipeline.storage.format import COLUMNS, MANIFEST, NAME, PATHS_COLUMN
 from pipeline.storage.manifest import Manifest
+
+#: A data folder's resolver: the puzzle of a name (the folder's Registry.puzzle).
+Resolve = Callable[[str], Puzzle]
 
 #: Fields of a manifest's puzzle that may differ from the registry's (no answer depends on them).
 FREE = ("title",)
 
 
-def puzzle_of(m: Manifest, data: Path) -> Puzzle:
-    """The puzzle of table ``m`` in ``data``; CorruptTable (one line) when its name is
-    reserved, names no puzzle here, or its manifest records the puzzle otherwise."""
+@dataclasses.dataclass(frozen=True)
+class Checked:
+    """A sound table: its manifest, whose puzzle is the registry's description (its own
+    title kept), and the registry's puzzle of its name."""
+
+    manifest: Manifest
+    puzzle: Puzzle
+
+    @property
+    def table(self) -> str:
+        return self.manifest.table
+
+
+#: The sound tables by name, and the damaged ones with the line that says why.
+Scan = tuple[dict[str, Checked], dict[str, str]]
+
+
+def scan(data: Path, resolve: Resolve) -> Scan:
+    """Every table folder of ``data`` (a folder holding a manifest, a link or a broken
+    one too), by name: the sound ones checked against their puzzle and their files'
+    footers, the damaged ones with the one line that says what is wrong and which
+    command mends it."""
+    return split({name: table(data, name, resolve) for name in table_names(data)})
+
+
+def split(checked: dict[str, Checked | str | None]) -> Scan:
+    """Tables checked one by one (:func:`table`), as a :data:`Scan`."""
+    found = {n: t for n, t in checked.items() if isinstance(t, Checked)}
+    broken = {n: t for n, t in checked.items() if isinstance(t, str)}
+    return found, broken
+
+
+def table(data: Path, name: str, resolve: Resolve) -> Checked | str | None:
+    """Table ``name`` of ``data`` checked as :func:`scan` checks each: a sound one, the
+    line that says why it is damaged, or None where no table of that name is."""
+    p = data / name
+    if not (NAME.fullmatch(name) and os.path.lexists(p / MANIFEST)):
+        return None
+    if p.is_symlink():
+        return f"{p} is a symbolic link, not a table's folder (never followed)"
+    if not files.is_folder(p):
+        return None
+    try:
+        m = manifests.read(p)
+        checked = check(m, puzzle_named(m, data, resolve), data)
+        integrity.check_footers(p, checked.manifest)
+    except CorruptTable as e:
+        return str(e)
+    return checked
+
+
+def hashed(data: Path, tables: Scan) -> Scan:
+    """``tables`` with every file of each sound one hashed against its manifest (what
+    DuckDB reads unchecked: remembered by stamp, integrity.check_table); one that fails
+    moves to the damaged ones."""
+    found, broken = dict(tables[0]), dict(tables[1])
+    for name, t in list(found.items()):
+        try:
+            integrity.check_table(data / name, t.manifest)
+        except CorruptTable as e:
+            del found[name]
+            broken[name] = str(e)
+    return found, broken
+
+
+def table_names(data: Path) -> list[str]:
+    """The names of the folders of ``data`` that hold a manifest (whatever it is: a link
+    is one, refused when read), sorted; never an error (a loop of links is no folder)."""
+    try:
+        names = sorted(data.iterdir()) if data.is_dir() else []
+    except OSError:
+        return []
+    return [  # a folder of no table's name is no table (and its name is never printed)
+        p.name
+        for p in names
+        if NAME.fullmatch(p.name)
+        and (files.is_folder(p) or p.is_symlink())
+        and os.path.lexists(p / MANIFEST)
+    ]
+
+
+def puzzle_named(m: Manifest, data: Path, resolve: Resolve) -> Puzzle:
+    """The registry's puzzle of table ``m``'s name; CorruptTable (one line) when the name
+    is reserved or names no puzzle here."""
     where = f"{data / m.table / MANIFEST}"
     why = reserved(m.table)
     if why is not None:
         raise CorruptTable(f"{where}: the table's name is refused: {why}")
     try:
-        p = registry.get(m.table, data)
+        return resolve(m.table)
     except PuzzleDBError as e:
         raise CorruptTable(f"{where}: names no puzzle known here ({_first_line(e)})") from None
+
+
+def check(m: Manifest, p: Puzzle, data: Path) -> Checked:
+    """Table ``m`` with its puzzle ``p``; CorruptTable (one line) when its manifest
+    records the puzzle otherwise. The manifest's puzzle becomes ``p``'s description
+    (its title kept), so whatever is made from it is made from trusted values."""
+    where = f"{data / m.table / MANIFEST}"
     field = first_difference(m.puzzle, p.describe())
     try:
         p.cells.drawing()  # the layout's shape, the one the catalog's SQL is made from
@@ -51,19 +150,13 @@ def puzzle_of(m: Manifest, data: Path) -> Puzzle:
             f"{where}: {'' if field == 'columns' else 'puzzle.'}{field} is not the "
             f"{m.table} puzzle's: rebuild with {rebuild}"
         )
-    return p
+    described = _canonical(p.describe())
+    return Checked(dataclasses.replace(m, puzzle={**described, "title": m.puzzle["title"]}), p)
 
 
 def _columns(m: Manifest) -> set[str]:
     """The columns a manifest declares, the optional path counts aside."""
     return set(m.columns) - set(PATHS_COLUMN)
-
-
-def checked(m: Manifest, data: Path) -> Manifest:
-    """``m`` with its puzzle replaced by the registry's description (keeping its title),
-    so whatever is made from it is made from trusted values; CorruptTable as :func:`puzzle_of`."""
-    described = _canonical(puzzle_of(m, data).describe())
-    return dataclasses.replace(m, puzzle={**described, "title": m.puzzle["title"]})
 
 
 def first_difference(recorded: dict[str, Any], described: dict[str, object]) -> str | None:

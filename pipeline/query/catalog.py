@@ -35,20 +35,24 @@ import os
 import shutil
 import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pipeline.errors import CannotWrite, CorruptTable, LeftOut
+from pipeline.errors import CannotWrite, LeftOut
 from pipeline.puzzles import trusted
 from pipeline.puzzles.base import Cells, glob_escape, ident, sql_str
-from pipeline.puzzles.registry import derived, family_codec, family_sql
+from pipeline.puzzles.family import Statement
+from pipeline.puzzles.registry import family_codec, family_sql
 from pipeline.puzzles.reserved import reserved
+from pipeline.puzzles.trusted import Checked, Scan
 from pipeline.query import walk_sql
 from pipeline.storage import files
-from pipeline.storage import manifest as manifests_
-from pipeline.storage.format import MANIFEST, NAME
+from pipeline.storage.format import NAME
 from pipeline.storage.manifest import Manifest
+
+if TYPE_CHECKING:
+    import duckdb
 
 CATALOG = "puzzles.duckdb"
 #: Written in the storage format DuckDB 1.2 and later can read, so the catalog
@@ -56,63 +60,9 @@ CATALOG = "puzzles.duckdb"
 STORAGE_VERSION = "v1.2.0"
 
 
-def manifests(data: Path) -> list[Manifest]:
-    """The manifests of every complete table under ``data``, by name, each with
-    its puzzle as the registry describes it (:func:`trusted.checked`) and its
-    figures held against its files' footers (integrity.check_footers).
-
-    A damaged or invalid manifest (or one that names another table, names no
-    puzzle, a reserved name, or records its puzzle otherwise) leaves its table
-    out, with a warning (errors.LeftOut: one line of the CLI); the other tables
-    stay queryable.
-    """
-    found, broken = scan(data)
-    _warn(broken)
-    return found
-
-
 def _warn(broken: dict[str, str]) -> None:
     for name, why in broken.items():
         warnings.warn(LeftOut(name, why), stacklevel=3)
-
-
-def scan(data: Path, hashed: bool = False) -> tuple[list[Manifest], dict[str, str]]:
-    """The sound tables under ``data`` (as :func:`manifests`) and the damaged ones: each
-    folder holding a manifest (a link or a broken one too) by name, with the one line
-    that says what is wrong and which command mends it. ``hashed``: every file is also
-    hashed against its manifest (integrity.check_table: what DuckDB reads unchecked)."""
-    from pipeline.storage import integrity
-
-    found, broken = [], {}
-    for p in _table_folders(data):
-        if p.is_symlink():
-            broken[p.name] = f"{p} is a symbolic link, not a table's folder (never followed)"
-            continue
-        try:
-            m = trusted.checked(manifests_.read(p), data)
-            integrity.check_footers(p, m)
-            if hashed:
-                integrity.check_table(p, m)
-            found.append(m)
-        except CorruptTable as e:
-            broken[p.name] = str(e)
-    return found, broken
-
-
-def _table_folders(data: Path) -> list[Path]:
-    """The folders of ``data`` that hold a manifest (whatever it is: a link is one,
-    refused when read), by name; never an error (a loop of links is no folder)."""
-    try:
-        names = sorted(data.iterdir()) if data.is_dir() else []
-    except OSError:
-        return []
-    return [  # a folder of no table's name is no table (and its name is never printed)
-        p
-        for p in names
-        if NAME.fullmatch(p.name)
-        and (files.is_folder(p) or p.is_symlink())
-        and os.path.lexists(p / MANIFEST)
-    ]
 
 
 def _codec(m: Manifest) -> Cells:
@@ -122,29 +72,23 @@ def _codec(m: Manifest) -> Cells:
     )
 
 
-def _dispatch(found: list[Manifest], sql_of: Any, fallback: str) -> str:
+def _dispatch(found: list[Checked], sql_of: Callable[[Checked], str], fallback: str) -> str:
     if not found:
         return fallback
-    arms = " ".join(f"WHEN {sql_str(m.table)} THEN {sql_of(m)}" for m in found)
+    arms = " ".join(f"WHEN {sql_str(t.table)} THEN {sql_of(t)}" for t in found)
     return f"CASE puzzle {arms} ELSE {fallback} END"
 
 
-#: A statement of the catalog: SQL, or SQL and its bound parameters.
-Statement = str | tuple[str, list[list[Any]]]
-
-
-def statements(
-    data: Path, prefix: str, home: Path | None = None, hashed: bool = False
-) -> list[Statement]:
-    """The SQL that creates the catalog for the tables under ``data``.
+def statements(tables: Scan, prefix: str, home: Path | None = None) -> list[Statement]:
+    """The SQL that creates the catalog for ``tables`` (a folder's, puzzles/trusted.py).
 
     ``prefix`` is how the views name the data folder (absolute); ``home``: the
-    catalog file the views must be read from (None: no check, for the API's own);
-    ``hashed``: every file hashed first (:func:`scan`). A damaged table is left out
-    with a warning line, and its name becomes a view that fails with that line, so
-    a query of it says why and a query of any other table answers.
+    catalog file the views must be read from (None: no check, for the API's own).
+    A damaged table is left out with a warning line, and its name becomes a view
+    that fails with that line, so a query of it says why and a query of any other
+    table answers.
     """
-    found, broken = scan(data, hashed)
+    found, broken = list(tables[0].values()), tables[1]
     _warn(broken)
     return [
         *_views(found, prefix, home),
@@ -153,16 +97,18 @@ def statements(
         *family_sql(found),  # first: a family's codec may read its tables
         *_codec_macros(found),
         # path(puzzle, state) and one walk a table
-        *walk_sql.statements(found, prefix, "true" if home is None else _home_guard(home)),
+        *walk_sql.statements(
+            [t.manifest for t in found], prefix, "true" if home is None else _home_guard(home)
+        ),
     ]
 
 
-def _views(found: list[Manifest], prefix: str, home: Path | None) -> list[str]:
+def _views(found: list[Checked], prefix: str, home: Path | None) -> list[Statement]:
     """One view per table over exactly the files its manifest lists (a stray
     file in the folder is never read), checked by :func:`_home_guard` if ``home``."""
     guard = "" if home is None else f" WHERE {_home_guard(home)}"
-    out: list[str] = []
-    for m in found:
+    out: list[Statement] = []
+    for m in (t.manifest for t in found):
         files = ", ".join(
             sql_str(f"{glob_escape(prefix)}/{glob_escape(m.table)}/{f.name}") for f in m.files
         )
@@ -173,13 +119,13 @@ def _views(found: list[Manifest], prefix: str, home: Path | None) -> list[str]:
     return out
 
 
-def _broken_views(broken: dict[str, str]) -> list[str]:
+def _broken_views(broken: dict[str, str]) -> list[Statement]:
     """A view a damaged table (of a name that may be one), that fails with its line.
 
     Each column is the error itself, not a constant: a filter over a constant column
     is folded before the scan (``WHERE depth = 31`` on ``NULL AS depth`` answered
     no rows, silently), one over ``error(...)`` must call it."""
-    out = []
+    out: list[Statement] = []
     for name, why in broken.items():
         if NAME.fullmatch(name) and reserved(name) is None:
             fail = f"error({sql_str(why)})"
@@ -220,27 +166,31 @@ PUZZLES = {
 LEVELS = {"puzzle": "VARCHAR", "depth": "INTEGER", "positions": "UBIGINT"}
 
 
-def _tables(found: list[Manifest]) -> list[Statement]:
+def _tables(found: list[Checked]) -> list[Statement]:
     """The tables ``puzzles`` and ``levels`` (their rows as bound parameters) and the
     view ``summary``."""
-    rows = [
-        [
-            m.table,
-            *(str(m.puzzle[k]) for k in ("title", "graph", "origin", "encoding")),
-            *(int(v) for v in (m.puzzle["cells"], m.total, m.max_depth)),
-            *(int(v) for v in (m.max_depth_positions, m.format_version)),
-            str(m.build.get("finished", "")),
-            None if m.partial_depth is None else int(m.partial_depth),
-            derived(m.table),
-        ]
-        for m in found
+    rows = [_puzzle_row(t.manifest, t.puzzle.derived) for t in found]
+    levels = [
+        [t.table, int(lv.depth), int(lv.positions)] for t in found for lv in t.manifest.levels
     ]
-    levels = [[m.table, int(lv.depth), int(lv.positions)] for m in found for lv in m.levels]
     return [
         *_table("puzzles", PUZZLES, rows),
         *_table("levels", LEVELS, levels),
         "CREATE OR REPLACE VIEW summary AS SELECT name AS puzzle, positions, max_depth, "
         "max_depth_positions, partial_depth, derived FROM puzzles ORDER BY name",
+    ]
+
+
+def _puzzle_row(m: Manifest, derived: bool) -> list[object]:
+    """A row of ``puzzles``: the checked manifest's figures, as plain values."""
+    return [
+        m.table,
+        *(str(m.puzzle[k]) for k in ("title", "graph", "origin", "encoding")),
+        *(int(v) for v in (m.puzzle["cells"], m.total, m.max_depth)),
+        *(int(v) for v in (m.max_depth_positions, m.format_version)),
+        str(m.build.get("finished", "")),
+        None if m.partial_depth is None else int(m.partial_depth),
+        derived,
     ]
 
 
@@ -256,7 +206,7 @@ def _table(name: str, columns: dict[str, str], rows: list[list[Any]]) -> list[St
     return out
 
 
-def _codec_macros(found: list[Manifest]) -> list[str]:
+def _codec_macros(found: list[Checked]) -> list[Statement]:
     """``board``, ``cells``, ``drawing`` and ``state_of``: each table's cell codec, or
     its family's SQL for a state that is no cells (registry.family_codec)."""
     unknown = "error('no table named ' || puzzle || ' in the catalog')"
@@ -266,21 +216,22 @@ def _codec_macros(found: list[Manifest]) -> list[str]:
         "drawing": ("state", Cells.sql_draw),
         "state_of": ("txt", Cells.sql_parse),
     }
-    own = {m.table: family_codec(m) for m in found}  # a state that is no cells (twisty)
+    own = {t.table: family_codec(t) for t in found}  # a state that is no cells (twisty)
 
-    def arm(m: Manifest, name: str, arg: str, sql_of: Any) -> str:
-        mine = own[m.table]
-        return mine[name] if mine is not None else sql_of(_codec(m), arg)
+    def arm(t: Checked, name: str, arg: str, sql_of: Callable[[Cells, str], str]) -> str:
+        mine = own[t.table]
+        return mine[name] if mine is not None else sql_of(_codec(t.manifest), arg)
 
-    out = []
+    out: list[Statement] = []
     for name, (arg, sql_of) in macros.items():
         dispatch = _dispatch(found, lambda m, n=name, a=arg, f=sql_of: arm(m, n, a, f), unknown)
         out.append(f"CREATE OR REPLACE MACRO {name}(puzzle, {arg}) AS {dispatch}")
     return out
 
 
-def write(data: Path) -> Path:
-    """(Re)write ``<data>/puzzles.duckdb`` atomically (nothing left behind on failure).
+def write(data: Path, tables: Scan) -> Path:
+    """(Re)write ``<data>/puzzles.duckdb`` for ``tables`` (the folder's: puzzles/trusted.py)
+    atomically (nothing left behind on failure).
 
     Under a lock of its own, so builds and ``catalog`` runs at once into one
     folder wait for each other; made in a new folder of a unique name (DuckDB
@@ -295,7 +246,7 @@ def write(data: Path) -> Path:
         work = None
         try:
             work = Path(tempfile.mkdtemp(prefix=CATALOG + ".", suffix=".tmp", dir=data))
-            _write(data, work / CATALOG)
+            write_file(data, work / CATALOG, str(data.resolve()), tables, target)
             os.replace(work / CATALOG, target)
         except Exception as e:  # DuckDB's own write errors too ("CHECKPOINT during DETACH")
             raise _cannot_write(target, e) from None
@@ -336,17 +287,10 @@ def _catalog_lock(data: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _write(data: Path, tmp: Path) -> None:
-    """The catalog into ``tmp``: absolute paths, read only as ``<data>/puzzles.duckdb``."""
-    write_file(data, tmp, str(data.resolve()), data / CATALOG)
-
-
-def write_file(
-    data: Path, path: Path, prefix: str, home: Path | None = None, hashed: bool = False
-) -> None:
-    """The catalog of ``data`` into the new database file ``path``, its views naming the
-    folder as ``prefix`` (and read only from ``home`` if given: :func:`_home_guard`);
-    made on a connection sealed before any statement of it runs (``hashed``: :func:`scan`)."""
+def write_file(data: Path, path: Path, prefix: str, tables: Scan, home: Path | None = None) -> None:
+    """The catalog of ``tables`` (in ``data``) into the new database file ``path``, its
+    views naming the folder as ``prefix`` (and read only from ``home`` if given:
+    :func:`_home_guard`); made on a connection sealed before any statement of it runs."""
     import duckdb
 
     con = duckdb.connect()
@@ -354,14 +298,14 @@ def write_file(
         con.execute(f"ATTACH {sql_str(str(path))} AS catalog (STORAGE_VERSION '{STORAGE_VERSION}')")
         con.execute("USE catalog")
         seal(con, data, prefix)
-        _run(con, statements(data, prefix, home, hashed))
+        _run(con, statements(tables, prefix, home))
         con.execute("USE memory")
         con.execute("DETACH catalog")
     finally:
         con.close()
 
 
-def _run(con: Any, found: list[Statement]) -> None:
+def _run(con: duckdb.DuckDBPyConnection, found: list[Statement]) -> None:
     for stmt in found:
         if isinstance(stmt, tuple):
             con.execute(*stmt)
@@ -379,8 +323,10 @@ def seal(con: Any, data: Path, *prefixes: str) -> None:
     con.execute("SET lock_configuration = true")
 
 
-def connect(data: Path, sealed: bool = True, also: tuple[Path, ...] = ()) -> Any:
-    """An in-memory DuckDB connection with the catalog over absolute paths.
+def connect(
+    data: Path, tables: Scan, sealed: bool = True, also: tuple[Path, ...] = ()
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with the catalog of ``tables`` over absolute paths.
 
     Every table's files are checked against their manifest first (DuckDB does
     not check page checksums; the check is remembered: storage/integrity.py); a
@@ -396,5 +342,5 @@ def connect(data: Path, sealed: bool = True, also: tuple[Path, ...] = ()) -> Any
     con = duckdb.connect()
     if sealed:
         seal(con, data, *map(str, also))
-    _run(con, statements(data, str(data.resolve()), hashed=True))
+    _run(con, statements(trusted.hashed(data, tables), str(data.resolve())))
     return con

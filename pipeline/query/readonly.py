@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import BadQuery
+from pipeline.puzzles import trusted
+from pipeline.puzzles.trusted import Scan
 from pipeline.query import sql_guard
 from pipeline.storage import scratch
 
@@ -48,8 +50,9 @@ def cleanup() -> None:
         _remove(folder)
 
 
-def connect(data: Path) -> Any:
-    """A read-only, sealed connection with the catalog of ``data`` (its files checked)."""
+def connect(data: Path, tables: Scan) -> Any:
+    """A read-only, sealed connection with the catalog of ``tables`` (the folder ``data``'s,
+    puzzles/trusted.py), every file hashed against its manifest first."""
     import duckdb
 
     from pipeline.query import catalog
@@ -57,7 +60,7 @@ def connect(data: Path) -> Any:
     folder = Path(tempfile.mkdtemp(prefix="puzzledb-"))
     path = folder / NAME
     try:
-        catalog.write_file(data, path, str(data.resolve()), hashed=True)
+        catalog.write_file(data, path, str(data.resolve()), trusted.hashed(data, tables))
         con = duckdb.connect(str(path), read_only=True)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)

@@ -50,8 +50,8 @@ START = "$start"
 
 
 def statements(found: list[Manifest], prefix: str, guard: str = "true") -> list[str]:
-    """The ``path`` macro over the tables in ``found`` (manifests whose puzzle is the
-    registry's description: catalog.manifests).
+    """The ``path`` macro over the tables in ``found`` (checked manifests, whose puzzle is
+    the registry's description: puzzles/trusted.py).
 
     ``prefix`` is how the SQL names the data folder, as in the views; ``guard``: the
     views' check that the catalog file is read in its folder (catalog._home_guard).

@@ -111,8 +111,7 @@ def _views(
     db: Database, chart: Callable[[str, bool, int], str], listed: Callable[[int], list[Any]]
 ) -> list[tuple[str, Callable]]:
     def tables() -> list[Any]:
-        db.built()  # the folder looked at again: read anew only if it changed
-        return listed(db.folder.reads)
+        return listed(db.snapshot)  # the folder looked at again: read anew only if it changed
 
     def home(r: Request) -> Response:
         return HTMLResponse(pages.home(tables()))
@@ -122,7 +121,7 @@ def _views(
         look.built_puzzle(db, name)
         log = r.query_params.get("log") == "1"
         deepest = look.deepest(db, name, 10)
-        drawn = chart(name, log, db.folder.reads)  # a table rebuilt while serving: drawn anew
+        drawn = chart(name, log, db.snapshot)  # a table rebuilt while serving: drawn anew
         return HTMLResponse(pages.table(name, drawn, log, deepest))
 
     def pick(r: Request) -> Response:

@@ -9,9 +9,8 @@ from typing import Any
 from pipeline.answers import Origin, Position
 from pipeline.api import Database
 from pipeline.errors import CorruptTable, NotBuilt, PuzzleDBError
+from pipeline.pictures.boards import spots_moved
 from pipeline.puzzles.base import Puzzle
-from pipeline.puzzles.registry import art_of
-from pipeline.service import tables as answers
 
 
 def line(e: PuzzleDBError) -> str:
@@ -24,17 +23,24 @@ def tables(db: Database) -> list[dict[str, Any]]:
     """Every table of the folder: its numbers and histogram, or the line that says why it
     cannot be read (one damaged table never hides the others)."""
     rows = []
-    for name in db.built():
-        try:
-            rows.append(_summary(db, name))
-        except PuzzleDBError as e:
-            rows.append({"puzzle": name, "derived": False, "error": line(e)})
-    rows += [{"puzzle": n, "derived": False, "error": why} for n, why in db.broken().items()]
+    for t in db.listing():
+        if t.damaged is not None:
+            rows.append({"puzzle": t.name, "derived": False, "error": t.damaged})
+        elif t.built:
+            try:
+                rows.append(_summary(db, t.name))
+            except PuzzleDBError as e:
+                rows.append({"puzzle": t.name, "derived": False, "error": line(e)})
+    rows += [  # damaged tables of no name known here (listed by the folder's scan only)
+        {"puzzle": n, "derived": False, "error": why}
+        for n, why in db.broken().items()
+        if n not in {r["puzzle"] for r in rows}
+    ]
     return sorted(rows, key=lambda r: r["puzzle"])
 
 
 def _summary(db: Database, name: str) -> dict[str, Any]:
-    s = answers.summary(db.folder, name)
+    s = db.table_summary(name)
     return {
         "puzzle": name,
         "positions": s.positions,
@@ -42,7 +48,7 @@ def _summary(db: Database, name: str) -> dict[str, Any]:
         "derived": s.derived,
         "partial_depth": s.partial_depth,
         "orbit_positions": s.orbit_positions,
-        "histogram": answers.histogram(db.folder, name).rows(),
+        "histogram": db.levels(name).rows(),
     }
 
 
@@ -58,29 +64,19 @@ def built_puzzle(db: Database, name: str) -> Puzzle:
 def histogram(db: Database, name: str) -> dict[str, Any]:
     """The shape of ``puzzledb histogram NAME --json``."""
     built_puzzle(db, name)
-    return {"puzzle": name, "histogram": answers.histogram(db.folder, name).rows()}
+    return {"puzzle": name, "histogram": db.levels(name).rows()}
 
 
 def deepest(db: Database, name: str, limit: int) -> list[str]:
     """Up to ``limit`` positions of the deepest level built (a partial table's last)."""
-    p = built_puzzle(db, name)
-    return [p.text(s) for s in answers.deepest(db.folder, name, limit)]
+    built_puzzle(db, name)
+    return db.deepest(name, limit)
 
 
 def at_depth(db: Database, name: str, depth: int, nth: int | None) -> str:
     """The n-th position at a depth (a random one when ``nth`` is None), as text."""
     built_puzzle(db, name)
     return db.at_depth(name, depth, nth)
-
-
-def spots_moved(p: Puzzle, state: int, made: int) -> tuple[list[int], list[int]]:
-    """The board's spots a move empties and fills, as drawn (a click on the board picks
-    the move: the first click where a piece leaves, a second where it lands)."""
-    art = art_of(p)
-    before = art.contents(art.values(state))
-    after = art.contents(art.values(made))
-    m = art.move(before, after)
-    return list(m.frm), list(m.to)
 
 
 def position(db: Database, name: str, text: str) -> dict[str, Any]:

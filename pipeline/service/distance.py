@@ -6,10 +6,12 @@ move can be undone: the distance reads the same both ways)."""
 
 from __future__ import annotations
 
+import contextlib
+
 from pipeline import hints
 from pipeline.answers import Distance
 from pipeline.engine.core import Graph
-from pipeline.errors import BadMethod, BadPosition, NotBuilt
+from pipeline.errors import BadMethod, BadPosition, NotBuilt, UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.service.folder import Folder
 from pipeline.service.positions import depth, depth_of
@@ -18,34 +20,33 @@ from pipeline.service.positions import depth, depth_of
 UNDONE = (Graph.BIPARTITE, Graph.REVERSIBLE)
 
 
-def distance(folder: Folder, name: str, a: int, b: int) -> Distance:
-    """The fewest moves from ``a`` to ``b`` (positions of puzzle ``name``); NotBuilt
-    naming the table to build, or BadMethod saying in one line why no table answers."""
-    p = folder.puzzle(name)
+def distance(folder: Folder, p: Puzzle, a: int, b: int) -> Distance:
+    """The fewest moves from ``a`` to ``b`` (positions of ``p``); NotBuilt naming the table
+    to build, or BadMethod saying in one line why no table answers."""
     roots = set(p.roots())
     if b in roots or (a in roots and p.graph in UNDONE):
-        return _answer(p, a, b, depth_of(folder, name, a if b in roots else b), name)
+        return _answer(p, a, b, depth_of(folder, p, a if b in roots else b), p.name)
     ways = [w for x, y in ((a, b), (b, a)) if (w := p.relabelled(x, y)) is not None]
     if not ways:
         raise BadMethod(_no_table(p))
-    usable = [(t, s) for s, root, tables in ways for t in tables if _rooted_at(folder, t, root)]
+    usable = [(t, s) for s, root, names in ways for t in _rooted_at(folder, names, root)]
     for table, state in usable:
-        if folder.is_built(table):
+        if folder.is_built(table.name):
             moves = _renamed_depth(folder, p, table, state, (a, b))
-            return _answer(p, a, b, moves, table, p.text(state))
-    table = usable[0][0]
+            return _answer(p, a, b, moves, table.name, p.text(state))
+    first = usable[0][0].name
     raise NotBuilt(
-        f"the distance to {p.text(b)} is a depth in {table} (its {p.pieces_word} renamed so "
-        f"that it is the goal there): run {hints.build(table, folder.data)}"
+        f"the distance to {p.text(b)} is a depth in {first} (its {p.pieces_word} renamed so "
+        f"that it is the goal there): run {hints.build(first, folder.data)}"
     )
 
 
 def _renamed_depth(
-    folder: Folder, p: Puzzle, table: str, state: int, typed: tuple[int, int]
+    folder: Folder, p: Puzzle, table: Puzzle, state: int, typed: tuple[int, int]
 ) -> int:
-    """The renamed position's depth in ``table``. Where it is not there, the line names the
-    two positions typed, not the renamed one nobody typed: renaming keeps every move, so
-    outside a whole table no sequence of moves joins them."""
+    """The renamed position's depth in ``table``'s table. Where it is not there, the line
+    names the two positions typed, not the renamed one nobody typed: renaming keeps every
+    move, so outside a whole table no sequence of moves joins them."""
     found = depth(folder, table, state)
     if found is not None:
         return found
@@ -53,9 +54,9 @@ def _renamed_depth(
     partial = folder.table(table).manifest.partial_depth
     if partial is None:
         raise BadPosition(f"no sequence of moves leads from {a} to {b}")
-    more = hints.build(f"{table} --max-depth {partial + 10}", folder.data)
+    more = hints.build(f"{table.name} --max-depth {partial + 10}", folder.data)
     raise BadPosition(
-        f"{a} and {b} are more than {partial} moves apart: the {table} table holds its "
+        f"{a} and {b} are more than {partial} moves apart: the {table.name} table holds its "
         f"first {partial} levels only; build more with {more}"
     )
 
@@ -66,14 +67,14 @@ def _answer(
     return Distance(p.name, p.text(a), p.text(b), moves, table, renamed)
 
 
-def _rooted_at(folder: Folder, table: str, root: int) -> bool:
-    """Whether ``table`` names a puzzle (known here) whose one root is ``root``."""
-    from pipeline.errors import UnknownPuzzle
-
-    try:
-        return folder.puzzle(table).roots() == [root]
-    except UnknownPuzzle:
-        return False
+def _rooted_at(folder: Folder, names: list[str], root: int) -> list[Puzzle]:
+    """The puzzles of ``names`` (known here) whose one root is ``root``."""
+    out = []
+    for name in names:
+        with contextlib.suppress(UnknownPuzzle):
+            if (table := folder.puzzle(name)).roots() == [root]:
+                out.append(table)
+    return out
 
 
 def _no_table(p: Puzzle) -> str:

@@ -13,9 +13,8 @@ from pipeline.service.folder import Folder
 from pipeline.service.walks import missing
 
 
-def state_of(folder: Folder, name: str, position: str | int) -> int:
-    """A typed position (or a state number) as a state of puzzle ``name``."""
-    p = folder.puzzle(name)
+def state_of(p: Puzzle, position: str | int) -> int:
+    """A typed position (or a state number) as a state of puzzle ``p``."""
     if isinstance(position, str):
         return p.parse(position)
     try:
@@ -25,46 +24,54 @@ def state_of(folder: Folder, name: str, position: str | int) -> int:
     return p.check_state(number)
 
 
-def depth(folder: Folder, name: str, state: int, near: int | None = None) -> int | None:
-    """The depth of position ``state`` in table ``name`` (the least over the states it
+def canonical(p: Puzzle, state: int) -> int:
+    """The state a table of symmetry classes (``<board>-sym``) stores ``state``'s class
+    as: its smallest image; BadPosition for a puzzle without symmetries."""
+    if p.canonical is None:
+        raise BadPosition(f"{p.name} has no symmetry classes (try {p.name}-sym)")
+    return p.variants(state)[0]
+
+
+def depth(folder: Folder, p: Puzzle, state: int, near: int | None = None) -> int | None:
+    """The depth of position ``state`` in ``p``'s table (the least over the states it
     stands for), or None when it is not there; ``near``: look around that depth first."""
-    p = folder.puzzle(name)
-    table = folder.table(name)
+    table = folder.table(p)
     hits = [h for h in (table.find(s, p.depth_parity(s), near) for s in p.variants(state)) if h]
     return min(h.depth for h in hits) if hits else None
 
 
-def depth_of(folder: Folder, name: str, state: int) -> int:
+def depth_of(folder: Folder, p: Puzzle, state: int) -> int:
     """The depth of a position that must be in the table; one line saying why it is not."""
-    found = depth(folder, name, state)
+    found = depth(folder, p, state)
     if found is None:
-        raise missing(folder, folder.puzzle(name), state, name)
+        raise missing(folder, p, state, p)
     return found
 
 
-def position(folder: Folder, name: str, typed: int) -> Position:
+def position(folder: Folder, p: Puzzle, typed: int) -> Position:
     """A position with its depth and every move from it with the depth it leads to. On a
     table of symmetry classes the position is its class's smallest image."""
-    p = folder.puzzle(name).bind(folder.data)
+    p = p.bind(folder.data)
     state = p.variants(typed)[0] if p.canonical is not None else typed
-    at = depth(folder, name, state)
+    at = depth(folder, p, state)
     judge = _judge(folder, p)
     moves = []
     for made, stored in p.moves_from(state):
-        d = depth(folder, name, stored, near=at)
+        d = depth(folder, p, stored, near=at)
         won = None if judge is None else depth(folder, judge, stored) is not None
         verdict = _verdict(p.origin, at, d, won)
         moves.append(NextMove(made, stored, d, verdict, p.notation([state, made])))
     classes = p.canonical is not None
-    return Position(name, state, typed, p.origin, at, moves, judge, classes)
+    name = None if judge is None else judge.name
+    return Position(p.name, state, typed, p.origin, at, moves, name, classes)
 
 
-def _judge(folder: Folder, p: Puzzle) -> str | None:
+def _judge(folder: Folder, p: Puzzle) -> Puzzle | None:
     """The built table saying won/lost for the moves of a start-rooted board, or None."""
     judge = p.solved_by
     if p.origin is not Origin.START or judge is None or judge == p.name:
         return None
-    return judge if folder.is_built(judge) else None
+    return folder.puzzle(judge) if folder.is_built(judge) else None
 
 
 def _verdict(origin: Origin, depth: int | None, child: int | None, won: bool | None) -> str:
@@ -76,9 +83,10 @@ def _verdict(origin: Origin, depth: int | None, child: int | None, won: bool | N
     return "unknown" if won is None else "won" if won else "lost"
 
 
-def at_depth(folder: Folder, name: str, depth: int, nth: int | None = None) -> int:
+def at_depth(folder: Folder, p: Puzzle, depth: int, nth: int | None = None) -> int:
     """The ``nth`` position at ``depth`` in state order (from 0; None: one at random)."""
-    table = folder.table(name)
+    name = p.name
+    table = folder.table(p)
     counts = dict(table.histogram())
     if depth not in counts:
         deepest = max(counts, default=0)
@@ -91,12 +99,11 @@ def at_depth(folder: Folder, name: str, depth: int, nth: int | None = None) -> i
     return table.nth(depth, n)
 
 
-def properties(folder: Folder, name: str, state: int) -> dict[str, int | bool | None]:
+def properties(folder: Folder, p: Puzzle, state: int) -> dict[str, int | bool | None]:
     """A position's depth (None when the table is not built or lacks it), whether it is
     solved (depth 0 of a table built from its goal), and its family's own properties
     (a peg board's pegs left, sliding tiles' blank cell and tiles out of place)."""
-    p = folder.puzzle(name)
-    at = depth(folder, name, p.variants(state)[0]) if folder.is_built(name) else None
+    at = depth(folder, p, p.variants(state)[0]) if folder.is_built(p.name) else None
     out: dict[str, int | bool | None] = {"depth": at}
     if p.origin is not Origin.START:
         out["solved"] = at == 0

@@ -1,97 +1,99 @@
 """A solve by a method (the table, pattern databases, the loop) and the pattern-database
-searches, kept once made. The method is picked here, once (solvers/choose.py)."""
+searches, kept once made. The method is picked here, once (solvers/choose.py).
+
+The service never builds: an answer that needs tables built first comes back as
+:class:`Needs`, and the API (the one place that decides to build) builds them, or
+refuses with the Needs' own line, and asks again.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pipeline import hints
 from pipeline.answers import MethodSolution
 from pipeline.errors import BadMethod, NotBuilt
+from pipeline.puzzles.base import Puzzle
 from pipeline.service.folder import Folder
 from pipeline.service.positions import state_of
-from pipeline.service.walks import solve
+from pipeline.service.walks import solve, solver
 
-#: Builds tables by name, each level told to the callback given (the API's build: the
-#: API is the one place that decides to build).
-Builder = Callable[[list[str], Any], object]
+if TYPE_CHECKING:
+    from pipeline.solvers.optimal import RankedSolver, Solver
+
+
+@dataclass(frozen=True)
+class Needs:
+    """An answer that needs ``tables`` built first (in build order): ``announce`` tells
+    the user what is built and what it costs, ``refusal`` why it cannot answer without."""
+
+    tables: tuple[str, ...]
+    announce: str
+    refusal: str
+
+    def refused(self) -> NotBuilt:
+        return NotBuilt(self.refusal)
 
 
 class Solvers:
     """The ways ``solve`` answers over one folder, pattern-database searches kept."""
 
-    def __init__(self, folder: Folder, build: Builder) -> None:
+    def __init__(self, folder: Folder) -> None:
         self.folder = folder
-        self.build = build
-        self._made: dict[tuple[str, bool], Any] = {}
+        self._made: dict[tuple[str, bool], Solver | RankedSolver] = {}
 
     def solve_by(
-        self,
-        name: str,
-        position: str | int,
-        method: str = "auto",
-        *,
-        build: bool = True,
-        on_build: Callable[[str], None] | None = None,
-        on_level: Any = None,
-    ) -> MethodSolution:
+        self, p: Puzzle, position: str | int, method: str = "auto"
+    ) -> MethodSolution | Needs:
         """Solve by ``method``; ``auto``: the table when built, else pattern databases on
-        4x4, built on first use (``on_build`` told first; ``build=False``: NotBuilt)."""
+        4x4. Needs when tables must be built first (a peg board's winnable classes from
+        its built table; the 4x4 pattern databases)."""
         from pipeline.solvers import choose
 
-        p = self.folder.puzzle(name)
-        self.folder.require(name)
-        answers = p.solved_by or name  # the table that answers (a peg board's winnable one)
-        built = self.folder.has(answers)  # sound or not: reading it then says what is wrong
-        if not built and answers != name and self.folder.is_built(name) and method != "loop":
-            built = self._derive(name, answers, build, on_build, on_level)
-        chosen = choose.pick(method, name, built)
+        self.folder.require(p.name)
+        answers = solver(self.folder, p)  # the table that answers (a peg board's winnable one)
+        built = self.folder.has(answers.name)  # sound or not: reading it then says what is wrong
+        if not built and answers is not p and self.folder.is_built(p.name) and method != "loop":
+            needed = self._derived(p, answers)
+            if needed is not None:
+                return needed
+        chosen = choose.pick(method, p.name, built)
         if chosen == "loop":
             return choose.loop(p, self._text(p, position))
         if chosen == "optimal":
-            search = lambda: self.pattern_solver(  # noqa: E731
-                name, build=build, on_build=on_build, on_level=on_level
-            )
-            return choose.optimal(search, p, self._text(p, position))
+            text = self._text(p, position)
+            p.parse(text)  # a bad position is its own line before anything is built
+            search = self.pattern_solver(p.name)
+            return search if isinstance(search, Needs) else choose.optimal(search, p, text)
         if not built and method == "auto":
-            raise choose.not_built(name, self.folder.data)
-        return choose.from_table(solve(self.folder, name, state_of(self.folder, name, position)), p)
+            raise choose.not_built(p.name, self.folder.data)
+        return choose.from_table(solve(self.folder, p, state_of(p, position)), p)
 
-    def _derive(self, name: str, table: str, build: bool, on_build: Any, on_level: Any) -> bool:
-        """Build ``table`` from ``name``'s built table, on demand (a peg board's winnable
-        classes: seconds to a minute); NotBuilt naming it with ``build=False``."""
-        if self.folder.table(name).manifest.partial_depth is not None:
-            return False  # from a partial table: the walk's own line says so
-        if not build:
-            raise NotBuilt(
-                f"{table} is not built: run {hints.build(table, self.folder.data)}, "
-                "or solve without --no-build"
-            )
-        if on_build:
-            on_build(f"building {table} first, once, from {name}")
-        self.build([table], on_level)
-        return True
+    def _derived(self, p: Puzzle, table: Puzzle) -> Needs | None:
+        """``table`` to build from ``p``'s built table (a peg board's winnable classes:
+        seconds to a minute), or None from a partial table (the walk's own line says so)."""
+        if self.folder.table(p).manifest.partial_depth is not None:
+            return None
+        return Needs(
+            (table.name,),
+            f"building {table.name} first, once, from {p.name}",
+            f"{table.name} is not built: run {hints.build(table.name, self.folder.data)}, "
+            "or solve without --no-build",
+        )
 
     @staticmethod
-    def _text(p: Any, position: str | int) -> str:
+    def _text(p: Puzzle, position: str | int) -> str:
         return position if isinstance(position, str) else p.text(p.check_state(int(position)))
 
     def pattern_solver(
-        self,
-        board: str,
-        reflect: bool = True,
-        *,
-        build: bool = True,
-        on_build: Callable[[str], None] | None = None,
-        databases: str | None = None,
-        on_level: Any = None,
-    ) -> Any:
-        """The IDA* search of ``board`` over its pattern databases, built here if missing.
+        self, board: str, reflect: bool = True, databases: str | None = None
+    ) -> Solver | RankedSolver | Needs:
+        """The IDA* search of ``board`` over its pattern databases, or the tables it needs.
 
         ``reflect=False`` drops the reflection (the plain additive sum): a baseline.
-        ``databases``: ``<board>-pdb`` (the partition, built if missing) or a region
-        group such as ``4x4-pdb78`` (never built here); by default the region group
+        ``databases``: ``<board>-pdb`` (the partition, Needs when missing) or a region
+        group such as ``4x4-pdb78`` (never built on demand); by default the region group
         when it is built (and the C kernel runs), else the partition.
         """
         from pipeline.solvers import optimal
@@ -104,10 +106,14 @@ class Solvers:
         group = databases or self._built_region_group(board) or f"{board}-pdb"
         key = (group, reflect)
         if key not in self._made:
-            if group in optimal.REGION_GROUPS:
-                self._made[key] = self._ranked(group, reflect)
-            else:
-                self._made[key] = self._partition(board, reflect, build, on_build, on_level)
+            made = (
+                self._ranked(group, reflect)
+                if group in optimal.REGION_GROUPS
+                else self._partition(board, reflect)
+            )
+            if isinstance(made, Needs):
+                return made
+            self._made[key] = made
         return self._made[key]
 
     def _table_instead(self, board: str) -> str:
@@ -129,25 +135,18 @@ class Solvers:
     def _complete(self, name: str) -> bool:
         """Built to its last level (a partial table's array would mislead the search)."""
         f = self.folder
-        return f.is_built(name) and f.table(name).manifest.partial_depth is None
+        return f.is_built(name) and f.table(f.puzzle(name)).manifest.partial_depth is None
 
-    def _ranked(self, group: str, reflect: bool) -> Any:
+    def _ranked(self, group: str, reflect: bool) -> RankedSolver:
         from pipeline.solvers import optimal
 
-        names = [p.name for p in optimal.region_puzzles(group)]
-        if not all(map(self._complete, names)):
+        pats = optimal.region_puzzles(group)
+        if not all(self._complete(p.name) for p in pats):
             raise NotBuilt(f"{group} is not built: run {hints.build(group, self.folder.data)}")
-        tables = [self.folder.table(n) for n in names]
+        tables = [self.folder.table(p) for p in pats]
         return optimal.ranked_solver(group, tables, self.folder.data, reflect)
 
-    def _partition(
-        self,
-        board: str,
-        reflect: bool,
-        build: bool,
-        on_build: Callable[[str], None] | None,
-        on_level: Any,
-    ) -> Any:
+    def _partition(self, board: str, reflect: bool) -> Solver | Needs:
         from pipeline.solvers import optimal
 
         pats = optimal.patterns(board)
@@ -155,15 +154,13 @@ class Solvers:
         if missing:
             cost = optimal.build_cost(missing)
             names = " ".join(p.name for p in missing)
-            if not build:
-                raise NotBuilt(
-                    f"the {board} pattern databases are not built ({cost}): "
-                    f"run {hints.build(names, self.folder.data)}, or solve without --no-build"
-                )
-            if on_build:
-                on_build(f"building the {board} pattern databases first, once: {cost}")
-            self.build([p.name for p in missing], on_level)
-        tables = [self.folder.table(p.name) for p in pats]
+            return Needs(
+                tuple(p.name for p in missing),
+                f"building the {board} pattern databases first, once: {cost}",
+                f"the {board} pattern databases are not built ({cost}): "
+                f"run {hints.build(names, self.folder.data)}, or solve without --no-build",
+            )
+        tables = [self.folder.table(p) for p in pats]
         joined = optimal.load_joined(board, tables, self.folder.data)
         arrays = optimal.split(joined, board)
         return optimal.Solver(board, arrays, reflect=reflect, joined=joined)

@@ -18,45 +18,50 @@ from pipeline.puzzles.base import Puzzle
 from pipeline.service.folder import Folder
 
 
-def walk(folder: Folder, p: Puzzle, state: int, table: str) -> Solution | None:
-    """The walk from position ``state`` of ``p`` to a root of ``table``, or None when
-    no state it stands for is there. ``moves`` is the depth walked (a step that
-    costs nothing, a peg's jump that goes on with the same peg, counts none)."""
-    t = folder.table(table)
-    walked = folder.puzzle(table)  # the table's own puzzle: its origin and depth parity
+def walk(folder: Folder, p: Puzzle, state: int, walked: Puzzle) -> Solution | None:
+    """The walk from position ``state`` of ``p`` to a root of ``walked``'s table (``p``'s
+    own, or the one it is solved by), or None when no state it stands for is there.
+    ``moves`` is the depth walked (a step that costs nothing, a peg's jump that goes
+    on with the same peg, counts none)."""
+    t = folder.table(walked)
     walks = [w for w in (t.walk(s, walked.depth_parity(s)) for s in p.variants(state)) if w]
     if not walks:
         return None
     rows = min(walks, key=lambda w: (w[0].depth, w[0].state))
     origin = walked.walk_origin
     states = p.as_typed(state, [r.state for r in rows], forward=origin.towards)
-    texts = [p.text(s) for s in states]
+    texts = p.texts(states)
     sol = Solution(p.name, origin, states, texts, cost=rows[0].depth - rows[-1].depth)
     return dataclasses.replace(sol, notation=p.notation(sol.line))
 
 
-def solve(folder: Folder, name: str, state: int) -> Solution:
-    """The walk that answers ``solve``: in the table ``name`` is solved by (a peg
-    board's winnable table), else its own; one line saying why when there is none."""
-    p = folder.puzzle(name)
-    table = p.solved_by or name
+def solver(folder: Folder, p: Puzzle) -> Puzzle:
+    """The puzzle whose table answers ``solve`` for ``p``: the one it is solved by (a peg
+    board's winnable table), else ``p`` itself."""
+    return folder.puzzle(p.solved_by) if p.solved_by else p
+
+
+def solve(folder: Folder, p: Puzzle, state: int) -> Solution:
+    """The walk that answers ``solve``: in the table ``p`` is solved by (a peg board's
+    winnable table), else its own; one line saying why when there is none."""
+    table = solver(folder, p)
     sol = walk(folder, p, state, table)
     if sol is None:
         raise missing(folder, p, state, table)
     return sol
 
 
-def missing(folder: Folder, p: Puzzle, state: int, table: str) -> PuzzleDBError:
-    """Why position ``state`` of ``p`` is not in ``table``: beyond a partial table's last
-    level, or in the family's words (lost, unreachable, not in the table)."""
+def missing(folder: Folder, p: Puzzle, state: int, table: Puzzle) -> PuzzleDBError:
+    """Why position ``state`` of ``p`` is not in ``table``'s table: beyond a partial
+    table's last level, or in the family's words (lost, unreachable, not in the table)."""
     partial = folder.table(table).manifest.partial_depth
     if partial is not None:
-        return BadPosition(beyond(p.text(state), table, partial, folder))
+        return BadPosition(beyond(p.text(state), table.name, partial, folder))
     own = folder.is_built(p.name)
     where = None
-    if table != p.name and own:
-        where = folder.table(p.name).find(p.variants(state)[0])
-    return p.unsolved(state, where, own or table == p.name)
+    if table.name != p.name and own:
+        where = folder.table(p).find(p.variants(state)[0])
+    return p.unsolved(state, where, own or table.name == p.name)
 
 
 def beyond(text: str, table: str, depth: int, folder: Folder) -> str:
@@ -67,3 +72,10 @@ def beyond(text: str, table: str, depth: int, folder: Folder) -> str:
         f"and less; it was built with --max-depth {depth}): it needs more moves, if any "
         f"sequence reaches it; build more levels with {more}"
     )
+
+
+def tiles_slid(p: Puzzle, solution: Solution) -> list[int] | list[list[int]]:
+    """The tile slid at each step of a sliding puzzle's walk, its first state first; on a
+    board whose moves slide a line (3x3-multi) each step's tiles, as a list."""
+    steps = p.tiles_slid(solution.states)
+    return steps if p.slides_lines else [t for (t,) in steps]

@@ -13,17 +13,18 @@ Pure: the API decides what to build and hands the solvers what they read.
 from __future__ import annotations
 
 import dataclasses
-import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline import hints
 from pipeline.answers import MethodSolution, Origin, Solution
 from pipeline.errors import BadMethod, BadPosition, NotBuilt, Unsolvable
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.tiles.patterns import PARTITIONS
-from pipeline.puzzles.tiles.slides import step_tiles
+
+if TYPE_CHECKING:
+    from pipeline.solvers.optimal import Solver
 
 METHODS = ("auto", "table", "optimal", "loop")
 #: Boards where ``auto`` falls back to the pattern-database search.
@@ -48,9 +49,9 @@ def not_built(puzzle: str, data: Path | None = None) -> NotBuilt:
     )
 
 
-def from_table(sol: Solution, p: Any) -> MethodSolution:
+def from_table(sol: Solution, p: Puzzle) -> MethodSolution:
     """A table walk as a method solution (with the tiles slid on rectangles)."""
-    tiles = [t for step in tiles_slid(p, sol.states) for t in step] if p.name in PARTITIONS else []
+    tiles = [t for step in p.tiles_slid(sol.states) for t in step] if p.name in PARTITIONS else []
     walked = {f.name: getattr(sol, f.name) for f in dataclasses.fields(Solution)}
     return MethodSolution(**walked, method="table", tiles=tiles)
 
@@ -66,21 +67,9 @@ def _slide(cells: Sequence[int], tiles: Sequence[int]) -> list[list[int]]:
     return out
 
 
-def slides_tiles(p: Puzzle) -> bool:
-    """Whether ``p`` is a sliding puzzle: each step of a walk slides a tile into the blank."""
-    return p.slides_tiles
-
-
-def tiles_slid(p: Any, states: Sequence[int]) -> list[list[int]]:
-    """The tiles slid at each step of a sliding-puzzle walk (see :func:`step_tiles`)."""
-    return [step_tiles(p.cells.values(a), p.cells.values(b)) for a, b in itertools.pairwise(states)]
-
-
-def optimal(solver: Callable[[], Any], p: Any, position: str) -> MethodSolution:
-    """An optimal solution by the pattern-database search ``solver()`` makes
-    (solvers/optimal.py; asked for once the position is known to be good)."""
+def optimal(search: Solver, p: Puzzle, position: str) -> MethodSolution:
+    """An optimal solution by the pattern-database ``search`` (solvers/optimal.py)."""
     cells = p.cells.values(p.parse(position))
-    search = solver()
     r = search.solve(cells)
     states = [p.cells.encode(b) for b in _slide(cells, r.tiles)]
     return MethodSolution(

@@ -49,7 +49,11 @@ class Table:
     touches one row group a depth, often the same ones again).
     """
 
-    def __init__(self, directory: Path, cache_row_groups: int = 128) -> None:
+    def __init__(
+        self, directory: Path, manifest: Manifest | None = None, cache_row_groups: int = 128
+    ) -> None:
+        """The table in ``directory``; ``manifest``: its manifest already read (and
+        checked: the data folder's scan), else read here."""
         self.directory = directory
         self.name = directory.name
         self.data = directory.parent
@@ -60,7 +64,7 @@ class Table:
             )
         if not (directory / MANIFEST).exists():
             raise NotBuilt(f"{self.name} is not built yet: run {hints.build(self.name, self.data)}")
-        self.manifest: Manifest = manifests.read(directory)
+        self.manifest: Manifest = manifest if manifest is not None else manifests.read(directory)
         self.files: list[FileEntry] = self.manifest.files
         self._footers: dict[str, tuple[pq.ParquetFile, list[int]]] = {}
         self._groups: OrderedDict[tuple[str, int, str], np.ndarray] = OrderedDict()

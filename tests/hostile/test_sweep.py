@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.query import catalog
+import pipeline
 from tests.test_cli_property import check, run, snapshot
 
 pytestmark = pytest.mark.hostile
@@ -111,7 +111,7 @@ def clean(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
             text=True,
         )
         assert r.returncode == 0, r.stderr
-    catalog.write(folder)
+    pipeline.open(folder).write_catalog()
     return folder
 
 

@@ -71,12 +71,13 @@ _ROWS: dict[tuple[str, str, bool], Any] = {}
 
 
 def puzzle_for(puzzle: str, data: str) -> Any:
-    """The puzzle in this process, bound to the data folder, made once."""
+    """The puzzle in this process (a worker resolves the name itself: it holds no
+    Folder), bound to the data folder, made once."""
     key = (puzzle, data)
     if key not in _PUZZLES:
-        from pipeline.puzzles.registry import get
+        from pipeline.puzzles.registry import Registry
 
-        _PUZZLES[key] = get(puzzle, Path(data)).bind(Path(data))
+        _PUZZLES[key] = Registry(Path(data)).puzzle(puzzle).bind(Path(data))
     return _PUZZLES[key]
 
 

@@ -1,24 +1,26 @@
 """The peg family's part of the DuckDB catalog: jump tests and winnable positions.
 
 Generated from each peg table's puzzle as the registry describes it (its jump
-lines, symmetries, and a winnable table's source: catalog.manifests puts that
-description in each manifest it returns), numbers cast to int before they
-become SQL, like the rest of the catalog.
+lines, symmetries, and a winnable table's source: a checked manifest holds that
+description, puzzles/trusted.py), numbers cast to int before they become SQL,
+like the rest of the catalog.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from pipeline.puzzles.base import ident, sql_str
+from pipeline.puzzles.family import Statement
+from pipeline.puzzles.trusted import Checked
+from pipeline.storage.manifest import Manifest
 
 
-def statements(found: list[Any]) -> list[str]:
+def statements(tables: list[Checked]) -> list[Statement]:
     """The ``winnable`` macro, the status views, the ``can_jump`` and ``canonical`` macros."""
+    found = [t.manifest for t in tables]
     return [_canonical(found), *_winnable(found), _can_jump(found)]
 
 
-def _canonical(found: list[Any]) -> str:
+def _canonical(found: list[Manifest]) -> str:
     """``canonical(puzzle, state)``: the smallest image of a position under the
     symmetries of a symmetric peg table (``<board>-sym``), the state its class
     is stored as; each image is the state's bits moved by one symmetry."""
@@ -37,7 +39,7 @@ def _canonical(found: list[Any]) -> str:
     return f"CREATE OR REPLACE MACRO canonical(puzzle, state) AS {body}"
 
 
-def _can_jump(found: list[Any]) -> str:
+def _can_jump(found: list[Manifest]) -> str:
     """``can_jump(puzzle, state)``: whether a peg position has a legal jump.
 
     Built from the jump lines each peg table's manifest records; a position
@@ -58,13 +60,13 @@ def _can_jump(found: list[Any]) -> str:
     return f"CREATE OR REPLACE MACRO can_jump(puzzle, state) AS {body}"
 
 
-def _winnable(found: list[Any]) -> list[str]:
+def _winnable(found: list[Manifest]) -> list[Statement]:
     """The status views and the ``winnable`` macro over derived winnable tables."""
     names = {m.table for m in found}
     pairs = [
         (m.puzzle["derived_from"], m.table) for m in found if m.puzzle.get("kind") == "winnable"
     ]
-    sql = [
+    sql: list[Statement] = [
         f"CREATE OR REPLACE VIEW {ident(src + '-status')} AS "
         f"SELECT f.state, f.depth, f.parent, w.state IS NOT NULL AS winnable, "
         f"w.depth AS jumps_left FROM {ident(src)} f LEFT JOIN {ident(win)} w USING (state)"

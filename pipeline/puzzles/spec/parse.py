@@ -23,6 +23,7 @@ key path and, where known, the line.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tomllib
@@ -50,8 +51,24 @@ def families() -> dict[str, SpecTable]:
     return {f.spec.key: f.spec for f in FAMILIES if f.spec is not None}
 
 
+#: Specs and their puzzles made in this process, by the spec's text (a spec is read,
+#: and a definition parsed, once a process; a puzzle object is made once).
+_SPECS: dict[str, Spec] = {}
+_PUZZLES: dict[str, Puzzle] = {}
+_KEPT = 64
+
+
+def _remember(made: dict[str, Any], text: str, value: object) -> None:
+    if len(made) >= _KEPT:
+        made.pop(next(iter(made)))
+    made[text] = value
+
+
 def parse(text: str, where: str) -> Spec:
     """The spec in ``text`` (``where`` names the file in messages); BadSpec if it is bad."""
+    known = _SPECS.get(text)
+    if known is not None:
+        return dataclasses.replace(known, where=where)
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -60,9 +77,11 @@ def parse(text: str, where: str) -> Spec:
         raise BadSpec(f"{where}: not valid TOML: nested too deeply") from None
     try:
         _plain(doc, "")
-        return _parse(doc, text, where)
+        spec = _parse(doc, text, where)
     except Problem as e:
         raise _located(e, text, where) from None
+    _remember(_SPECS, text, spec)
+    return spec
 
 
 def _plain(doc: Any, path: str) -> None:
@@ -141,12 +160,17 @@ def _line_of(text: str, key: str) -> int | None:
 
 
 def puzzle(spec: Spec) -> Puzzle:
-    """The spec's own puzzle (its family's board under the spec's name)."""
+    """The spec's own puzzle (its family's board under the spec's name), made once a
+    process for a text."""
+    known = _PUZZLES.get(spec.text)
+    if known is not None:
+        return known
     try:
         p = families()[spec.family].load(spec)
     except Problem as e:
         raise _located(e, spec.text, spec.where) from None
     p.spec = spec.text
+    _remember(_PUZZLES, spec.text, p)
     return p
 
 
@@ -172,7 +196,7 @@ def add(path: Path, data: Path, name: str | None = None) -> list[str]:
     file. A different spec already kept under the same name is replaced only while no
     table built from it remains (each table records the spec it was built from).
     """
-    spec = parse(_given(path, name), str(path))
+    spec = _given(path, name)
     puzzle(spec)  # the board itself is checked before anything is written
     target = data / SPECS / f"{spec.name}.toml"
     old = _text(target) if target.exists() else spec.text
@@ -191,16 +215,18 @@ def add(path: Path, data: Path, name: str | None = None) -> list[str]:
     return [spec.name + suffix for suffix in families()[spec.family].tables]
 
 
-def _given(path: Path, name: str | None) -> str:
-    """The text kept for the file the user named: a TOML spec (as its family keeps it),
-    or a family's own file made a TOML spec under ``name`` (else the file's name)."""
+def _given(path: Path, name: str | None) -> Spec:
+    """The spec kept for the file the user named: a TOML spec (as its family keeps it),
+    or a family's own file made a spec under ``name`` (else the file's name), its text
+    the TOML kept in the data folder."""
     text = _text(path, follow=True)
     own = [f for f in families().values() if f.suffix and path.suffix.lower() == f.suffix]
     if not own:
         if name is not None:
             raise BadSpec(f"{path}: a TOML spec is named inside it (name = ...): give no name")
-        keep = families()[parse(text, str(path)).family].keep
-        return keep(path, text, None) if keep is not None else text
+        spec = parse(text, str(path))
+        keep = families()[spec.family].keep
+        return _made(keep(path, spec)) if keep is not None else spec
     name = name if name is not None else re.sub(r"[^a-z0-9_]", "_", path.stem.lower())
     try:
         if not NAME.fullmatch(name):
@@ -211,9 +237,16 @@ def _given(path: Path, name: str | None) -> str:
             f"{path}: table name {name!r}: {e.message} "
             f"(puzzledb build --spec {path.name} NAME names it)"
         ) from None
-    keep = own[0].keep
-    assert keep is not None, "a family with files of its own keeps them"
-    return keep(path, text, name)
+    made = own[0].own
+    assert made is not None, "a family with files of its own reads them"
+    return _made(made(path, text, name))
+
+
+def _made(spec: Spec) -> Spec:
+    """A spec a family made (its TOML text written, never read back), known by its text
+    from now on: reading the kept file again finds it."""
+    _remember(_SPECS, spec.text, spec)
+    return spec
 
 
 def _recorded(data: Path) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import math
 import re
 from collections.abc import Iterator, Sequence
@@ -24,6 +25,7 @@ from pipeline.answers import Origin
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition
 from pipeline.puzzles.base import Cells, Puzzle, parity
+from pipeline.puzzles.tiles.slides import step_tiles
 
 if TYPE_CHECKING:
     from pipeline.engine.packed import Kernels
@@ -54,6 +56,10 @@ class TilePuzzle(Puzzle):
     """Tiles 1..n-1 and a blank on n cells joined by ``adjacency``."""
 
     slides_tiles = True
+
+    def tiles_slid(self, states: Sequence[int]) -> list[list[int]]:
+        values = [self.cells.values(s) for s in states]
+        return [step_tiles(a, b) for a, b in itertools.pairwise(values)]
 
     graph = Graph.BIPARTITE
     origin = Origin.GOAL

@@ -62,6 +62,7 @@ class MultiTilePuzzle(TilePuzzle):
     of one of its ``lines``."""
 
     graph = Graph.REVERSIBLE
+    slides_lines = True
 
     def __init__(
         self,

@@ -17,5 +17,7 @@ FAMILY = Family(
     arts={TwistyPuzzle: TwistyArt},
     sql=sql.statements,
     codec=sql.codec,
-    spec=SpecTable("twisty", spec.KEYS, spec.TABLES, spec.load, spec.SUFFIX, spec.keep),
+    spec=SpecTable(
+        "twisty", spec.KEYS, spec.TABLES, spec.load, spec.SUFFIX, own=spec.own, keep=spec.keep
+    ),
 )

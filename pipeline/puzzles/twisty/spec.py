@@ -15,7 +15,6 @@ text inline (:func:`keep`): a data folder never reads a file outside itself.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from pipeline.errors import BadSpec
 from pipeline.puzzles.spec.base import Problem, Spec
 from pipeline.puzzles.twisty import tws
 from pipeline.puzzles.twisty.board import TwistyPuzzle
+from pipeline.storage import files
 
 #: The tables `build --spec` builds: the definition's.
 TABLES = ("",)
@@ -63,32 +63,48 @@ def _moves(value: Any, d: tws.Definition) -> list[str] | None:
     return value
 
 
-def keep(path: Path, text: str, name: str | None) -> str:
-    """The spec kept for a file the user named: a definition file (``name`` given) made
-    a TOML spec, or a TOML spec naming its definition by ``file``, the definition read
-    from beside it; either holding the definition inline. A spec already inline is
-    kept as written."""
-    if name is not None:
-        d = _definition(text, str(path))
-        return _toml(name, f"{d.name or path.stem} (twsearch definition)", text, {})
-    doc = tomllib.loads(text)  # parse.py has read it already
-    t = doc["twisty"]
+def own(path: Path, text: str, name: str) -> Spec:
+    """The spec of a definition file the user named, as table ``name``: its kept text
+    a TOML spec holding the definition inline (written, never read back)."""
+    d = _definition(text, str(path))
+    return _spec(name, f"{d.name or path.stem} (twsearch definition)", text, {}, str(path))
+
+
+def keep(path: Path, spec: Spec) -> Spec:
+    """The spec kept for a TOML spec naming its definition by ``file`` (a ``.tws`` file
+    in the spec's own folder), the definition read from there and held inline; a spec
+    already inline is kept as written."""
+    t = spec.table
     if "file" not in t:
-        return text
+        return spec
     if "definition" in t:
         raise BadSpec(f"{path}: twisty: give file or definition, not both")
-    if not isinstance(t["file"], str) or not t["file"].endswith(SUFFIX):
-        raise BadSpec(f"{path}: twisty.file: the name of a {SUFFIX} file beside the spec")
-    source = path.parent / t["file"]
+    source = _beside(path, t["file"])
     try:
-        with open(source, "rb") as f:
-            raw = f.read(tws.MAX_BYTES + 1)
+        raw = files.read_bytes(source, tws.MAX_BYTES, follow=True)
     except OSError as e:
         raise BadSpec(f"{path}: twisty.file: cannot read {source}: {e.strerror or e}") from None
     definition = _ascii(raw, str(source))
-    _definition(definition, str(source))
     options = {k: t[k] for k in ("moves", "quarter") if k in t}
-    return _toml(doc["name"], doc.get("title", doc["name"]), definition, options)
+    return _spec(spec.name, spec.title, definition, options, str(path))
+
+
+def _beside(path: Path, name: object) -> Path:
+    """The file ``name`` in the spec's own folder: a plain file name ending .tws (no
+    folder, no ``..``), never a path elsewhere."""
+    if (
+        not isinstance(name, str)
+        or not name.endswith(SUFFIX)
+        or name in ("", ".", "..")
+        or "/" in name
+        or "\\" in name
+        or "\0" in name
+    ):
+        raise BadSpec(
+            f"{path}: twisty.file: the name of a {SUFFIX} file in the spec's own folder "
+            f"(no folder in it), not {str(name)[:64]!r}"
+        )
+    return path.parent / name
 
 
 def _ascii(raw: bytes, where: str) -> str:
@@ -102,8 +118,23 @@ def _definition(text: str, where: str) -> tws.Definition:
     return tws.parse(text, where)
 
 
-def _toml(name: str, title: str, definition: str, options: dict[str, Any]) -> str:
-    """A spec's TOML text, the definition a multi-line string (checked to read back)."""
+def _spec(name: str, title: str, definition: str, options: dict[str, Any], where: str) -> Spec:
+    """The spec of a definition: its table, and its text the TOML kept for it (the
+    definition a multi-line string)."""
+    body = definition.replace("\r\n", "\n")
+    return Spec(
+        name,
+        title,
+        "twisty",
+        {**options, "definition": body},
+        _toml(name, title, body, options),
+        where,
+    )
+
+
+def _toml(name: str, title: str, body: str, options: dict[str, Any]) -> str:
+    """A spec's TOML text, the definition a multi-line string (tests/test_spec.py holds
+    that it reads back as written)."""
     lines = [
         "# Kept by puzzledb build --spec: the twsearch definition is held whole below.",
         f"name = {_string(name)}",
@@ -115,12 +146,8 @@ def _toml(name: str, title: str, definition: str, options: dict[str, Any]) -> st
         lines.append("moves = [" + ", ".join(_string(str(m)) for m in options["moves"]) + "]")
     if "quarter" in options:
         lines.append(f"quarter = {'true' if options['quarter'] is True else 'false'}")
-    body = definition.replace("\r\n", "\n")
     lines.append(f'definition = """\n{_escape(body)}"""')
-    out = "\n".join(lines) + "\n"
-    if tomllib.loads(out)["twisty"]["definition"] != body:  # never a spec that lies
-        raise BadSpec(f"{name}: the definition cannot be kept in a TOML spec")
-    return out
+    return "\n".join(lines) + "\n"
 
 
 def _string(text: str) -> str:

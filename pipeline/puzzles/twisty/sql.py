@@ -17,14 +17,13 @@ gets macros that say so in one line.
 from __future__ import annotations
 
 import functools
-import tomllib
 from typing import Any
 
 import numpy as np
 
 from pipeline.puzzles.base import sql_str
-from pipeline.puzzles.spec.base import Spec
-from pipeline.puzzles.twisty import spec
+from pipeline.puzzles.family import Statement
+from pipeline.puzzles.trusted import Checked
 from pipeline.puzzles.twisty.board import BASE62, TwistyPuzzle, piece_width
 from pipeline.puzzles.twisty.pack import SetCode
 
@@ -40,31 +39,21 @@ TABLES = {
 }
 
 
-def mine(m: Any) -> bool:
-    return m.puzzle.get("family") == "twisty" and isinstance(m.puzzle.get("spec"), str)
-
-
-@functools.lru_cache(maxsize=16)
-def puzzle_of(text: str, name: str) -> TwistyPuzzle:
-    """The puzzle a checked manifest records (its kept spec's text)."""
-    doc = tomllib.loads(text)
-    return spec.load(Spec(name, doc.get("title", name), "twisty", doc["twisty"], text, name))
-
-
 def _fits(p: TwistyPuzzle) -> bool:
     return sum(c.arrangements + c.twists for c in p.pack.sets) <= MAX_ROWS
 
 
-def statements(found: list[Any]) -> list[Any]:
+def statements(found: list[Checked]) -> list[Statement]:
     """The look-up tables, their rows bound; none when no twisty table is built (a
     catalog without one keeps the tables it had)."""
     rows: dict[str, list[list[Any]]] = {t: [] for t in TABLES}
-    for m in filter(mine, found):
-        for table, made in _rows(m.puzzle["spec"], m.table).items():
+    twisty = [t.puzzle for t in found if isinstance(t.puzzle, TwistyPuzzle)]
+    for p in twisty:
+        for table, made in _rows(p).items():
             rows[table] += made
-    if not any(filter(mine, found)):
+    if not twisty:
         return []
-    out: list[Any] = []
+    out: list[Statement] = []
     for table, columns in TABLES.items():
         out.append(f"CREATE OR REPLACE TABLE {table} ({columns})")
         if rows[table]:
@@ -80,10 +69,10 @@ def _type(columns: str, i: int) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def _rows(text: str, table: str) -> dict[str, list[list[Any]]]:
-    """Table ``table``'s look-up rows (none when they do not fit), made once a process:
-    each catalog connection binds them (the 2x2x2 cube's 42,507 rows)."""
-    p = puzzle_of(text, table)
+def _rows(p: TwistyPuzzle) -> dict[str, list[list[Any]]]:
+    """The look-up rows of ``p``'s table (none when they do not fit), made once a puzzle
+    object: each catalog connection binds them (the 2x2x2 cube's 42,507 rows)."""
+    table = p.name
     out: dict[str, list[list[Any]]] = {t: [] for t in TABLES}
     if not _fits(p):
         return out
@@ -103,12 +92,13 @@ def _rows(text: str, table: str) -> dict[str, list[list[Any]]]:
     return out
 
 
-def codec(m: Any) -> dict[str, str] | None:
+def codec(table: Checked) -> dict[str, str] | None:
     """``board``, ``cells``, ``drawing`` and ``state_of`` for a twisty table (None: not one)."""
-    if not mine(m):
+    p = table.puzzle
+    if not isinstance(p, TwistyPuzzle):
         return None
+    m = table.manifest
     t = sql_str(m.table)
-    p = puzzle_of(m.puzzle["spec"], m.table)
     if not _fits(p):
         why = (
             f"{m.table}: its sets have too many arrangements for the catalog's look-up "

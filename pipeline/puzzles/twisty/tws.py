@@ -32,6 +32,7 @@ file and the line.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,12 +157,18 @@ def parse_bytes(data: bytes, where: str) -> Definition:
 
 
 def parse(text: str, where: str = "<definition>") -> Definition:
-    """A definition from its text; BadSpec (``where: line N: ...``) for anything wrong."""
+    """A definition from its text; BadSpec (``where: line N: ...``) for anything wrong.
+    A text is read once a process (the definition is frozen data)."""
     try:
-        return _Reader(text).definition()
+        return _read(text)
     except LineProblem as p:
         at = f"line {p.line}: " if p.line else ""
         raise BadSpec(f"{where}: {at}{p.message}") from None
+
+
+@functools.lru_cache(maxsize=32)
+def _read(text: str) -> Definition:
+    return _Reader(text).definition()
 
 
 def parse_position(d: Definition, text: str) -> tuple[Part, ...]:
