@@ -212,3 +212,14 @@ def copy_of(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Call
         return folder
 
     return make
+
+
+def told(name: str) -> dict[str, Any]:
+    """What a build of ``name`` tells its progress about the table (build/loop.py)."""
+    from pipeline.build.loop import expected_total
+    from pipeline.engine.core import Graph
+    from pipeline.puzzles import registry
+
+    p = registry.get(name)
+    total, estimated = expected_total(p)
+    return {"total_expected": total, "estimated": estimated, "layered": p.graph is Graph.LAYERED}

@@ -13,7 +13,7 @@ import pytest
 
 import pipeline
 from pipeline.engine.budget import size_of
-from tests.conftest import distances_from, one_line_error, run_cli
+from tests.conftest import distances_from, one_line_error, run_cli, told
 
 GOAL = "1 2 3 4 5 6 7 8 0"
 
@@ -192,10 +192,13 @@ def test_no_time_left_from_a_builds_first_seconds() -> None:
     from pipeline.build.loop import LevelDone
     from pipeline.cli import bars
 
-    level = LevelDone(8, 870_072, 1_159_968, 3.13, 1, 1.75, expanded=227_536)
+    level = LevelDone(8, 870_072, 1_159_968, 3.13, 1, 1.75, expanded=227_536, **told("pocket"))
     early = bars.line("pocket", level)
     assert early.endswith("32% of 3,674,160") and "left" not in early
-    later = bars.line("pocket", LevelDone(8, 870_072, 1_159_968, 31.3, 1, 17.5, expanded=227_536))
+    later = bars.line(
+        "pocket",
+        LevelDone(8, 870_072, 1_159_968, 31.3, 1, 17.5, expanded=227_536, **told("pocket")),
+    )
     assert later.endswith("about 4 min 20 s left")
 
 

@@ -16,7 +16,7 @@ from pipeline.build.loop import LevelDone
 from pipeline.cli.bars import line
 from pipeline.puzzles.pegs import board as pegs
 from pipeline.puzzles.pegs.moves import grid_cells
-from tests.conftest import one_line_error, run_cli
+from tests.conftest import one_line_error, run_cli, told
 from tools import peg_count
 
 #: Levels built here: 0..DEPTH (diamond41-sym to 9 takes about a second).
@@ -117,8 +117,10 @@ def test_orbit_sums_are_checked(built: pipeline.Database, tmp_path: Path) -> Non
 
 def test_the_diamond_progress_counts_against_an_estimate() -> None:
     # Its classes are not known before the build: the time left says "about".
-    done = LevelDone(20, 10**8, 787_946_586, 300.0)
+    done = LevelDone(20, 10**8, 787_946_586, 300.0, **told("diamond41-sym"))
     text = line("diamond41-sym", done)
     assert "25% of about 3,151,786,344, about 15 min 0 s left" in text
-    known = line("english33-sym", LevelDone(16, 10**6, 5_000_000, 40.0))  # 30 s in (#45)
+    known = line(
+        "english33-sym", LevelDone(16, 10**6, 5_000_000, 40.0, **told("english33-sym"))
+    )  # 30 s in
     assert "21% of 23,475,688, about" in known and "of about" not in known

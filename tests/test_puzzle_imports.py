@@ -26,27 +26,31 @@ ANYWHERE = {
     "pipeline.engine.dense",
 }
 #: Storage types, named only for type checkers (check_table is handed a Table).
-TYPES_ONLY = {"pipeline.storage.table"}
+TYPES_ONLY = {"pipeline.storage.table", "pipeline.storage.manifest"}
 #: The few readers of a data folder, each with what it reads it through.
 READERS = {
     "pipeline.puzzles.pegs.board": {"pipeline.storage.table"},  # WinnablePuzzle.bind only
     "pipeline.puzzles.names": {"pipeline.storage.files", "pipeline.storage.manifest"},
     "pipeline.puzzles.spec.parse": {"pipeline.storage.files", "pipeline.storage.manifest"},
+    "pipeline.puzzles.registry": {"pipeline.storage.format"},
+    # a spec's `file =` beside it, read as untrusted input (regular, bounded, no wait)
+    "pipeline.puzzles.twisty.spec": {"pipeline.storage.files"},
     "pipeline.puzzles.trusted": {
+        "pipeline.storage.files",
         "pipeline.storage.format",
+        "pipeline.storage.integrity",
         "pipeline.storage.manifest",
         "pipeline.hints",
     },
 }
 #: The layers, bottom up: a module imports none of a layer above its own.
 LAYERS = [
-    {"base", "reserved", "spec.base", "family"},
+    {"base", "reserved", "spec.base", "family", "trusted"},
     set(),  # the families: every module not named here
     {"builtin"},
     {"spec.parse", "spec"},
     {"names"},
     {"registry"},
-    {"trusted"},
 ]
 
 

@@ -16,6 +16,7 @@ from pipeline.puzzles.pegs import board as pegs
 from pipeline.solvers.loop15 import apply_moves
 from pipeline.words import plural
 from tests.conftest import run_cli as run
+from tests.conftest import told
 
 START = "x x x x x x x x x x x x . x x"
 GOAL = ". . . . . . . . . . . . x . ."
@@ -29,14 +30,14 @@ def test_plurals() -> None:
 
 def test_a_log_line_tells_no_tales() -> None:
     # depth 0 of a puzzle with a known total, 2 s in (numba compiling): no time left yet
-    early = bars.line("triangle15", LevelDone(0, 1, 1, 2.0, 1, 2.0))
+    early = bars.line("triangle15", LevelDone(0, 1, 1, 2.0, 1, 2.0, **told("triangle15")))
     assert "1 position" in early and "1 positions" not in early
     assert "left" not in early and "0.00 M/s" not in early
-    soon = bars.line("triangle15", LevelDone(8, 900, 3000, 20.0, 1, 1.0))
+    soon = bars.line("triangle15", LevelDone(8, 900, 3000, 20.0, 1, 1.0, **told("triangle15")))
     assert soon.endswith("71% of 4,237")  # under 30 s in: no time left (issue #45)
-    late = bars.line("triangle15", LevelDone(8, 900, 3000, 40.0, 1, 2.0))
+    late = bars.line("triangle15", LevelDone(8, 900, 3000, 40.0, 1, 2.0, **told("triangle15")))
     assert "71% of 4,237" in late and "about 16 s left" in late
-    spark = bars.line("3x3", LevelDone(20, 16_993, 54_802, 6.9, 2, 0.5, "spark"))
+    spark = bars.line("3x3", LevelDone(20, 16_993, 54_802, 6.9, 2, 0.5, "spark", **told("3x3")))
     assert spark.startswith("3x3: depth 20 done (16,993 positions, 2 buckets, on Spark), ")
 
 
@@ -213,7 +214,9 @@ def test_the_time_left_holds_within_a_quarter(
     before, checked = done, 0
     for depth, (n, s) in enumerate(levels, start=first):
         done, spent = done + n, spent + s
-        text = bars.line(name, LevelDone(depth, n, done, spent, 1, s, expanded=before))
+        text = bars.line(
+            name, LevelDone(depth, n, done, spent, 1, s, expanded=before, **told(name))
+        )
         before = n
         if not 0.2 <= done / total <= 0.9:
             continue
@@ -233,7 +236,7 @@ def _seconds_left(text: str) -> float:
 def test_a_resumed_build_counts_its_pace_from_where_it_resumed() -> None:
     # 2,000 were there before, 1,000 made in 100 s: the 1,237 left take about 124 s,
     # not the 41 s of 3,000 in 100 s.
-    done = LevelDone(9, 500, 3_000, 100.0, 1, 50.0, resumed=2_000)
+    done = LevelDone(9, 500, 3_000, 100.0, 1, 50.0, resumed=2_000, **told("triangle15"))
     text = bars.line("triangle15", done)
     assert "3,000 positions so far, 1,000 since the build resumed, in 100 s (10/s)" in text
     assert abs(_seconds_left(text) - 123.7) < 1  # said as "2 min 3 s"

@@ -95,6 +95,14 @@ class LevelDone:
     layered: bool = False
 
 
+def expected_total(p: Puzzle) -> tuple[int | None, bool]:
+    """A table's positions when known (``expected_total``, False), else its estimate
+    (``estimated_total``, True), else (None, False): what a build's progress counts to."""
+    if p.expected_total is not None:
+        return p.expected_total, False
+    return p.estimated_total, p.estimated_total is not None
+
+
 def build(
     puzzle: Puzzle,
     data: Path,
@@ -559,7 +567,7 @@ class Builder:
         entry = LevelEntry(depth, positions, round(computed - started, 4), stats=stats)
         self.progress.record(entry, files, now - self.last)
         if self.on_level:
-            expected, estimated = self._expected_total()
+            expected, estimated = expected_total(self.puzzle)
             done = LevelDone(
                 depth, positions, self.progress.total, now - self.clock,
                 stats.get("buckets", 0), now - self.last, made_by, self.resumed,
@@ -568,13 +576,6 @@ class Builder:
             )  # fmt: skip
             self.on_level(done)
         self.last = now
-
-    def _expected_total(self) -> tuple[int | None, bool]:
-        """The table's positions when known, else (an estimate, True)."""
-        p = self.puzzle
-        if p.expected_total is not None:
-            return p.expected_total, False
-        return p.estimated_total, p.estimated_total is not None
 
     def _partial(self) -> int | None:
         """The last depth built when the build stopped at ``max_depth`` (None: complete)."""

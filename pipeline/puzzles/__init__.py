@@ -4,7 +4,9 @@ The layers, bottom up (a module imports none of a layer above its own):
 
 - ``base.py``: the :class:`Puzzle` interface, whole, and the ``Cells`` codec;
   ``reserved.py``: names no table may have; ``family.py``: what a family
-  declares about itself; ``spec/base.py``: what a spec loader sees.
+  declares about itself; ``spec/base.py``: what a spec loader sees;
+  ``trusted.py``: a table's manifest checked against the puzzle of its name
+  (``Checked``: what the catalog's SQL is made from), given the resolver.
 - The families, a module or a folder each: ``tiles/``, ``pegs/``, ``cube/``,
   ``oshidori.py``, ``tours.py``, ``placements.py``, ``hanoi.py``, ``twisty/``
   (puzzles from twsearch definition files). A family is
@@ -15,8 +17,8 @@ The layers, bottom up (a module imports none of a layer above its own):
 - ``spec/parse.py``: puzzles defined in a TOML file; ``names.py``: the one name
   grammar (``3x3@4``, ``triangle15@3-winnable``, ``3x3~<hash>``), each family's
   suffixes as it declares them.
-- ``registry.py``: every puzzle by name, what the rest of the package imports;
-  ``trusted.py``: a table's manifest checked against the registry's puzzle.
+- ``registry.py``: ``Registry``, the one resolver of a data folder's names
+  (service/folder.py holds it), and what the rest of the package imports.
 
 The import rule (tests/test_puzzle_imports.py holds the code to it; imports in
 functions and under TYPE_CHECKING count):
@@ -36,7 +38,10 @@ functions and under TYPE_CHECKING count):
   own columns of the table it is given (``pegs/sym_check.py``, typing it
   only); and the names that live in a data folder (``names.py``: roots
   recorded in manifests; ``spec/parse.py``: specs kept there or recorded in
-  manifests; ``trusted.py``: manifests checked) read it through
-  ``storage.files``, ``storage.manifest`` and ``storage.format``. Other
-  storage types appear only under TYPE_CHECKING.
+  manifests; ``registry.py``: the tables built there; ``trusted.py``:
+  manifests checked, and their files' footers, through ``storage.integrity``)
+  read it through ``storage.files``, ``storage.manifest`` and
+  ``storage.format``; a twisty spec's ``file =``, beside the spec the user
+  named, is read through ``storage.files``. Other storage types appear only
+  under TYPE_CHECKING.
 """

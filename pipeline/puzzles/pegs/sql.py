@@ -8,10 +8,14 @@ like the rest of the catalog.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pipeline.puzzles.base import ident, sql_str
 from pipeline.puzzles.family import Statement
 from pipeline.puzzles.trusted import Checked
-from pipeline.storage.manifest import Manifest
+
+if TYPE_CHECKING:
+    from pipeline.storage.manifest import Manifest
 
 
 def statements(tables: list[Checked]) -> list[Statement]:
