@@ -31,7 +31,8 @@ help:
 	@echo "                (docs/TRUST.md; 17 min), then the property tests in full"
 	@echo "make test-newcomer  a newcomer's first hour replayed: a fresh clone of HEAD, make build-db,"
 	@echo "                the README's blocks and the guides' commands from another folder (minutes)"
-	@echo "make lint       ruff check and format check; make format rewrites the files"
+	@echo "make lint       ruff check and format check, then mypy (pyproject.toml's [tool.mypy]);"
+	@echo "                make format rewrites the files"
 	@echo "make bench      benchmarks, median of 3 runs, printed as a table"
 	@echo "make bench-full build 3x4 and 2x6 three times each, print a table (RUNS=3)"
 	@echo "make bench-walk the path macro from the deepest 3x4 and 2x6 positions, cold and warm"
@@ -152,6 +153,7 @@ test-hostile: $(TEST_STAMP)
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 format: $(TEST_STAMP)
 	$(BIN)/ruff format .
