@@ -112,6 +112,11 @@ appender.stderr.layout.pattern = spark: %p %c{1}: %m%n
 # lines) unless the logger that starts it has a level of its own equal to the root's.
 logger.spark.name = org.apache.spark
 logger.spark.level = error
+# A one-way RPC message that reaches the driver after it stopped (a refused build's
+# stop racing the master's last message) is logged here as an error with a page of
+# stack: the build's own line has said what went wrong.
+logger.rpc.name = org.apache.spark.network.server.TransportRequestHandler
+logger.rpc.level = off
 """
 
 
