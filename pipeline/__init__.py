@@ -15,7 +15,8 @@ if "numpy" not in _sys.modules:
     # One thread, unless the environment says otherwise (or numpy came first).
     _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from pipeline.api import Database, Solution, open  # noqa: E402
+from pipeline.answers import Solution  # noqa: E402
+from pipeline.api import Database, open  # noqa: E402
 from pipeline.errors import PuzzleDBError  # noqa: E402
 
 __all__ = ["Database", "PuzzleDBError", "Solution", "open"]

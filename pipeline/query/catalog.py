@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
 import os
 import shutil
 import tempfile
@@ -224,7 +225,9 @@ def _codec_macros(found: list[Checked]) -> list[Statement]:
 
     out: list[Statement] = []
     for name, (arg, sql_of) in macros.items():
-        dispatch = _dispatch(found, lambda m, n=name, a=arg, f=sql_of: arm(m, n, a, f), unknown)
+        dispatch = _dispatch(
+            found, functools.partial(arm, name=name, arg=arg, sql_of=sql_of), unknown
+        )
         out.append(f"CREATE OR REPLACE MACRO {name}(puzzle, {arg}) AS {dispatch}")
     return out
 

@@ -149,7 +149,7 @@ class Folder:
         """Each level file of the sound tables as ``stat`` sees it now (a file replaced or
         rewritten changes its stamp: integrity.stamp), for a reader that checked them
         once to know it must check again (the DuckDB catalog reads them by name)."""
-        out = []
+        out: list[tuple[str, str, tuple[int, ...]]] = []
         for name, t in self.tables()[0].items():
             for entry in t.manifest.files:
                 try:

@@ -37,7 +37,8 @@ def histogram(folder: Folder, p: Puzzle) -> Histogram:
     the positions of the whole board its classes stand for."""
     table = folder.table(p)
     levels = table.histogram()
-    orbits = table.orbit_sums() or [None] * len(levels)
+    sums = table.orbit_sums()
+    orbits: list[int | None] = [None] * len(levels) if sums is None else list(sums)
     counts = [DepthCount(d, n, o) for (d, n), o in zip(levels, orbits, strict=True)]
     return Histogram(p.name, counts)
 
@@ -95,7 +96,7 @@ def partial_line(folder: Folder, p: Puzzle) -> str:
     name = p.name
     table = folder.table(p)
     m, levels = table.manifest, [n for _, n in table.histogram()]
-    depth, last = m.partial_depth, levels[-1]
+    depth, last = m.partial_depth or m.max_depth, levels[-1]
     growth = last / levels[-2] if len(levels) > 1 and levels[-2] else 1.0
     more = m.total + last * (growth + growth * growth)
     whole = p.expected_total

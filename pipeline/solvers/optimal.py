@@ -282,7 +282,9 @@ class RankedSolver(Solver):
         self.heuristic_name = "-".join(str(len(t)) for t in self.groups)
 
 
-def ranked_solver(group: str, tables: Sequence[Any], data: Path, reflect: bool = True) -> Any:
+def ranked_solver(
+    group: str, tables: Sequence[Any], data: Path, reflect: bool = True
+) -> RankedSolver:
     """The solver over a built region group (``4x4-pdb78``), its arrays memory-mapped."""
     board = REGION_GROUPS[group][0]
     pats = region_puzzles(group)

@@ -28,6 +28,7 @@ import os
 import re
 import tomllib
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +135,7 @@ def _no_clash(name: str) -> None:
         raise Problem("name", f"{name!r} is a built-in puzzle: choose another name")
 
 
-def check_keys(table: dict[str, Any], keys: dict[str, bool], prefix: str) -> None:
+def check_keys(table: dict[str, Any], keys: Mapping[str, bool], prefix: str) -> None:
     """Every key known, every required key there."""
     dot = prefix + "." if prefix else ""
     for k in table:
