@@ -15,7 +15,7 @@ a client that does not finish its request or read its answer:
   route is a GET, and uvicorn would wait for the body for ever;
 - a connection has ``header_seconds`` to bring a whole request's headers to the
   explorer, from its opening and again from each answer (uvicorn has no such
-  timeout: a client that sends nothing, or a byte at a time, held it for ever);
+  timeout: a client that sends nothing, or a byte at a time, would hold it for ever);
   an idle one after an answer is closed by uvicorn's own ``timeout_keep_alive``;
 - a client that stops reading its answer (the write buffer full) has
   ``send_seconds`` to read again, or its connection is dropped;
