@@ -1,9 +1,12 @@
-"""The promises of docs/ARCHITECTURE.md that a test can hold, on the source.
+"""The promises of docs/ARCHITECTURE.md that a test can hold.
 
 Each "one X" the page makes (one reader of level files, one namer of scratch
 files, one walk along parents, one place that reads a walk in playing order,
 one name a class) and each thing a room does not know (build/ no executor's
-kind, a library module no terminal).
+kind, a library module no terminal). The reader and the namer are held by what
+the code does (the files the kernel sees opened and read, the files and folders
+made, each laid to the code that did it: tests/file_events.py); the others, and
+what a behaviour test cannot follow, on the source.
 """
 
 from __future__ import annotations
@@ -17,6 +20,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pytest
+
+import pipeline
+from pipeline.puzzles import registry as puzzles
+from pipeline.storage import scratch
+from pipeline.storage.manifest import FileEntry
+from pipeline.storage.table import Table
+from tests.conftest import build_local
+from tests.file_events import Makers, Readers
 from tests.test_import_cycles import edges, modules
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pipeline"
@@ -50,16 +63,158 @@ def _code_lines(text: str) -> list[str]:
     return [ln.split("#")[0] for i, ln in enumerate(lines, 1) if i not in docs]
 
 
-def test_one_reader_of_level_files() -> None:
-    """Only storage/reader.py opens Parquet files to read them (integrity.py reads a
-    footer's figures to hold them against the manifest)."""
+#: Who may open or read a level file: the one reader, and integrity.py, which reads
+#: a footer's figures and hashes files to hold them against the manifest.
+READERS = {"storage/reader.py", "storage/integrity.py"}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux's")
+def test_one_reader_of_level_files(copy_of, tmp_path: Path) -> None:
+    """Every open and every read of a level file the kernel sees while tables answer
+    look-ups, walks, the n-th state of a level, their histograms, class sizes and
+    columns, their levels whole and verify, comes from storage/reader.py (or
+    integrity.py: footers and hashes)."""
+    folder = copy_of("3x3")
+    build_local(puzzles.get("triangle15-sym"), folder)
+    names = ["3x3", "triangle15-sym"]
+    with Readers([folder / n for n in names]) as seen:
+        _answer_from_tables(folder)
+    level_files = [(p, kind, who) for p, kind, who in seen.events if p.suffix == ".parquet"]
+    opened = {p for p, kind, _ in level_files if kind == "open"}
+    every = {folder / n / e.name for n in names for e in Table(folder / n).files}
+    assert opened == every  # each file opened, so each reader was seen
+    assert {who for _, kind, who in level_files if kind == "read"} <= READERS
+    assert {who for _, _, who in level_files} <= READERS  # was: storage/table.py too
+
+
+def test_no_other_module_opens_level_files_with_pyarrow() -> None:
+    """What the test above cannot follow (reads on threads: a build reading its levels
+    back, the streamed verify, Spark's tasks), held on the source: only reader.py and
+    integrity.py open Parquet files with pyarrow."""
     found = where(r"pq\.(ParquetFile|read_table|read_metadata|read_schema)\(|pyarrow\.dataset")
     assert found == ["storage/integrity.py", "storage/reader.py"]
 
 
-def test_one_namer_of_scratch_files() -> None:
-    """The scratch folders' names are storage/scratch.py's (Spark's parts folder too)."""
-    assert where(r"""["']\.spark["']|["']spill["']|["']-rounds["']""") == ["storage/scratch.py"]
+def _answer_from_tables(folder: Path) -> None:
+    """A table's answers that read its files (each checked: the walk is a legal one)."""
+    from pipeline.verify.checks import verify
+
+    p = puzzles.get("3x3")
+    t = Table(folder / "3x3")
+    walk = t.walk(p.parse("8 6 7 2 5 4 3 0 1"))
+    assert [h.depth for h in walk] == list(range(31, -1, -1))
+    assert p.text(walk[-1].state) == "1 2 3 4 5 6 7 8 0"
+    assert t.find_at(t.nth(20, 5), 20) is not None
+    assert sum(n for _, n in t.histogram()) == 181440
+    assert sum(len(level) for level in t.levels()) == 181440
+    assert verify(p, t).ok
+    sym = Table(folder / "triangle15-sym")
+    assert sum(sym.orbit_sums() or []) == 4237  # triangle15's positions (docs/PUZZLES.md)
+    columns = sym.read_columns(sym.files[-1], ["state", "class_size"])
+    assert columns.num_rows == sym.files[-1].rows
+
+
+#: A table's own files in its staging folder: levels, progress, manifest, while
+#: written (files.replace's temp names) and after.
+OWN = re.compile(r"(d\d{3}-\d{3}\.parquet|progress\.json|_manifest\.json)(\.[0-9a-f]+\.tmp)?")
+
+
+def test_one_namer_of_scratch_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file and folder a build makes in its staging folder that is not its table's
+    is made by storage/scratch.py, in a folder scratch.py names: spill buckets, slots
+    of packed keys, path counts and rounds of zero-cost moves (small budgets make
+    each), the Spark workers' parts (their tasks, run here), DuckDB's spill folder."""
+    from pipeline.engine import rows as row_rules
+
+    data = tmp_path / "data"
+    with Makers(data / ".staging") as seen:
+        build_local(puzzles.get("3x3"), data, work=1 << 20)  # buckets of rows
+        build_local(puzzles.get("triangle15-moves"), data, work=1 << 16)  # rounds
+        with monkeypatch.context() as m:
+            m.setattr(row_rules, "PACKED_MIN", 0)  # packed keys from the first level
+            build_local(puzzles.get("triangle15"), data, work=1 << 15, paths=True)
+        _spark_tasks(data, "triangle15-moves", 6)
+    made = [(p, who) for p, who in seen.made if not _own(p, data / ".staging")]
+    for path, who in made:
+        staging = data / ".staging" / path.relative_to(data / ".staging").parts[0]
+        assert who == "storage/scratch.py", (path, who)
+        assert any(path.is_relative_to(f) for f in _scratch_folders(staging)), path
+    kinds = {re.sub(r"\d+", "N", p.name) for p, _ in made}
+    assert {"bN.bin", "slotN.bin", "paths-N.uN", "roundN-s.bin", "rN", "union"} <= kinds
+    con = pipeline.open(data).connection()
+    (spill,) = con.execute("SELECT current_setting('temp_directory')").fetchone()
+    assert Path(spill) == scratch.query_spill(Path(spill).parent)
+
+
+def _own(path: Path, root: Path) -> bool:
+    """Whether ``path`` is a table's own in the staging folder ``root``: the folder, a
+    table's folder or lock, or one of its files."""
+    rel = path.relative_to(root).parts
+    table = len(rel) == 1 and not rel[0].startswith(".")
+    return not rel or table or bool(OWN.fullmatch(path.name))
+
+
+def _scratch_folders(staging: Path) -> list[Path]:
+    spill = scratch.folder(staging)
+    return [spill, scratch.rounds_folder(spill), scratch.executor_folder(staging, "spark")]
+
+
+def _spark_tasks(data: Path, name: str, depth: int) -> None:
+    """Level ``depth + 1`` of the built table ``name`` made again by the Spark workers'
+    tasks, run here: two child ranges, two rounds of zero-cost moves, then each range's
+    rounds united; its states are the table's."""
+    import shutil
+    from dataclasses import replace
+
+    from pipeline.executors.spark import tasks
+    from pipeline.storage.reader import LevelFiles
+
+    table = Table(data / name)
+    staging = data / ".staging" / name
+    staging.mkdir(parents=True)
+    for entry in table.files:
+        shutil.copy(table.path(entry), staging / entry.name)
+    from pipeline.engine.core import excluded_depths
+
+    graph = puzzles.get(name).graph
+    excluded = tuple((d, tuple(table.manifest.files_at(d))) for d in excluded_depths(graph, depth))
+    mid = int(np.median(table.level(depth + 1).read().states))
+    step = tasks.Step(
+        puzzle=name,
+        data=str(data),
+        staging=str(staging),
+        depth=depth,
+        frontier=tuple(table.manifest.files_at(depth)),
+        excluded=excluded,
+        cuts=(0, mid, 1 << 64),
+        metadata=(("puzzledb.table", name),),
+        closing=True,
+    )
+    rounds: list[list[list[FileEntry]]] = []
+    while not rounds or any(rounds[-1]):  # rounds until one adds no state
+        moves = [m for e in step.frontier for m in tasks.expand_file(step, e)]
+        done = [tasks.reduce_range(step, r, [m for m in moves if m[0] == r]) for r in range(2)]
+        rounds.append([_parts(staging, x) for x in done])
+        made = tuple(rounds[-1][0] + rounds[-1][1])
+        later = (*step.excluded, (depth + 1, made))
+        step = replace(step, round=len(rounds), frontier=made, excluded=later)
+    assert len(rounds) > 2
+    states = []
+    for r in range(2):
+        united = tasks.union_range(step, r, [rs[r] for rs in rounds])
+        states.append(LevelFiles(staging, depth + 1, _parts(staging, united)).read().states)
+    want = table.level(depth + 1).read().states
+    assert np.array_equal(np.concatenate(states), np.sort(want))
+    shutil.rmtree(staging)
+
+
+def _parts(staging: Path, result: dict) -> list[FileEntry]:
+    """The entries of the parts a Spark task wrote, named from the staging folder."""
+    return [
+        FileEntry(**{**f, "name": str(Path(result["dir"], f["name"]).relative_to(staging))})
+        for f in result["files"]
+        if f["rows"]
+    ]
 
 
 def test_build_knows_no_executor_kind() -> None:

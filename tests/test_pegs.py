@@ -339,6 +339,26 @@ def test_show_draws_a_peg_position_with_its_depth(data: Path) -> None:
     assert r.returncode == 0 and r.stdout.endswith("depth 9\n")
 
 
+@pytest.mark.parametrize(
+    "name", ["english33", "english33-sym", "english33-moves", "english33-moves-winnable"]
+)
+def test_kernels_grow_an_output_too_short(name: str) -> None:
+    # Every peg kernel (jumps, classes, chains forwards and back) writes past an
+    # output of one key by growing it: the keys of a roomy output, in a range too.
+    p = puzzles.get(name)
+    k = p.kernels
+    level = list(itertools.islice(reference.search(p.roots(), p.expand, p.graph), 5))[-1]
+    roomy = k.keys(level.states)
+    assert len(roomy) > 4 * len(level)  # several keys a state
+    assert np.array_equal(k.keys(level.states, buffer=np.empty(1, np.uint64)), roomy)
+    mid = int(np.median(level.states))
+    lo, hi = (
+        k.keys(level.states, lo=mid),
+        k.keys(level.states, lo=mid, buffer=np.empty(1, np.uint64)),
+    )
+    assert 0 < len(lo) < len(roomy) and np.array_equal(lo, hi)
+
+
 def test_resolve_into_buffers_too_short_says_so() -> None:
     # The level step resolves into the buffer a sort left free and falls back to
     # room for every key when the children do not fit (lanes._span_resolver).

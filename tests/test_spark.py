@@ -95,7 +95,7 @@ def test_a_worker_killed_mid_reduce_is_retried(spark: Any, data: Path, tmp_path:
     crash = tmp_path / "crashed"
     ex = SparkExecutor(MASTER, threshold=0, ranges=3, crash_once=crash)
     pipeline.open(tmp_path / "d").build(["2x4"], engine=ex)
-    assert crash.exists()  # a Python worker did exit in the middle of writing range 0
+    assert crash.exists()  # a Python worker did exit before it returned range 0
     _same_rows(tmp_path / "d" / "2x4", data / "2x4")
 
 

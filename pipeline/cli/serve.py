@@ -20,8 +20,6 @@ PortOpt = Annotated[int, typer.Option("--port", help="Port to listen on.", min=1
 
 def serve(data: DataOpt = Path("data"), host: HostOpt = "127.0.0.1", port: PortOpt = 8037) -> None:
     """Explore the built tables in a browser: positions, moves and their depths."""
-    import uvicorn
-
     from pipeline.serve import guard
     from pipeline.serve.app import create_app
 
@@ -32,11 +30,11 @@ def serve(data: DataOpt = Path("data"), host: HostOpt = "127.0.0.1", port: PortO
     _free(host, port)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"puzzledb explorer on http://{shown}:{port}/ (Ctrl-C stops it)")
-    app = guard.hosts(create_app(base), host)  # Host checked, slow clients dropped
+    server = guard.server(create_app(base), host, port)  # Host checked, slow clients dropped
     # uvicorn raises SIGTERM again once stopped: exiting instead runs the finalizers
     # that remove the read-only catalog's temp folder (pipeline/query/readonly.py)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    uvicorn.run(app, host=host, port=port, log_level="warning", **guard.OPTIONS)
+    server.run()
 
 
 def _free(host: str, port: int) -> None:

@@ -2,8 +2,9 @@
 
 :class:`LevelFiles` is a finished level read from its files (the engine's
 ``LevelSource``): in chunks, or only the states of a range, reading just the
-row groups whose statistics overlap it. :func:`row_group_mins` is where the
-row groups' statistics are read, for range reads, point look-ups and verify.
+row groups whose statistics overlap it. :class:`LevelFile` is one file opened for
+a table's point look-ups. :func:`row_group_mins` is where the row groups'
+statistics are read, for range reads, point look-ups and verify.
 """
 
 from __future__ import annotations
@@ -36,9 +37,40 @@ def open_file(path: Path, entry: FileEntry | None = None, table: str = "") -> pq
         raise _unreadable(path, e) from None
 
 
-def _unreadable(path: Path, e: BaseException) -> CorruptTable:
+def _unreadable(path: Path, e: BaseException, what: str = "") -> CorruptTable:
     rebuild = hints.build(path.parent.name, path.parent.parent, force=True)
-    return CorruptTable(f"{path} cannot be read ({first_line(e)}): rebuild with {rebuild}")
+    why = f"has no readable {what}" if what else "cannot be read"
+    return CorruptTable(f"{path} {why} ({first_line(e)}): rebuild with {rebuild}")
+
+
+class LevelFile:
+    """One level file opened to read (:func:`open_file`), for a table's point look-ups:
+    its footer's figures, one column of one row group, or columns of the whole
+    file. Every read checks the pages' checksums; CorruptTable names the file."""
+
+    def __init__(self, path: Path, entry: FileEntry | None = None, table: str = "") -> None:
+        self.path = path
+        self._file = open_file(path, entry, table)
+
+    @property
+    def metadata(self) -> pq.FileMetaData:
+        """The footer: rows, row groups and their statistics."""
+        return self._file.metadata
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self._file.schema_arrow
+
+    def group(self, i: int, column: str) -> States:
+        """``column`` of row group ``i`` as uint64 (nulls as NO_PARENT)."""
+        return u64(_read(self.path, self._file, [i], [column]).column(0))
+
+    def columns(self, names: list[str]) -> pa.Table:
+        """``names`` of every row."""
+        try:
+            return self._file.read(columns=names)
+        except (OSError, KeyError, IndexError, pa.ArrowException) as e:
+            raise _unreadable(self.path, e, ", ".join(names)) from None
 
 
 def row_group_mins(pf: pq.ParquetFile) -> list[int]:

@@ -31,11 +31,17 @@ raw native-endian uint64 unless said otherwise:
 - ``<scratch>-rounds/round0002-s.bin`` and ``-p.bin`` (:class:`Round`): the
   states and the parents of round 2 of a level closed under zero-cost moves
   (executors/closing.py), when the rounds pass the work; mapped back.
+
+Beside it, ``<staging>/.spark`` (:func:`executor_folder`): the level files the Spark
+workers write, ``d013/k000/r00002/`` for range 2 of round 0 of depth 13 and
+``d013/union/r00002/`` for its rounds united (:func:`level_parts`,
+:func:`range_parts`), until the driver moves them into the staging folder.
 """
 
 from __future__ import annotations
 
 import contextlib
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -58,6 +64,22 @@ def executor_folder(staging: Path, executor: str) -> Path:
     """Where an executor that writes a level's parts itself keeps them until they are
     published into the staging folder (``.spark``: the Spark workers' parts)."""
     return staging / f".{executor}"
+
+
+def level_parts(staging: Path, executor: str, depth: int) -> Path:
+    """Where the workers of an executor that writes parts itself write level ``depth``'s
+    before they are published (in :func:`executor_folder`)."""
+    return executor_folder(staging, executor) / f"d{depth:03d}"
+
+
+def range_parts(level: Path, r: int, round: int | None = None) -> Path:
+    """A new, empty folder for child range ``r``'s parts of a level (:func:`level_parts`):
+    those of round ``round`` of a level closed in rounds, or (None) of the rounds
+    united. What a task that ran before left there (a retried task) is removed."""
+    out = level / ("union" if round is None else f"k{round:03d}") / f"r{r:05d}"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    return out
 
 
 def query_spill(folder: Path) -> Path:

@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from pipeline import hints
 from pipeline.engine.core import NO_PARENT, Level
@@ -28,7 +27,7 @@ from pipeline.storage.integrity import (
     row_group_bounds,
 )
 from pipeline.storage.manifest import FileEntry, Manifest
-from pipeline.storage.reader import LevelFiles, first_line, open_file, u64
+from pipeline.storage.reader import LevelFile, LevelFiles, first_line
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,7 @@ class Table:
             raise NotBuilt(f"{self.name} is not built yet: run {hints.build(self.name, self.data)}")
         self.manifest: Manifest = manifest if manifest is not None else manifests.read(directory)
         self.files: list[FileEntry] = self.manifest.files
-        self._footers: dict[str, tuple[pq.ParquetFile, list[int]]] = {}
+        self._footers: dict[str, tuple[LevelFile, list[int]]] = {}
         self._groups: OrderedDict[tuple[str, int, str], np.ndarray] = OrderedDict()
         self._cache = cache_row_groups
         self._figures_checked = False
@@ -127,20 +126,10 @@ class Table:
     def read_columns(self, entry: FileEntry, columns: list[str]) -> pa.Table:
         """Columns of one file, whole, through the one reader (verify's checks of a
         family's own columns); CorruptTable naming the file when they cannot be read."""
-        pf = open_file(self.path(entry), entry, self.name)
-        try:
-            return pf.read(columns=columns)
-        except (OSError, KeyError, pa.ArrowException) as e:
-            raise self._damaged(
-                entry, f"has no readable {', '.join(columns)} ({first_line(e)})"
-            ) from None
+        return LevelFile(self.path(entry), entry, self.name).columns(columns)
 
     def _class_sizes(self, entry: FileEntry) -> int:
-        pf = open_file(self.path(entry), entry, self.name)
-        try:
-            sizes = pf.read(columns=[CLASS_SIZE]).column(0)
-        except (OSError, KeyError, IndexError, pa.ArrowException) as e:
-            raise self._damaged(entry, f"has no readable class sizes ({first_line(e)})") from None
+        sizes = self.read_columns(entry, [CLASS_SIZE]).column(0)
         return int(pc.sum(sizes).as_py() or 0)
 
     def path(self, entry: FileEntry) -> Path:
@@ -166,10 +155,10 @@ class Table:
         for lv in self.manifest.levels:
             yield self.level(lv.depth).read()
 
-    def _footer(self, entry: FileEntry) -> tuple[pq.ParquetFile, list[int]]:
+    def _footer(self, entry: FileEntry) -> tuple[LevelFile, list[int]]:
         if entry.name not in self._footers:
-            pf = open_file(self.path(entry), entry, self.name)  # size and footer checked
-            check_columns(self.path(entry), pf.schema_arrow, self.manifest)
+            pf = LevelFile(self.path(entry), entry, self.name)  # size and footer checked
+            check_columns(self.path(entry), pf.schema, self.manifest)
             try:
                 bounds = row_group_bounds(pf.metadata)
             except (OSError, pa.ArrowException, AttributeError, TypeError) as e:
@@ -186,10 +175,7 @@ class Table:
             self._groups.move_to_end(key)
             return hit
         pf, _ = self._footer(entry)
-        try:
-            values = u64(pf.read_row_group(i, columns=[column]).column(0))
-        except (OSError, pa.ArrowException) as e:
-            raise self._damaged(entry, f"cannot be read ({first_line(e)})") from None
+        values = pf.group(i, column)
         self._groups[key] = values
         if len(self._groups) > self._cache:
             self._groups.popitem(last=False)

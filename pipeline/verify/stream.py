@@ -26,10 +26,11 @@ import numpy as np
 from numba import njit
 
 from pipeline.engine import radix
-from pipeline.engine.core import NO_PARENT, absent, unique
+from pipeline.engine.core import NO_PARENT, absent
 from pipeline.puzzles.base import Puzzle
 from pipeline.storage.reader import LevelFiles
 from pipeline.storage.table import Table
+from pipeline.verify.levels import LevelChecks
 from pipeline.verify.moves import one_move
 from pipeline.verify.report import Report
 
@@ -93,15 +94,11 @@ def _in_pairs(pool: ThreadPoolExecutor, fn: Callable, items: Iterable[tuple]) ->
     yield from pool.map(lambda a: fn(*a), batch)
 
 
-class Layered:
+class Layered(LevelChecks):
     """The per-level checks of window.py, one level held at a time."""
 
     def __init__(self, puzzle: Puzzle, table: Table, report: Report) -> None:
-        self.puzzle = puzzle
-        self.table = table
-        self.report = report
-        self.bad = report.problems.append
-        self.expected = dict(table.manifest.histogram())  # the claim verify checks
+        super().__init__(puzzle, table, report)
         self.pool = ThreadPoolExecutor(THREADS)
 
     def run(self, on_level: Callable[[int], None] | None) -> None:
@@ -124,9 +121,8 @@ class Layered:
 
     def _roots(self, level: Any) -> None:
         """Depth 0 is the roots, without parents (no zero-cost move leads into it)."""
-        roots = unique(np.asarray(self.puzzle.roots(), dtype=np.uint64))
         is_root = level.parents == NO_PARENT
-        if level.depth != 0 or not np.array_equal(level.states[is_root], roots):
+        if level.depth != 0 or not np.array_equal(level.states[is_root], self.roots):
             self.bad("depth 0: the rows without a parent are not exactly the puzzle's roots")
         others = np.flatnonzero(~is_root)
         if len(others):

@@ -17,11 +17,11 @@ from pipeline.engine.core import (
     absent,
     excluded_depths,
     merge_sorted,
-    unique,
 )
 from pipeline.engine.reference import step_counted
 from pipeline.puzzles.base import Puzzle
 from pipeline.storage.table import Table
+from pipeline.verify.levels import LevelChecks
 from pipeline.verify.moves import missing, one_move, present
 from pipeline.verify.report import Report
 
@@ -78,16 +78,11 @@ def _check_paths(
         )
 
 
-class Windowed:
+class Windowed(LevelChecks):
     """The per-level checks, with the few levels around the one checked."""
 
     def __init__(self, puzzle: Puzzle, table: Table, report: Report) -> None:
-        self.puzzle = puzzle
-        self.table = table
-        self.report = report
-        self.bad = report.problems.append
-        self.expected = dict(table.manifest.histogram())  # the claim verify checks
-        self.roots = unique(np.asarray(puzzle.roots(), dtype=np.uint64))
+        super().__init__(puzzle, table, report)
         self.window: dict[int, Level] = {}
         self.seen = np.empty(0, np.uint64)  # only for Graph.GENERAL
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -50,7 +49,7 @@ class Step:
     cuts: tuple[int, ...]  # child-state edges [0, c1, ..., 2**64]
     metadata: tuple[tuple[str, str], ...]
     #: Fault injection for tests: the first reduce of range 0 that sees no
-    #: file at this path creates it and kills its worker mid-write.
+    #: file at this path creates it and kills its worker before it returns.
     crash_once: str | None = None
     #: A level closed under zero-cost moves is made in rounds (closing.py): round 0
     #: by the paid moves, each later one by the zero-cost moves out of the round before.
@@ -58,12 +57,9 @@ class Step:
     #: Whether the level has zero-cost moves (a reduce reports whether any leaves its rows).
     closing: bool = False
 
-    def parts_dir(self, r: int) -> Path:
-        return self.level_dir() / f"k{self.round:03d}" / f"r{r:05d}"
-
     def level_dir(self) -> Path:
         """Where the workers write the new level's parts before the driver publishes them."""
-        return scratch.executor_folder(Path(self.staging), "spark") / f"d{self.depth + 1:03d}"
+        return scratch.level_parts(Path(self.staging), "spark", self.depth + 1)
 
 
 _PUZZLES: dict[tuple[str, str], Any] = {}
@@ -151,7 +147,6 @@ def reduce_range(step: Step, r: int, records: Iterable[tuple[int, np.ndarray]]) 
     """Reduce: the range's new states with the smallest parent each, minus the excluded
     levels' states in the range (read by row-group statistics), written as parts."""
     from pipeline.storage.reader import LevelFiles
-    from pipeline.storage.writer import write_part
 
     rows = rows_for(step.puzzle, step.data, step.round > 0)
     chunks = [chunk for _, chunk in records]
@@ -167,21 +162,12 @@ def reduce_range(step: Step, r: int, records: Iterable[tuple[int, np.ndarray]]) 
     states, parents, _ = rows.resolve(rows.order(moves), exclude)
     del moves, exclude
     resolved = time.perf_counter()
-    out = step.parts_dir(r)
-    shutil.rmtree(out, ignore_errors=True)  # a retried task starts afresh
-    out.mkdir(parents=True)
-    meta = dict(step.metadata)
-    entries = []
-    for k, a in enumerate(range(0, len(states), FILE_ROWS)):
-        cut = slice(a, a + FILE_ROWS)
-        entries.append(write_part(out, step.depth + 1, k, states[cut], parents[cut], meta))
-        _maybe_crash(step, r)
+    written = _write_range(step, r, step.round, states, parents)
+    _maybe_crash(step, r)
     stride = max(1, len(states) // SAMPLE_PER_RANGE)
     spent = (read - clock, resolved - read, time.perf_counter() - resolved)
     return {
-        "range": r,
-        "dir": str(out),
-        "files": entries,
+        **written,
         "pairs": pairs,
         "seconds": dict(zip(REDUCE_PHASES, spent, strict=True)),
         "sample": (states[::stride].copy(), parents[::stride].copy()),
@@ -201,16 +187,23 @@ def union_range(step: Step, r: int, rounds: list[list[FileEntry]]) -> dict[str, 
     """The parts of one child range in each round of a closed level, merged into the
     range's parts (the rounds hold disjoint states: one sort, no ties)."""
     from pipeline.storage.reader import LevelFiles
-    from pipeline.storage.writer import write_part
 
     got = [LevelFiles(Path(step.staging), step.depth + 1, files).read() for files in rounds]
     states = np.concatenate([g.states for g in got])
     order = np.argsort(states, kind="stable")
     states = states[order]
     parents = np.concatenate([g.parents for g in got])[order]
-    out = step.level_dir() / "union" / f"r{r:05d}"
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
+    return _write_range(step, r, None, states, parents)
+
+
+def _write_range(
+    step: Step, r: int, round: int | None, states: np.ndarray, parents: np.ndarray
+) -> dict[str, Any]:
+    """Child range ``r``'s rows written as parts of the new level, in a new folder of
+    the round's (None: of the rounds united); the range, the folder and the entries."""
+    from pipeline.storage.writer import write_part
+
+    out = scratch.range_parts(step.level_dir(), r, round)
     meta = dict(step.metadata)
     entries = []
     for k, a in enumerate(range(0, len(states), FILE_ROWS)):
@@ -220,7 +213,8 @@ def union_range(step: Step, r: int, rounds: list[list[FileEntry]]) -> dict[str, 
 
 
 def _maybe_crash(step: Step, r: int) -> None:
-    """Kill this worker once, mid-reduce (tests: Spark must retry the task)."""
+    """Kill this worker once, mid-reduce, its parts written (tests: Spark must retry
+    the task, which writes them afresh)."""
     if step.crash_once and r == 0 and not os.path.exists(step.crash_once):
         Path(step.crash_once).write_text(str(os.getpid()))
         os._exit(1)

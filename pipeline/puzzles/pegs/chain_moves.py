@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from pipeline.engine.packed import Kernels, bit_position, resolve_core, room
+from pipeline.puzzles.pegs.moves import each_jump, no_start
 
 #: Room for the chains being walked (a chain is at most a board's pegs long).
 STACK = 4096
@@ -52,7 +53,9 @@ def _follower(over_bit: int):
     @njit(inline="always")
     def follow(out, m, lo, hi, s, f, o, t, stack, args):
         """Keys of the chains whose first jump is (f, o, t) out of ``s``: that jump and
-        every continuation by the same peg (depth-first). Returns (out, m)."""
+        every continuation by the same peg (depth-first), written after the first
+        ``m`` of ``out``. Returns the new count, or -1 when ``out`` is full (the
+        caller grows it and asks again)."""
         over, to, comp, loc, over_loc, fb, tb, tag_bits = args[:8]
         boards, where, removed = stack
         one = np.uint64(1)
@@ -66,8 +69,8 @@ def _follower(over_bit: int):
             b, p, r = boards[top], where[top], removed[top]
             tag = ftag | (np.uint64(loc[p]) << np.uint64(fb)) | (r << np.uint64(fb + tb))
             key = (b << np.uint64(tag_bits)) | tag
-            if m + 1 > len(out):
-                out = room(out, m, 1)
+            if m == len(out):
+                return -1
             out[m] = key
             m += (key >= lo) & (key <= hi)
             for k in range(over.shape[1]):
@@ -79,7 +82,7 @@ def _follower(over_bit: int):
                     boards[top], where[top] = b ^ flip, t2
                     removed[top] = r | (one << np.uint64(over_loc[c, o2]))
                     top += 1
-        return out, m
+        return m
 
     return follow
 
@@ -88,32 +91,22 @@ _follow = _follower(1)
 _follow_back = _follower(0)
 
 
+@njit(inline="always")
+def _chains(out, m, lo, hi, s, j, extra):
+    """The keys of jump ``j`` out of ``s`` and of every chain it starts."""
+    jf, jo, jt, stack, args = extra
+    return _follow(out, m, lo, hi, s, jf[j], jo[j], jt[j], stack, args)
+
+
 @njit(nogil=True, cache=True)
 def _chain_keys(states, skip, lo, hi, out, args):
     """The keys in [lo, hi] of every chain of jumps by one peg out of every state.
 
-    The first jumps are found bit-parallel on the board's grid, as moves.py
-    finds jumps; each is then followed by its peg's further jumps."""
-    to_grid, grid, left, right, lines, jump_at, _, bit_index, _ = args[10]
-    jf, jo, jt = args[11], args[12], args[13]
+    The first jumps are moves.py's (:func:`each_jump`, bit-parallel on the board's
+    grid); each is then followed by its peg's further jumps."""
     stack = (np.empty(STACK, np.uint64), np.empty(STACK, np.int64), np.empty(STACK, np.uint64))
-    m = 0
-    for i in range(len(states)):
-        s = states[i]
-        g = np.uint64(0)
-        for b in range(to_grid.shape[0]):
-            g |= to_grid[b, (s >> np.uint64(8 * b)) & np.uint64(255)]
-        empty = ~g & grid
-        for d in range(len(left)):
-            over = (g << np.uint64(left[d])) >> np.uint64(right[d])
-            far = (over << np.uint64(left[d])) >> np.uint64(right[d])
-            land = empty & over & far & lines[d]
-            while land:
-                low = land & (~land + np.uint64(1))
-                land ^= low
-                j = jump_at[d, bit_position(low, bit_index)]
-                out, m = _follow(out, m, lo, hi, s, jf[j], jo[j], jt[j], stack, args)
-    return out[:m]
+    extra = (args[11], args[12], args[13], stack, args)
+    return each_jump(states, lo, hi, out, args[10], no_start, _chains, extra)
 
 
 @njit(nogil=True, cache=True)
@@ -138,7 +131,11 @@ def _chain_keys_back(states, skip, lo, hi, out, args):
                 if o < 0:
                     break
                 if not (s >> np.uint64(o)) & one and not (s >> np.uint64(t)) & one:
-                    out, m = _follow_back(out, m, lo, hi, s, f, o, t, stack, args)
+                    n = _follow_back(out, m, lo, hi, s, f, o, t, stack, args)
+                    while n < 0:
+                        out = room(out, m, len(out) + 1 - m)  # doubled
+                        n = _follow_back(out, m, lo, hi, s, f, o, t, stack, args)
+                    m = n
     return out[:m]
 
 

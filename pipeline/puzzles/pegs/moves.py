@@ -27,13 +27,25 @@ from pipeline.engine.packed import BIT_INDEX, Kernels, bit_position, resolve_cor
 TAG_BITS = 7
 
 
-@njit(nogil=True, cache=True)
-def _peg_keys(states, skip, lo, hi, out, args):
-    """Every legal jump of every state whose key lies in [lo, hi]."""
-    to_grid, grid, left, right, lines, jump_at, flip, bit_index, most = args
+@njit(inline="always")
+def each_jump(states, lo, hi, out, args, start, jumped, extra):
+    """The keys in [lo, hi] of every legal jump out of every state, written from the
+    start of ``out`` (grown as :func:`room` grows it); the kernels of every peg table.
+
+    ``args`` starts with :func:`peg_moves`'s; ``start(s, extra)`` is called once a
+    state, then ``jumped(out, m, lo, hi, s, j, extra)`` for each legal jump ``j``
+    out of ``s``: it writes the jump's keys after the first ``m`` and returns the
+    new count, or -1 when ``out`` is full (``out`` then doubles and it is asked
+    again; room for ``args``'s ``most`` keys is made before each state). Both are
+    the caller's ``@njit(inline="always")`` functions, compiled in place; ``jumped``
+    returns a count, never ``out`` itself, and is called from one place: either
+    way round made the kernels slower.
+    """
+    to_grid, grid, left, right, lines, jump_at, _, bit_index, most = args[:9]
     m = 0
     for i in range(len(states)):
         s = states[i]
+        start(s, extra)
         if m + most > len(out):
             out = room(out, m, most)
         g = np.uint64(0)
@@ -46,12 +58,32 @@ def _peg_keys(states, skip, lo, hi, out, args):
             land = empty & over & far & lines[d]
             while land:
                 low = land & (~land + np.uint64(1))
-                land ^= low
                 j = jump_at[d, bit_position(low, bit_index)]
-                key = ((s ^ flip[j]) << np.uint64(TAG_BITS)) | np.uint64(j)
-                out[m] = key
-                m += (key >= lo) & (key <= hi)
+                n = jumped(out, m, lo, hi, s, j, extra)
+                if n < 0:  # out full: doubled, and the jump asked again
+                    out = room(out, m, len(out) + 1 - m)
+                    continue
+                land ^= low
+                m = n
     return out[:m]
+
+
+@njit(inline="always")
+def no_start(s, extra):
+    """A kernel with nothing to do once a state (:func:`each_jump`'s ``start``)."""
+
+
+@njit(inline="always")
+def _peg_key(out, m, lo, hi, s, j, flip):
+    key = ((s ^ flip[j]) << np.uint64(TAG_BITS)) | np.uint64(j)
+    out[m] = key
+    return m + ((key >= lo) & (key <= hi))
+
+
+@njit(nogil=True, cache=True)
+def _peg_keys(states, skip, lo, hi, out, args):
+    """Every legal jump of every state whose key lies in [lo, hi]."""
+    return each_jump(states, lo, hi, out, args, no_start, _peg_key, args[6])
 
 
 @njit(inline="always")

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from pipeline.engine.packed import Kernels, bit_position, resolve_core, room
+from pipeline.engine.packed import Kernels, resolve_core
 from pipeline.puzzles.pegs.moves import TAG_BITS as JUMP_BITS
-from pipeline.puzzles.pegs.moves import peg_moves
+from pipeline.puzzles.pegs.moves import each_jump, peg_moves
 from pipeline.puzzles.pegs.symmetries import byte_tables
 
 #: Bits of the symmetry in a key's tag (up to 8 symmetries).
@@ -33,43 +33,36 @@ def _image(s, tables, g):
     return out
 
 
+@njit(inline="always")
+def _images(s, extra):
+    """Every image of board ``s`` into ``mine`` (each jump's child maps by XOR)."""
+    perms, mine = extra[1], extra[3]
+    for h in range(1, perms.shape[0]):
+        mine[h] = _image(s, perms, h)
+
+
+@njit(inline="always")
+def _sym_key(out, m, lo, hi, s, j, extra):
+    """The key of jump ``j``'s child mapped to its smallest image."""
+    flip, perms, flips, mine = extra
+    best = s ^ flip[j]
+    which = 0
+    for h in range(1, perms.shape[0]):
+        img = mine[h] ^ flips[h, j]  # a symmetry maps a XOR to the XOR of images
+        if img < best:
+            best = img
+            which = h
+    key = (best << np.uint64(TAG_BITS)) | np.uint64((which << JUMP_BITS) | j)
+    out[m] = key
+    return m + ((key >= lo) & (key <= hi))
+
+
 @njit(nogil=True, cache=True)
 def _sym_keys(states, skip, lo, hi, out, args):
     """Every legal jump of every state whose key lies in [lo, hi], children canonical."""
-    to_grid, grid, left, right, lines, jump_at, flip, bit_index, most, perms, _, flips = args
-    mine = np.empty(perms.shape[0], np.uint64)
-    m = 0
-    for i in range(len(states)):
-        s = states[i]
-        for h in range(1, perms.shape[0]):
-            mine[h] = _image(s, perms, h)
-        if m + most > len(out):
-            out = room(out, m, most)
-        g = np.uint64(0)
-        for b in range(to_grid.shape[0]):
-            g |= to_grid[b, (s >> np.uint64(8 * b)) & np.uint64(255)]
-        empty = ~g & grid
-        for d in range(len(left)):
-            over = (g << np.uint64(left[d])) >> np.uint64(right[d])
-            far = (over << np.uint64(left[d])) >> np.uint64(right[d])
-            land = empty & over & far & lines[d]
-            while land:
-                low = land & (~land + np.uint64(1))
-                land ^= low
-                j = jump_at[d, bit_position(low, bit_index)]
-                child = s ^ flip[j]
-                best = child
-                which = 0
-                for h in range(1, perms.shape[0]):
-                    img = mine[h] ^ flips[h, j]  # a symmetry maps a XOR to the XOR of images
-                    if img < best:
-                        best = img
-                        which = h
-                tag = np.uint64((which << 7) | j)
-                key = (best << np.uint64(TAG_BITS)) | tag
-                out[m] = key
-                m += (key >= lo) & (key <= hi)
-    return out[:m]
+    perms = args[9]
+    extra = (args[6], perms, args[11], np.empty(perms.shape[0], np.uint64))
+    return each_jump(states, lo, hi, out, args, _images, _sym_key, extra)
 
 
 @njit(inline="always")
