@@ -20,7 +20,7 @@ import pytest
 
 import pipeline
 from pipeline.errors import PuzzleDBError
-from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.base import Puzzle, sql_str
 from pipeline.puzzles.registry import family_sql
 from tests.conftest import shared
 from tests.matrix import Kind, Ran, build, cli, kinds
@@ -317,3 +317,72 @@ def test_each_family_a_spec_defines_is_in_the_matrix() -> None:
         made |= set(own) if own else {parse.read(path, follow=True).family}
     assert made == set(parse.families()) and "twisty" in made
     assert {"spec floppy.tws", "spec rings_quarter.toml"} <= {k.why for k in KINDS}
+
+
+def _macro_questions(db: pipeline.Database, name: str) -> dict[str, str]:
+    """Each macro of the catalog asked of table ``name`` with its deepest probe typed as a
+    constant (as a person types it, and ``path``'s state must be one): a statement each."""
+    p = db.puzzle(name)
+    family = re.findall(r"CREATE OR REPLACE MACRO (\w+)\(puzzle, (\w+)\)", _family_sql(db))
+    t, state = sql_str(name), f"state_of({sql_str(name)}, {sql_str(p.text(probes(db, name)[-1]))})"
+    out = {f"{name}|state_of": f"SELECT CAST({state} AS VARCHAR) AS v"}
+    for macro in ("board", "drawing", "cells", *(m for m, _ in family)):
+        # the state named first: a macro's argument is bound into each of its arms
+        out[f"{name}|{macro}"] = (
+            f"SELECT CAST({macro}({t}, s) AS VARCHAR) AS v FROM (SELECT {state} AS s)"
+        )
+    out[f"{name}|path"] = (
+        f"SELECT count(*)::VARCHAR || ' ' || coalesce(max(step), -1)::VARCHAR || ' ' || "
+        f"coalesce(last(state ORDER BY step)::VARCHAR, '') AS v FROM path({t}, {state})"
+    )
+    return out
+
+
+def test_every_macro_answers_with_every_kind_in_one_catalog(
+    mdb: pipeline.Database, matrix: Path
+) -> None:
+    """Every table of the matrix in one catalog, every macro asked of each with typed
+    positions (the README's `path(t, state_of(t, '...'))`): the DuckDB CLI on the catalog
+    file answers what the API answers, and path walks as the API walks. A twisty
+    table's state_of once made every path() fail ("Table function cannot contain
+    subqueries"), whatever the table asked."""
+    import subprocess
+    import sys
+
+    import duckdb
+
+    asked = {k: v for kind in KINDS for k, v in _macro_questions(mdb, kind.table).items()}
+    api: dict[str, Any] = {}
+    for key, sql in asked.items():
+        try:
+            api[key] = mdb.query(sql)["v"][0]
+        except duckdb.Error as e:  # a macro refusing a table not of its family
+            api[key] = Refused(str(e).splitlines()[0])
+    walks = [k for k in asked if k.endswith("|path")]
+    assert len(walks) == len(KINDS) and not any(isinstance(api[k], Refused) for k in walks)
+    for key in walks:
+        name = key.removesuffix("|path")
+        s = probes(mdb, name)[-1]
+        walk = mdb.walk(name, s)
+        stored = _stored(mdb.puzzle(name), walk, s) if walk is not None else []
+        want = f"{len(stored)} {len(stored) - 1} {stored[-1] if stored else ''}"
+        assert api[key] == want, (key, api[key], want)
+        assert api[f"{name}|state_of"] == str(s) and api[f"{name}|board"] == mdb.puzzle(name).text(
+            s
+        )
+    refused = [k for k, v in api.items() if isinstance(v, Refused)]
+    assert not [k for k in refused if k.split("|")[1] in ("state_of", "board", "drawing")]
+    script = ".mode jsonlines\n" + "".join(
+        f"SELECT {sql_str(k)} AS k, v FROM ({sql});\n" for k, sql in asked.items()
+    )
+    duckdb = Path(sys.prefix) / "bin" / "duckdb"
+    ran = subprocess.run(
+        [str(duckdb), str(matrix / "puzzles.duckdb")],
+        input=script,
+        capture_output=True,
+        text=True,
+        cwd="/",
+    )
+    got = {r["k"]: r["v"] for r in map(json.loads, ran.stdout.splitlines())}
+    assert got == {k: v for k, v in api.items() if not isinstance(v, Refused)}
+    assert ran.stderr.count("Error") == len(refused) and "subqueries" not in ran.stderr

@@ -1,5 +1,6 @@
 """A twisty table in the DuckDB catalog: ``board``, ``drawing`` and ``state_of`` read
-its states, through look-up tables of each set's arrangements and orientations.
+its states; the first two through look-up tables of each set's arrangements and
+orientations, ``state_of`` by arithmetic alone.
 
 A twisty state is ranks in mixed radix (pack.py), not cells: a set's coordinate
 is ``state // weight % size``, its arrangement ``coordinate // orientations`` and
@@ -9,7 +10,10 @@ each rank's pieces (``twisty_arrangements``) and each orientation value's twists
 (``twisty_orientations``), their rows bound as parameters, made from the registry's
 puzzle. ``board`` gives the compact line (``puzzledb show``'s ``position``),
 ``drawing`` the rows ``puzzledb show`` prints, ``state_of`` reads a compact line
-(with or without ``CPOS``; not a state block). ``cells`` says in one line that the
+(with or without ``CPOS``; not a state block) and ranks it as pack.py does, a fold
+over each set's pieces: it holds no subquery, since ``path(puzzle, state_of(...))``
+gives it to a table function, which may hold none (and every table's ``state_of``
+is one macro). ``cells`` says in one line that the
 state is no cells. A table whose sets would need more than :data:`MAX_ROWS` rows
 gets macros that say so in one line.
 """
@@ -25,7 +29,7 @@ from pipeline.puzzles.base import sql_str
 from pipeline.puzzles.family import Statement
 from pipeline.puzzles.trusted import Checked
 from pipeline.puzzles.twisty.board import BASE62, TwistyPuzzle, piece_width
-from pipeline.puzzles.twisty.pack import SetCode
+from pipeline.puzzles.twisty.pack import SetCode, multinomial
 
 #: Look-up rows a table may add to the catalog (arrangements and orientation values).
 MAX_ROWS = 250_000
@@ -173,10 +177,15 @@ def _draw(p: TwistyPuzzle) -> str:
 
 
 def _parse(p: TwistyPuzzle, t: str) -> str:
-    """``state_of``: a compact line (``CPOS`` first or not) as its state."""
+    """``state_of``: a compact line (``CPOS`` first or not) as its state.
+
+    Plain arithmetic over the line, no subquery (a subquery in it would make every
+    ``path(puzzle, state_of(...))`` of the catalog fail: a table function's argument
+    may hold none): each set's rank is :meth:`SetCode.rank` as a fold over its
+    pieces, its orientation value the twists as base-``o`` digits."""
     txt = "regexp_replace(trim(txt), '^CPOS\\s+', '')"
-    joins, where, terms, at = [], [], [], 0
-    for i, (code, w) in enumerate(zip(p.pack.sets, p.pack.weights, strict=True)):
+    valid, even, terms, at = [], [], [], 0
+    for code, w in zip(p.pack.sets, p.pack.weights, strict=True):
         k = piece_width(code)
         digit = " + ".join(
             f"(instr({DIGITS}, substr(c, {d + 1}, 1)) - 1) * {62 ** (k - 1 - d)}" for d in range(k)
@@ -189,16 +198,49 @@ def _parse(p: TwistyPuzzle, t: str) -> str:
             f"list_transform({xs}, lambda x: CASE WHEN {_wild(code, f'x // {code.o}')} "
             f"THEN 0 ELSE x % {code.o} END)"
         )
-        joins += [f"twisty_arrangements a{i}", f"twisty_orientations o{i}"]
-        where += [
-            f"a{i}.puzzle = {t} AND a{i}.piece_set = {i} AND a{i}.pieces = {pieces}",
-            f"o{i}.puzzle = {t} AND o{i}.piece_set = {i} AND o{i}.twists = {twists}",
-        ]
-        terms.append(f"(a{i}.arrangement::HUGEINT * {code.twists} + o{i}.orientation) * {w}")
+        solved = sorted(i for i, c in enumerate(code.counts) for _ in range(c))
+        valid.append(f"list_sort({pieces}) = {solved}")
+        if code.implied:
+            valid.append(f"list_sum({twists}) % {code.o} = {code.total}")
+        fold = _rank_fold(code, pieces)
+        rank = f"{fold}['r'] // 2" if code.even else f"{fold}['r']"
+        if code.even:
+            even.append(f"{fold}['inv'] % 2 = {code.parity}")
+        terms.append(f"(({rank}) * {code.twists} + {_digits(code, twists)}) * {w}")
         at += code.n * k
     bad = sql_str(f"not a position of {p.name} (its compact line: {at} base-62 characters)")
-    found = _select(f"({' + '.join(terms)})::UBIGINT", joins, where)
     return (
-        f"CASE WHEN length({txt}) != {at} THEN error({bad}) "
-        f"ELSE coalesce({found}, error({bad})) END"
+        f"CASE WHEN length({txt}) != {at} OR NOT regexp_full_match({txt}, '[0-9A-Za-z]*') "
+        f"OR NOT ({' AND '.join(valid)}) THEN error({bad}) "
+        + (f"WHEN NOT ({' AND '.join(even)}) THEN error({bad}) " if even else "")
+        + f"ELSE ({' + '.join(terms)})::UBIGINT END"
     )
+
+
+def _rank_fold(code: SetCode, pieces: str) -> str:
+    """The fold of :meth:`SetCode.rank` over ``pieces`` (label indices), a struct: ``r``
+    the rank before halving, ``inv`` the inversions (the parity of distinct pieces).
+    ``rem`` holds the pieces not yet placed, by label; each step adds the
+    arrangements that put a smaller label there, ``total * smaller // m``."""
+    counts = f"{list(code.counts)}::INTEGER[]"
+    full = multinomial(code.counts)
+    start = f"{{'r': 0::HUGEINT, 'total': {full}::HUGEINT, 'rem': {counts}, 'v': 0, 'inv': 0}}"
+    each = "{'r': 0::HUGEINT, 'total': 0::HUGEINT, 'rem': []::INTEGER[], 'v': v::INTEGER, 'inv': 0}"
+    smaller = "coalesce(list_sum(list_slice(acc['rem'], 1, x['v'])), 0)"
+    m = "list_sum(acc['rem'])"
+    step = (
+        f"lambda acc, x: {{'r': (acc['r'] + acc['total'] * {smaller} // {m})::HUGEINT, "
+        f"'total': (acc['total'] * acc['rem'][x['v'] + 1] // {m})::HUGEINT, "
+        "'rem': list_transform(acc['rem'], "
+        "lambda c, i: CASE WHEN i = x['v'] + 1 THEN c - 1 ELSE c END), "
+        f"'v': 0, 'inv': (acc['inv'] + {smaller})::INTEGER}}"
+    )
+    return f"list_reduce(list_prepend({start}, list_transform({pieces}, lambda v: {each})), {step})"
+
+
+def _digits(code: SetCode, twists: str) -> str:
+    """The orientation value: the first ``digits`` twists in base ``o``."""
+    if code.digits == 0:
+        return "0"
+    first = f"list_transform(list_slice({twists}, 1, {code.digits}), lambda d: d::HUGEINT)"
+    return f"list_reduce(list_prepend(0::HUGEINT, {first}), lambda q, d: q * {code.o} + d)"
