@@ -18,7 +18,7 @@ import pytest
 import pipeline
 from tests.conftest import build_local
 from tests.matrix import cli
-from tests.test_twisty import DEFS, TWSEARCH, counts, puzzle
+from tests.test_twisty import DEFS, EXAMPLES, TWSEARCH, counts, puzzle
 
 GATE = DEFS / "gate.tws"
 
@@ -149,3 +149,52 @@ def test_the_catalog_macros_read_every_state(gate: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(twisty_sql, "MAX_ROWS", 100)  # gate's sets: 40,320 + 2 rows
     with pytest.raises(Exception, match="too many arrangements for the catalog"):
         pipeline.open(gate).query("SELECT board('gate', 0::UBIGINT)")
+
+
+@pytest.mark.parametrize("stem", ["2x2x2", "3x3x3", "4x4x4"])
+def test_twsearchs_own_file_names_name_tables(tmp_path: Path, stem: str) -> None:
+    """twsearch's samples are named 2x2x2.tws ...: a name may start with a digit, and the
+    spec kept under it reads back (its name checked again) for every command after."""
+    path = tmp_path / f"{stem}.tws"
+    shutil.copy(EXAMPLES / "floppy.tws", path)
+    data = tmp_path / "data"
+    ran = cli("build", "--spec", str(path), data=data)
+    assert ran.code == 0 and f"{stem}: 192 positions, max depth 8 (1 there)" in ran.err, ran
+    from pipeline.puzzles.spec import parse
+
+    assert parse.read(data / "specs" / f"{stem}.toml").name == stem
+    ran = cli("histogram", stem, "--json", data=data)
+    assert [r["positions"] for r in json.loads(ran.out)["histogram"]] == TWSEARCH["floppy"]
+    ran = cli("query", f'SELECT count(*) AS n FROM "{stem}"', "--format", "csv", data=data)
+    assert ran.out.split() == ["n", "192"]
+    assert cli("verify", stem, data=data).out.startswith(f"{stem}: ok")
+
+
+def test_the_names_the_families_make_stay_reserved_exactly(tmp_path: Path) -> None:
+    """Every rectangle RxC the tiles family makes is refused as a spec's name, in a TOML
+    spec and after a definition file alike; every other RxC (and any name starting with a
+    digit) is free, and a name starting with `_` is refused."""
+    from pipeline.errors import BadSpec
+    from pipeline.puzzles.spec import parse
+    from pipeline.puzzles.tiles.family import any_rectangle
+
+    text = GATE.read_text()
+    refused = []
+    for name in (f"{r}x{c}" for r in range(1, 18) for c in range(1, 18)):
+        try:
+            parse.parse(f'name = "{name}"\n[twisty]\ndefinition = """{text}"""\n', "t")
+        except BadSpec as e:
+            refused.append(name)
+            assert "is a built-in puzzle" in str(e) or "one of the sliding boards" in str(e), e
+    made = [f"{r}x{c}" for r in range(1, 18) for c in range(1, 18) if any_rectangle(f"{r}x{c}")]
+    assert refused == made and len(made) == 19  # R, C >= 2 and R*C <= 16
+    for bad, line in [
+        ("3x3", "table name '3x3': '3x3' is a built-in puzzle: choose another name"),
+        ("2x8", "table name '2x8': '2x8' names one of the sliding boards: choose another"),
+        ("_x", "table name '_x': a name is a-z, 0-9 and _, starting with a letter or a digit"),
+    ]:
+        path = tmp_path / f"{bad}.tws"
+        shutil.copy(GATE, path)
+        ran = cli("build", "--spec", str(path), data=tmp_path / "data")
+        assert ran.code == 1 and ran.err.startswith(f"puzzledb: {path}: {line}"), ran
+    assert not (tmp_path / "data" / "specs").exists()

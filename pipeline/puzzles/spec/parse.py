@@ -43,7 +43,10 @@ from pipeline.storage import files, manifest
 from pipeline.words import printable
 
 SPECS = "specs"
-NAME = re.compile(r"[a-z][a-z0-9_]*")
+#: A spec's name (part of the data contract, docs/SPECS.md): a-z, 0-9 and _, not
+#: starting with _; a name a family makes by its rule (a rectangle ``RxC``) is taken.
+NAME = re.compile(r"[a-z0-9][a-z0-9_]*")
+BAD_NAME = "a name is a-z, 0-9 and _, starting with a letter or a digit"
 TOP_KEYS = {"name": True, "title": False}
 
 
@@ -113,7 +116,7 @@ def _parse(doc: dict[str, Any], text: str, where: str) -> Spec:
     check_keys(doc, {**TOP_KEYS, fam[0]: True}, "")
     name = doc["name"]
     if not isinstance(name, str) or not NAME.fullmatch(name):
-        raise Problem("name", "a name is a-z, 0-9 and _, starting with a letter")
+        raise Problem("name", BAD_NAME)
     _no_clash(name)
     title = doc.get("title", name)
     if not isinstance(title, str):
@@ -129,10 +132,13 @@ def _no_clash(name: str) -> None:
     why = reserved(name)
     if why is not None:
         raise Problem("name", f"{why}: choose another name")
-    # A spec's name (a-z, 0-9, _, a letter first) can only be a built-in's: every
-    # other name of the grammar holds @, ~ or - or starts with a digit.
+    # A spec's name (a-z, 0-9, _) can only be a built-in's or a board a family names by
+    # its rule (2x3 ... 4x4): every other name of the grammar holds @, ~ or -.
     if name in REGISTRY:
         raise Problem("name", f"{name!r} is a built-in puzzle: choose another name")
+    ruled = [f for f in FAMILIES if f.variants and f.variants.board and f.variants.board(name)]
+    if ruled:
+        raise Problem("name", f"{name!r} names one of the {ruled[0].noun}: choose another name")
 
 
 def check_keys(table: dict[str, Any], keys: Mapping[str, bool], prefix: str) -> None:
@@ -231,7 +237,7 @@ def _given(path: Path, name: str | None) -> Spec:
     name = name if name is not None else re.sub(r"[^a-z0-9_]", "_", path.stem.lower())
     try:
         if not NAME.fullmatch(name):
-            raise Problem("name", "a name is a-z, 0-9 and _, starting with a letter")
+            raise Problem("name", BAD_NAME)
         _no_clash(name)
     except Problem as e:
         raise BadSpec(
