@@ -43,3 +43,47 @@ def build(name: str, data: Path | None = None, force: bool = False) -> str:
 
 def _where(path: Path) -> str:
     return os.path.abspath(path)
+
+
+#: Bytes a position of a table takes on disk, about (2x6 5.74, 3x4 5.39: docs/DATA.md).
+BYTES_A_POSITION = 5
+
+
+def not_built(name: str, data: Path, positions: int | None, patterns: str | None) -> str:
+    """Why table ``name`` answers nothing and what to run: its build, or, when its
+    ``positions`` would not fit the free disk, ``solve`` with its pattern tables (the
+    group ``patterns``, None when it has none) and a build of its first levels."""
+    if fits(data, positions):
+        return f"{name} is not built yet: run {build(name, data)}"
+    need, free = (positions or 0) * BYTES_A_POSITION, _free(data) or 0
+    ways = [f"{command(f'build {name} --max-depth N', data)} builds its first levels"]
+    if patterns is not None:
+        ways.insert(
+            0,
+            f"{command(f'solve {name} POSITION', data)} finds an optimal line with its "
+            f"pattern tables (built on first use, or by {build(patterns, data)})",
+        )
+    from pipeline.engine.budget import size_of
+
+    return (
+        f"{name} is not built, nor can it be here: its {positions:,} positions would take about "
+        f"{size_of(need)}, more than the {size_of(free)} free; " + ", and ".join(ways)
+    )
+
+
+def fits(data: Path, positions: int | None) -> bool:
+    """Whether a table of ``positions`` (None: not known) would fit the free disk."""
+    free = _free(data)
+    return positions is None or free is None or positions * BYTES_A_POSITION <= free
+
+
+def _free(data: Path) -> int | None:
+    """The free bytes where ``data`` is (or would be made); None when unknown."""
+    import shutil
+
+    for p in (data, *Path(os.path.abspath(data)).parents):
+        try:
+            return shutil.disk_usage(p).free
+        except OSError:
+            continue
+    return None

@@ -69,7 +69,7 @@ def test_verify_command(data: Path) -> None:
         (["solve", "oshidori", "B . B W W . B W"], "next to each other"),
         (["solve", "3x4", "1 2 3 4 5 6 7 8 9 10 11 0"], "run `puzzledb build 3x4 --data "),
         (["query", "SELECT * FROM nothing"], "nothing"),
-        (["histogram", "4x4"], "not built yet"),
+        (["histogram", "4x4"], "4x4 is not built, nor can it be here"),
     ],
 )
 def test_bad_input_is_one_line_and_non_zero(data: Path, args: list[str], message: str) -> None:

@@ -170,7 +170,7 @@ class Folder:
             return self._tables[p.name]
         self.require(p.name)
         if checked is None:
-            raise NotBuilt(f"{p.name} is not built yet: run {hints.build(p.name, self.data)}")
+            raise NotBuilt(self.not_built(p))
         if isinstance(checked, Checked):
             table = Table(self.data / p.name, checked.manifest)
         else:
@@ -180,6 +180,14 @@ class Folder:
         table.check_sizes()
         self._tables[p.name] = table
         return table
+
+    def not_built(self, p: Puzzle) -> str:
+        """The line for ``p``'s table not built here: the command that builds it, or for
+        a table too large for the disk, ``solve`` with its pattern tables."""
+        from pipeline.puzzles.builtin import GROUPS
+
+        patterns = f"{p.name}-pdb" if f"{p.name}-pdb" in GROUPS else None
+        return hints.not_built(p.name, self.data, p.expected_total, patterns)
 
     def require(self, name: str | None = None) -> None:
         """NotBuilt when the data folder is missing: reading never creates it."""

@@ -67,7 +67,7 @@ class Solvers:
             search = self.pattern_solver(p.name)
             return search if isinstance(search, Needs) else choose.optimal(search, p, text)
         if not built and method == "auto":
-            raise choose.not_built(p.name, self.folder.data)
+            raise choose.not_built(p.name, self.folder.data, p.expected_total)
         return choose.from_table(solve(self.folder, p, state_of(p, position)), p)
 
     def _derived(self, p: Puzzle, table: Puzzle) -> Needs | None:

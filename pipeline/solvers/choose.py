@@ -42,7 +42,11 @@ def pick(method: str, puzzle: str, built: bool) -> str:
     return "optimal"
 
 
-def not_built(puzzle: str, data: Path | None = None) -> NotBuilt:
+def not_built(puzzle: str, data: Path, positions: int | None = None) -> NotBuilt:
+    """No table to walk: the build, or for a table too large for the disk what answers."""
+    if not hints.fits(data, positions):
+        patterns = f"{puzzle}-pdb" if puzzle in PARTITIONS else None
+        return NotBuilt(hints.not_built(puzzle, data, positions, patterns))
     return NotBuilt(
         f"{puzzle} is not built: run {hints.build(puzzle, data)}"
         + (" or solve with `--method optimal`" if puzzle in PARTITIONS else "")

@@ -1,0 +1,69 @@
+"""What a newcomer's first hour tripped on, third round, each held by a figure: the
+exact line a user reads and its exit status, the count or depth an answer gives."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pipeline import hints
+from pipeline.puzzles.builtin import REGISTRY
+from pipeline.puzzles.tiles.family import any_rectangle
+from pipeline.puzzles.tiles.patterns import PARTITIONS
+from tests.matrix import EXAMPLES, Ran, cli
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data folder with 2x3 and the floppy definition built."""
+    data = tmp_path_factory.mktemp("first") / "data"
+    assert cli("build", "2x3", data=data).code == 0
+    assert cli("build", "--spec", str(EXAMPLES / "floppy.tws"), data=data).code == 0
+    return data
+
+
+def one_line(ran: Ran, code: int) -> str:
+    """The one line a failed command printed (its exit status ``code``), without `puzzledb: `."""
+    err = ran.err.strip()
+    assert ran.code == code and len(err.splitlines()) == 1, ran
+    assert err.startswith("puzzledb: ") and "Traceback" not in err, err
+    return err.removeprefix("puzzledb: ")
+
+
+def _too_large() -> list[str]:
+    """Every board of the registry and every rectangle a family makes whose table would not
+    fit the free disk here (at 5 bytes a position)."""
+    rectangles = [f"{r}x{c}" for r in range(2, 9) for c in range(2, 9) if any_rectangle(f"{r}x{c}")]
+    boards = {n: REGISTRY.get(n) or any_rectangle(n) for n in [*REGISTRY, *rectangles]}
+    return [n for n, p in boards.items() if p and not hints.fits(Path("."), p.expected_total)]
+
+
+def test_a_table_too_large_to_build_points_to_solve_and_the_pattern_tables(
+    folder: Path,
+) -> None:
+    """`histogram 4x4` suggested `build 4x4`, which then refused (about 67,820 GiB): a
+    table that cannot fit the disk points to `solve` with its pattern tables where it has
+    them, and to its first levels; one that fits is told its build."""
+    line = one_line(cli("histogram", "4x4", data=folder), 1)
+    pattern = (
+        r"4x4 is not built, nor can it be here: its 10,461,394,944,000 positions would take "
+        r"about 48,715 GiB, more than the [\d.,]+ [KMG]i?B free; "
+        rf"`puzzledb solve 4x4 POSITION --data {re.escape(str(folder))}` finds an optimal "
+        r"line with its pattern tables \(built on first use, or by `puzzledb build 4x4-pdb "
+        rf"--data {re.escape(str(folder))}`\), and `puzzledb build 4x4 --max-depth N "
+        rf"--data {re.escape(str(folder))}` builds its first levels"
+    )
+    assert re.fullmatch(pattern, line), line
+    too_large = _too_large()
+    assert {"4x4", "2x8", "8x2", "3x5", "5x3"} <= set(too_large)
+    for name in too_large:
+        for verb in ("histogram", "longest"):
+            line = one_line(cli(verb, name, data=folder), 1)
+            assert line.startswith(f"{name} is not built, nor can it be here: its "), line
+            assert ("finds an optimal line" in line) == (name in PARTITIONS), line
+            assert f"`puzzledb build {name} --max-depth N --data {folder}`" in line
+            assert f"`puzzledb build {name} --data" not in line
+    line = one_line(cli("histogram", "3x4", data=folder), 1)
+    assert line == f"3x4 is not built yet: run `puzzledb build 3x4 --data {folder}`"
