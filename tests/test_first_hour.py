@@ -32,6 +32,23 @@ def one_line(ran: Ran, code: int) -> str:
     return err.removeprefix("puzzledb: ")
 
 
+def test_a_missing_table_keeps_duckdbs_suggestion_and_names_the_build(folder: Path) -> None:
+    """DuckDB's own "Did you mean" stays on the line; a puzzle not built here gets the
+    command that builds it (a board too large for the disk: what answers instead)."""
+    line = one_line(cli("query", 'SELECT * FROM "2x33"', data=folder), 1)
+    assert line == 'Catalog Error: Table with name 2x33 does not exist! Did you mean "2x3"?'
+    line = one_line(cli("query", "SELECT statte FROM floppy", data=folder), 1)
+    assert line.endswith('not found in FROM clause! Candidate bindings: "state", "parent"')
+    line = one_line(cli("query", 'SELECT * FROM "3x4"', data=folder), 1)
+    assert line.startswith("Catalog Error: Table with name 3x4 does not exist! Did you mean ")
+    assert line.endswith(f"(3x4 is not built yet: run `puzzledb build 3x4 --data {folder}`)")
+    line = one_line(cli("query", 'SELECT * FROM "4x4"', data=folder), 1)
+    assert "(4x4 is not built, nor can it be here: its 10,461,394,944,000 positions" in line
+    assert f"`puzzledb solve 4x4 POSITION --data {folder}` finds an optimal line" in line
+    line = one_line(cli("query", "SELECT * FROM pockett", data=folder), 1)
+    assert line.startswith("Catalog Error: Table with name pockett does not exist! Did you mean")
+
+
 def _too_large() -> list[str]:
     """Every board of the registry and every rectangle a family makes whose table would not
     fit the free disk here (at 5 bytes a position)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -11,7 +12,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from pipeline.cli.shared import DataOpt, JsonOpt, db
-from pipeline.errors import BadOutput, BadQuery
+from pipeline.errors import BadOutput, BadQuery, PuzzleDBError
 from pipeline.words import printable
 
 
@@ -47,11 +48,37 @@ def query(
         raise BadQuery(f"--limit is a number of rows, 0 or more, not {limit}")
     fmt = "json" if as_json else fmt
     _check_output(fmt, out, data, write)
+    database = db(data)
     try:
-        df = db(data).query(sql, params, write=write)
+        df = database.query(sql, params, write=write)
         _print_frame(df, fmt, out, None if show_all else limit)
     except KeyboardInterrupt:
         _cancelled()
+    except Exception as e:  # DuckDB's error on the SQL: one line, its suggestion kept
+        if type(e).__module__.split(".")[0] not in ("duckdb", "_duckdb"):
+            raise
+        raise BadQuery(_sql_error(e, database)) from None
+
+
+def _sql_error(e: Exception, database: Any) -> str:
+    """DuckDB's error as one line: its first line, then its own "Did you mean ..." or
+    "Candidate bindings ...", then, for a table that is a puzzle not built here, what
+    builds it (or, too large for the disk, what answers instead)."""
+    lines = [x.strip() for x in str(e).strip().splitlines() if x.strip()] or [type(e).__name__]
+    said = " ".join([lines[0], *(x for x in lines[1:] if x.startswith(_SUGGESTIONS))])
+    missing = re.search(r"Table with name (\S+) does not exist", lines[0])
+    if missing is None:
+        return said
+    try:
+        if database.is_built(missing[1]):
+            return said
+        return f"{said} ({database.folder.not_built(database.puzzle(missing[1]))})"
+    except PuzzleDBError:  # not a puzzle's name: DuckDB's words alone
+        return said
+
+
+#: The lines of a DuckDB error after its first that a user's next try needs.
+_SUGGESTIONS = ("Did you mean", "Candidate bindings")
 
 
 def _variables(sets: list[str]) -> dict[str, str]:
