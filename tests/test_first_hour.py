@@ -4,6 +4,8 @@ exact line a user reads and its exit status, the count or depth an answer gives.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,8 @@ from pipeline.puzzles.builtin import REGISTRY
 from pipeline.puzzles.tiles.family import any_rectangle
 from pipeline.puzzles.tiles.patterns import PARTITIONS
 from tests.matrix import EXAMPLES, Ran, cli
+
+P8 = "8 6 7 2 5 4 3 0 1"
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +88,33 @@ def test_a_table_too_large_to_build_points_to_solve_and_the_pattern_tables(
             assert f"`puzzledb build {name} --data" not in line
     line = one_line(cli("histogram", "3x4", data=folder), 1)
     assert line == f"3x4 is not built yet: run `puzzledb build 3x4 --data {folder}`"
+
+
+@pytest.mark.parametrize(
+    ("args", "typo", "near"),
+    [
+        (("solve", "3x3", "--onelin", P8), "--onelin", "--oneline"),
+        (("solve", "3x3", P8, "--onelin"), "--onelin", "--oneline"),
+        (("solve", "3x3", "--onelin"), "--onelin", "--oneline"),
+        (("show", "pocket", "--tuns", "R U"), "--tuns", "--turns"),
+        (("solve", "3x3", "--zzz", P8), "--zzz", None),
+    ],
+)
+def test_a_mistyped_option_is_named_wherever_it_is(
+    folder: Path, args: tuple[str, ...], typo: str, near: str | None
+) -> None:
+    """Before the position it was taken for the position (`unexpected argument(s)`, exit
+    1); after it, click's line without the near miss: now the same line both ways, exit 2."""
+    line = one_line(cli(*args, data=folder), 2)
+    also = f" (Possible options: {near})" if near else ""
+    assert line == f"No such option: {typo}{also} (see puzzledb {args[0]} --help)"
+
+
+def test_a_position_starting_with_a_dash_is_still_a_position(folder: Path) -> None:
+    """A word after `--` is a position, whatever it looks like."""
+    argv = [sys.executable, "-m", "pipeline.cli", "solve", "2x3", "--data", str(folder)]
+    ran = subprocess.run([*argv, "--", "--oneline"], capture_output=True, text=True)
+    assert ran.returncode == 1, ran
+    assert ran.stderr == "puzzledb: expected 6 cells, got 9 in '--oneline'\n"  # a character a cell
+    line = one_line(cli("solve", "2x3", "-1 2 3 4 5 0", data=folder), 1)
+    assert "-1" in line

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -49,18 +50,32 @@ class OnePosition(TyperCommand):
         from pipeline.errors import BadPosition
 
         typed_args = [a for a in args if a != "--"]  # parsing consumes ``args``
+        after = args[args.index("--") + 1 :] if "--" in args else []
         ctx.allow_extra_args = True  # the extra words come back in ctx.args, said below
         rest = super().parse_args(ctx, args)
+        # An option mistyped before the position was taken for it (a position may
+        # start with '-'): a word like ``--onelin`` is an option, unless after ``--``.
+        taken = [ctx.params.get(p.name) for p in self.params if p.param_type_name == "argument"]
+        unknown = [a for a in (*taken, *ctx.args) if _option_like(a) and a not in after]
+        if unknown:
+            ctx.fail(self._no_such_option(unknown[0]))  # click's usage error, exit 2
         if not ctx.args:
             return rest
-        unknown = [a for a in ctx.args if a.startswith("--")]
-        if unknown:
-            ctx.fail(f"No such option: {unknown[0]}")  # click's usage error, exit 2
         words = self._words(typed_args)
         if len(words) < 3:
             raise BadPosition(f"unexpected argument(s): {' '.join(ctx.args)}")
         typed = f'puzzledb {ctx.info_name} {words[0]} "{" ".join(words[1:])}"'
         raise BadPosition(f"a position is one argument: quote it, as in {typed}")
+
+    def _no_such_option(self, typed: str) -> str:
+        """Click's line for an unknown option, with the near misses as click names them."""
+        import difflib
+
+        known = [o for p in self.params if p.param_type_name == "option" for o in p.opts]
+        near = difflib.get_close_matches(typed, [o for o in known if o.startswith("--")])
+        return f"No such option: {typed}" + (
+            f" (Possible options: {', '.join(sorted(near))})" if near else ""
+        )
 
     def _words(self, args: list[str]) -> list[str]:
         """The arguments that are not options nor an option's value."""
@@ -76,6 +91,11 @@ class OnePosition(TyperCommand):
                 words.append(a)
             value = not value and a in valued
         return words
+
+
+def _option_like(word: object) -> bool:
+    """Whether a word reads as a long option (``--onelin``), not a position (``-1 2 ...``)."""
+    return isinstance(word, str) and re.fullmatch(r"--[A-Za-z][\w-]*", word) is not None
 
 
 def interruptible(line: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
