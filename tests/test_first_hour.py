@@ -3,6 +3,7 @@ exact line a user reads and its exit status, the count or depth an answer gives.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -118,3 +119,25 @@ def test_a_position_starting_with_a_dash_is_still_a_position(folder: Path) -> No
     assert ran.stderr == "puzzledb: expected 6 cells, got 9 in '--oneline'\n"  # a character a cell
     line = one_line(cli("solve", "2x3", "-1 2 3 4 5 0", data=folder), 1)
     assert "-1" in line
+
+
+def test_a_state_block_on_one_line_is_told_its_lines_and_its_compact_line(
+    folder: Path,
+) -> None:
+    """A state block needs its lines; typed on one line it is told so, with the compact
+    line of the position it spells, which then reads as the block does."""
+    block = "CORNER\n4 2 3 1\nEDGE\n1 2 3 4\n0 0 0 1"
+    ran = cli("show", "floppy", block, "--json", data=folder)
+    assert ran.code == 0 and '"depth": 1' in ran.out, ran
+    line = one_line(cli("show", "floppy", " ".join(block.split()), data=folder), 1)
+    assert line == (
+        "not a position of floppy: a state block needs its lines (a set's name, its labels, "
+        "its orientations, each on a line of its own); on one line, type its compact line: "
+        "31200247"
+    )
+    again = json.loads(cli("show", "floppy", "31200247", "--json", data=folder).out)
+    assert {**again, "position": block} == json.loads(ran.out)
+    line = one_line(cli("show", "floppy", "Scramble x " + " ".join(block.split()), data=folder), 1)
+    assert line.endswith("type its compact line: 31200247")
+    line = one_line(cli("show", "floppy", "CORNER 4 2 3 1 EDGE 1 2", data=folder), 1)
+    assert line.endswith("each on a line of its own), or type a compact line (solved: 01230246)")

@@ -72,6 +72,9 @@ def piece_width(code: SetCode) -> int:
     return 1 if span <= 62 else 2 if span <= 62 * 62 else 3
 
 
+#: The first words a state block may start with before its sets (tws.parse_position).
+HEADS = ("Scramble", "ScrambleState", "StartState")
+
 #: A twisty state is not cells: the manifest's cell fields get these placeholders (0
 #: cells; the catalog's cell macros do not read a twisty state: docs/DATA.md).
 CELLS = Cells(0, 0, ("?",), "")
@@ -290,10 +293,47 @@ class TwistyPuzzle(Puzzle):
         try:
             parts = tws.parse_position(self.definition, text)
         except tws.LineProblem as p:
+            if len(text.strip().splitlines()) == 1 and words[0] in {*names, *HEADS}:
+                raise BadPosition(self._one_line(words)) from None
             at = f"line {p.line}: " if p.line else ""
             hint = " (moves from solved? use --moves)" if self._looks_like_moves(text) else ""
             raise BadPosition(f"not a position of {self.name}: {at}{p.message}{hint}") from None
         return self.encode(parts)
+
+    def _one_line(self, words: list[str]) -> str:
+        """The line for a state block typed on one line: it needs its lines; the compact
+        line of the position it spells, when it spells one (else the solved one's)."""
+        said = (
+            f"not a position of {self.name}: a state block needs its lines (a set's name, "
+            "its labels, its orientations, each on a line of its own)"
+        )
+        block = self._reflowed(words)
+        try:
+            compact = self.text(self.parse(block)) if block is not None else None
+        except BadPosition:
+            compact = None
+        if compact is not None:
+            return f"{said}; on one line, type its compact line: {compact}"
+        return f"{said}, or type a compact line (solved: {self.text(self.solved)})"
+
+    def _reflowed(self, words: list[str]) -> str | None:
+        """The block ``words`` spell, a line each: a set's name, then its pieces' labels,
+        then (a set with orientations, when given) as many twists; None if they spell none."""
+        sets = {s.name: s for s in self.definition.sets}
+        head = 2 if words[0] in HEADS and len(words) > 1 and words[1] not in sets else 1
+        out, i = ([" ".join(words[:head])], head) if words[0] in HEADS else ([], 0)
+        while i < len(words):
+            if words[i] == "End":
+                out, i = [*out, "End"], i + 1
+                continue
+            if words[i] not in sets:
+                return None
+            n, twisted = sets[words[i]].pieces, sets[words[i]].twists > 1
+            out += [words[i], " ".join(words[i + 1 : i + 1 + n])]
+            i += 1 + n
+            if twisted and i < len(words) and words[i] not in sets and words[i] != "End":
+                out, i = [*out, " ".join(words[i : i + n])], i + n
+        return "\n".join(out)
 
     def _looks_like_moves(self, text: str) -> bool:
         words = re.split(r"[\s,]+", text.strip())
