@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -141,3 +142,20 @@ def test_a_state_block_on_one_line_is_told_its_lines_and_its_compact_line(
     assert line.endswith("type its compact line: 31200247")
     line = one_line(cli("show", "floppy", "CORNER 4 2 3 1 EDGE 1 2", data=folder), 1)
     assert line.endswith("each on a line of its own), or type a compact line (solved: 01230246)")
+
+
+@pytest.mark.parametrize("name", ["hub.def", "plus.txt", "plus"])
+def test_a_spec_file_of_another_extension_says_which_are_read(tmp_path: Path, name: str) -> None:
+    """Neither .toml nor .tws: read as TOML, it failed with a TOML syntax error."""
+    path = tmp_path / name
+    shutil.copy(EXAMPLES / ("floppy.tws" if name.endswith(".def") else "plus.toml"), path)
+    line = one_line(cli("build", "--spec", str(path), data=tmp_path / "data"), 1)
+    assert line == (
+        f"{path}: a spec file is read by its extension: .toml (a TOML spec) or .tws (a "
+        "twsearch definition); ksolve's .def files are in twsearch's format: rename one to .tws"
+    )
+    assert not (tmp_path / "data").exists()
+    shutil.copy(path, tmp_path / "hub.tws")
+    if name.endswith(".def"):
+        ran = cli("build", "--spec", str(tmp_path / "hub.tws"), data=tmp_path / "data")
+        assert ran.code == 0 and "hub: 192 positions, max depth 8" in ran.err, ran

@@ -226,8 +226,10 @@ def _given(path: Path, name: str | None) -> Spec:
     """The spec kept for the file the user named: a TOML spec (as its family keeps it),
     or a family's own file made a spec under ``name`` (else the file's name), its text
     the TOML kept in the data folder."""
-    text = _text(path, follow=True)
     own = [f for f in families().values() if f.suffix and path.suffix.lower() == f.suffix]
+    if not own and path.suffix.lower() != ".toml":
+        raise BadSpec(f"{path}: {_read_by_extension()}")
+    text = _text(path, follow=True)
     if not own:
         if name is not None:
             raise BadSpec(f"{path}: a TOML spec is named inside it (name = ...): give no name")
@@ -254,6 +256,16 @@ def _made(spec: Spec) -> Spec:
     from now on: reading the kept file again finds it."""
     _remember(_SPECS, spec.text, spec)
     return spec
+
+
+def _read_by_extension() -> str:
+    """What ``build --spec`` reads a file as, by its extension alone, so that a typo in
+    one format is never reported as a line of another."""
+    own = " or ".join(f.suffix for f in families().values() if f.suffix)
+    return (
+        f"a spec file is read by its extension: .toml (a TOML spec) or {own} (a twsearch "
+        "definition); ksolve's .def files are in twsearch's format: rename one to .tws"
+    )
 
 
 def _recorded(data: Path) -> list[tuple[str, str]]:
