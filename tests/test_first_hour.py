@@ -159,3 +159,29 @@ def test_a_spec_file_of_another_extension_says_which_are_read(tmp_path: Path, na
     if name.endswith(".def"):
         ran = cli("build", "--spec", str(tmp_path / "hub.tws"), data=tmp_path / "data")
         assert ran.code == 0 and "hub: 192 positions, max depth 8" in ran.err, ran
+
+
+SQUARE = (EXAMPLES / "square16.toml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("steps", "refused"),
+    [("[[0, 2], [2, 0]]", 1), ("[[2, 0], [0, 2]]", 0), ("[[0, 2], [1, 0], [1, 4]]", 2)],
+)
+def test_each_peg_step_that_makes_no_jump_line_is_refused(
+    tmp_path: Path, steps: str, refused: int
+) -> None:
+    """A step of two rows on a four-row picture joins no three holes; beside a step that
+    does, it was taken silently. Each such step is refused, named by its index."""
+    text = re.sub(r"^steps = .*$", f"steps = {steps}", SQUARE, flags=re.M)
+    path = tmp_path / "sq.toml"
+    path.write_text(text)
+    line = one_line(cli("build", "--spec", str(path), data=tmp_path / "data"), 1)
+    bad = re.findall(r"\[-?\d+, -?\d+\]", steps)[refused]
+    r, c = (int(x) for x in re.findall(r"-?\d+", bad))
+    assert line.startswith(
+        f"{path}: pegs.steps[{refused}]: {bad} makes no jump line: no three holes of the "
+        f"picture lie in a line {r} row(s) and {c} column(s) apart (a step goes"
+    ), line
+    assert line.endswith(f"(line {text.splitlines().index(f'steps = {steps}') + 1})")
+    assert not (tmp_path / "data" / "specs").exists()

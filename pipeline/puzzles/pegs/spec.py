@@ -47,6 +47,9 @@ def load(spec: Spec) -> PegPuzzle:
         )
     if not board.jumps:
         raise Problem("pegs.steps", "no three holes of the picture lie in a line along them")
+    for i, step in enumerate(steps):
+        if not Board(spec.name, spec.title, t["picture"], (step,), centre=0).jumps:
+            raise Problem(f"pegs.steps[{i}]", _no_line(step))
     lonely = sorted(set(range(n)) - {h for j in board.jumps for h in j})
     if lonely:
         raise Problem("pegs.picture", f"holes {' '.join(map(str, lonely))} lie on no jump line")
@@ -55,6 +58,16 @@ def load(spec: Spec) -> PegPuzzle:
         raise Problem("pegs.start", f"a hole of the picture, 0..{n - 1}")
     board = Board(spec.name, spec.title, t["picture"], steps, centre=start)
     return PegPuzzle(board, name=spec.name)
+
+
+def _no_line(step: tuple[int, int]) -> str:
+    """Why a step that joins no three holes is refused, with what a step is."""
+    r, c = step
+    return (
+        f"[{r}, {c}] makes no jump line: no three holes of the picture lie in a line "
+        f"{r} row(s) and {c} column(s) apart (a step goes from a hole to the one it jumps "
+        "over: [1, 0] the next row down, [0, 2] the next o along a row)"
+    )
 
 
 def _steps(value: Any) -> tuple[tuple[int, int], ...]:
