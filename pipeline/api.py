@@ -211,17 +211,24 @@ class Database:
             with staging.build_lock(self.data, t):
                 files.remove_inside(self.data, t)
                 files.remove_inside(self.data, ".staging", t)  # an interrupted build's levels
+        names = [name + x for x in spec.suffixes(self.data, name)] if spec_file else [name]
+        staged = [t for t in names if t not in tables and staging.interrupted(self.data, t)]
+        for t in staged:  # an interrupted build of no table: its levels alone
+            with staging.build_lock(self.data, t):
+                files.remove_inside(self.data, ".staging", t)
         if spec_file is not None:
             files.remove_inside(self.data, spec.SPECS, spec_file)  # never through a link
         self._changed()
         catalog.write(self.data, self.folder.tables())
-        return tables + ([f"{spec.SPECS}/{spec_file}"] if spec_file else [])
+        went = tables + [f".staging/{t}" for t in staged]
+        return went + ([f"{spec.SPECS}/{spec_file}"] if spec_file else [])
 
     def _removable(self, name: str) -> tuple[list[str], str | None]:
         """The tables ``remove`` takes for ``name`` (sound or damaged) and the spec file's
         name, if it is one (NotBuilt when neither: a name is only ever matched against
         what is there). A spec that cannot be read takes the tables of its name."""
         from pipeline.puzzles.spec import parse as spec
+        from pipeline.storage import staging
 
         kept = spec.kept_file(self.data, name)
         if kept is not None:
@@ -229,6 +236,8 @@ class Database:
             return tables, kept
         if self.has_table(name):
             return [name], None
+        if staging.interrupted(self.data, name):
+            return [], None
         raise NotBuilt(f"{name} is not built in {self.data}: nothing to remove")
 
     def built(self) -> list[str]:

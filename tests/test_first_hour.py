@@ -4,6 +4,7 @@ exact line a user reads and its exit status, the count or depth an answer gives.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -185,3 +186,66 @@ def test_each_peg_step_that_makes_no_jump_line_is_refused(
     ), line
     assert line.endswith(f"(line {text.splitlines().index(f'steps = {steps}') + 1})")
     assert not (tmp_path / "data" / "specs").exists()
+
+
+def _stopped(data: Path, name: str, spec: Path | None = None) -> Path:
+    """A build of ``name`` stopped at depth 5: its levels left in staging, no table."""
+    import pipeline
+
+    db = pipeline.open(data)
+    if spec is not None:
+        db.add_spec(spec)
+
+    def stop(_: str, level: object) -> None:
+        if level.depth == 5:  # type: ignore[attr-defined]
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        db.build([name], on_level=stop)
+    staged = data / ".staging" / name
+    assert len(list(staged.glob("d00*.parquet"))) >= 5 and not (data / name).exists()
+    return staged
+
+
+def test_remove_clears_an_interrupted_builds_staging(tmp_path: Path) -> None:
+    """`remove NAME` after an interrupted build said there was nothing to remove and left
+    the levels in `.staging/NAME`: it removes them under the build lock (a link there is
+    unlinked, never followed), for a table and for a spec's tables."""
+    data = tmp_path / "data"
+    staged = _stopped(data, "2x4")
+    ran = cli("remove", "2x4", data=data)
+    assert ran.code == 0 and ran.out == "removed .staging/2x4\n", ran
+    assert not staged.exists() and sorted(p.name for p in (data / ".staging").iterdir()) == [
+        "2x4.lock",
+        "catalog.lock",
+    ]
+    line = one_line(cli("remove", "2x4", data=data), 1)
+    assert line == f"2x4 is not built in {data}: nothing to remove"
+    line = one_line(cli("remove", "catalog.lock", data=data), 1)
+    assert line == f"catalog.lock is not built in {data}: nothing to remove"
+    assert (data / ".staging" / "catalog.lock").is_file()
+    _stopped(data, "plus", EXAMPLES / "plus.toml")
+    ran = cli("remove", "plus", data=data)
+    assert ran.code == 0 and ran.out == "removed .staging/plus, specs/plus.toml\n", ran
+    assert not (data / ".staging" / "plus").exists() and not (data / "specs" / "plus.toml").exists()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep").write_text("mine")
+    (data / ".staging" / "3x3").symlink_to(elsewhere)
+    ran = cli("remove", "3x3", data=data)
+    assert ran.code == 0 and ran.out == "removed .staging/3x3\n", ran
+    assert (
+        not os.path.lexists(data / ".staging" / "3x3")
+        and (elsewhere / "keep").read_text() == "mine"
+    )
+
+
+def test_remove_waits_for_no_build_of_the_staged_name(tmp_path: Path) -> None:
+    """A build that holds the lock keeps its staging: remove is refused in one line."""
+    from pipeline.storage import staging
+
+    data = tmp_path / "data"
+    staged = _stopped(data, "2x4")
+    with staging.build_lock(data, "2x4"):
+        line = one_line(cli("remove", "2x4", data=data), 1)
+    assert line.startswith("2x4 is being built by another process (pid ") and staged.is_dir()

@@ -71,6 +71,15 @@ def build_lock(data: Path, name: str) -> Iterator[None]:
         os.close(fd)
 
 
+def interrupted(data: Path, name: str) -> bool:
+    """Whether ``<data>/.staging/<name>`` holds a build's folder (or a link there): a
+    table's name only (never a lock file, never a path out of the folder)."""
+    from pipeline.storage.format import NAME
+
+    path = data / ".staging" / name
+    return bool(NAME.fullmatch(name)) and (files.is_folder(path) or path.is_symlink())
+
+
 class Progress:
     """The finished levels of a build in its staging folder (``progress.json``).
 
