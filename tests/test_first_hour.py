@@ -249,3 +249,15 @@ def test_remove_waits_for_no_build_of_the_staged_name(tmp_path: Path) -> None:
     with staging.build_lock(data, "2x4"):
         line = one_line(cli("remove", "2x4", data=data), 1)
     assert line.startswith("2x4 is being built by another process (pid ") and staged.is_dir()
+
+
+def test_a_query_format_out_of_its_choices_is_exit_2_with_the_choices(folder: Path) -> None:
+    """`--format xml` was exit 1 with no pointer to the choices; a value out of its range
+    is a misused command (COMMANDS.md): exit 2, the choices named."""
+    line = one_line(cli("query", "SELECT 1", "--format", "xml", data=folder), 2)
+    assert line == (
+        "Invalid value for '--format': 'xml' is not one of table, csv, json, parquet "
+        "(see puzzledb query --help)"
+    )
+    ran = cli("query", "SELECT 1 AS one", "--format", "csv", data=folder)
+    assert ran.code == 0 and ran.out == "one\n1\n", ran

@@ -15,6 +15,9 @@ from pipeline.cli.shared import DataOpt, JsonOpt, db
 from pipeline.errors import BadOutput, BadQuery, PuzzleDBError
 from pipeline.words import printable
 
+#: What ``--format`` takes.
+FORMATS = ("table", "csv", "json", "parquet")
+
 
 def query(
     sql: Annotated[str, typer.Argument(help="SQL text, or a path to a .sql file.")],
@@ -107,8 +110,10 @@ def _cancelled() -> NoReturn:
 def _check_output(fmt: str, out: Path | None, data: Path, write: bool) -> None:
     """BadQuery or BadOutput before the query runs: a format, or an --out we would
     not write (a folder, a missing folder, a file in the data folder without --write)."""
-    if fmt not in ("table", "csv", "json", "parquet"):
-        raise BadQuery(f"--format is table, csv, json or parquet, not {fmt!r}")
+    if fmt not in FORMATS:  # a value out of its choices: click's usage error, exit 2
+        raise typer.BadParameter(
+            f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="'--format'"
+        )
     if out is None:
         if fmt == "parquet":
             raise BadQuery("--format parquet writes a file: give --out FILE.parquet")
