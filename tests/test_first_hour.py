@@ -261,3 +261,26 @@ def test_a_query_format_out_of_its_choices_is_exit_2_with_the_choices(folder: Pa
     )
     ran = cli("query", "SELECT 1 AS one", "--format", "csv", data=folder)
     assert ran.code == 0 and ran.out == "one\n1\n", ran
+
+
+def test_twisty_positions_read_as_typed_or_as_their_rows(folder: Path) -> None:
+    """`distance --turns` printed compact codes (`2 moves from 2013451321 to ...`): the
+    turns as typed where the positions were given so, the drawing's rows on one line
+    elsewhere; the explorer's page title likewise."""
+    ran = cli("distance", "floppy", "R", "F  L", "--turns", data=folder)
+    assert ran.code == 0 and ran.out == (
+        'floppy: 3 moves from "R" to "F L" (turns from solved; the depth in floppy of '
+        "CORNER 4 1 2 3 / EDGE 1+1 2+1 3 4+1: the pieces renamed so that the other is its goal)\n"
+    ), ran
+    ran = cli("distance", "floppy", "31200247", "12031346", data=folder)
+    assert ran.out.startswith(
+        "floppy: 3 moves from CORNER 4 2 3 1 / EDGE 1 2 3 4+1 to CORNER 2 3 1 4 / EDGE 1+1 2+1 3 4"
+    ), ran
+    line = one_line(cli("show", "floppy", "R F", data=folder), 1)
+    assert line.endswith("(turns from solved? give --turns)"), line
+    from tests.test_serve import get, serving
+
+    with serving(folder) as base:
+        status, page = get(f"{base}/p/floppy?s=31200247")
+    assert status == 200 and "<title>floppy: CORNER 4 2 3 1 / EDGE 1 2 3 4+1</title>" in page
+    assert '<p class="pos">31200247</p>' in page

@@ -213,7 +213,7 @@ def test_positions_no_move_reaches_are_refused_in_one_line() -> None:
         "EDGE\n1 2": "'EDGE' is not a set",
         "0369CF": "short or not base 62",
         "0369CFI0": "longer than a position",
-        "U R": "(moves from solved? use --moves)",
+        "U R": "(turns from solved? give --turns)",
     }
     for text, message in bad.items():
         with pytest.raises(BadPosition, match=re.escape(message)):

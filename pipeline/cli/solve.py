@@ -139,11 +139,17 @@ def distance(
     if as_json:
         emit(found.as_dict())
         return
+    p = base.puzzle(puzzle)
     how = f"the depth in {found.table}"
     if found.renamed is not None:
-        pieces = base.puzzle(puzzle).pieces_word
-        how += f" of {found.renamed}: the {pieces} renamed so that the other is its goal"
-    typer.echo(f"{puzzle}: {plural(found.moves, 'move')} from {found.a} to {found.b} ({how})")
+        renamed = p.caption(p.parse(found.renamed))
+        how += f" of {renamed}: the {p.pieces_word} renamed so that the other is its goal"
+    if turns:  # as typed: turns from solved
+        ends = " to ".join(f'"{" ".join(x.split())}"' for x in (first, second))
+        how = f"turns from solved; {how}"
+    else:
+        ends = " to ".join(p.caption(p.parse(x)) for x in (found.a, found.b))
+    typer.echo(f"{puzzle}: {plural(found.moves, 'move')} from {ends} ({how})")
 
 
 def solve(

@@ -368,6 +368,11 @@ class Puzzle(ABC):
         """:meth:`text` of each state of a line (a walk's, a level's)."""
         return [self.text(s) for s in states]
 
+    def caption(self, state: int) -> str:
+        """The position in a line of prose or a title, readable by a person: the typed
+        form here; a puzzle whose typed form is a code gives something readable."""
+        return self.text(state)
+
     # -- the display of a position and of a walk ----------------------------------
     #: What one step of a table walk is called (peg boards: "jump").
     step_word: str = "move"

@@ -176,7 +176,7 @@ def _position_page(db: Database, answer: dict[str, Any]) -> str:
     p = db.puzzle(name)
     board = boards.board_at(p, state, answer["depth"])
     keys = look.arrow_keys(p, state, [m["state"] for m in answer["moves"]])
-    return pages.position(answer, board, keys)
+    return pages.position({**answer, "caption": p.caption(state)}, board, keys)
 
 
 def _strip(db: Database, answer: dict[str, Any]) -> str:

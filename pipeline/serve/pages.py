@@ -210,7 +210,7 @@ def position(answer: dict[str, Any], board: str, keys: dict[str, str]) -> str:
         f'<p id="pick-note"></p><div class="moves">{moves or "no move"}</div>{_steps(answer)}'
         f"{_walk_slot(answer)}{_clicks(answer)}"
     )
-    return page(f"{name}: {answer['position']}", body)
+    return page(f"{name}: {answer.get('caption', answer['position'])}", body)
 
 
 def _properties(answer: dict[str, Any]) -> str:

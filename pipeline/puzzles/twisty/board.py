@@ -296,7 +296,7 @@ class TwistyPuzzle(Puzzle):
             if len(text.strip().splitlines()) == 1 and words[0] in {*names, *HEADS}:
                 raise BadPosition(self._one_line(words)) from None
             at = f"line {p.line}: " if p.line else ""
-            hint = " (moves from solved? use --moves)" if self._looks_like_moves(text) else ""
+            hint = " (turns from solved? give --turns)" if self._looks_like_moves(text) else ""
             raise BadPosition(f"not a position of {self.name}: {at}{p.message}{hint}") from None
         return self.encode(parts)
 
@@ -367,6 +367,11 @@ class TwistyPuzzle(Puzzle):
                 x = code.labels.index(v) * code.o + max(t, 0)
                 out.append("".join(BASE62[x // 62**k % 62] for k in reversed(range(w))))
         return "".join(out)
+
+    def caption(self, state: int) -> str:
+        """The drawing's rows on one line (``CORNER 2 4 3 1 / EDGE 1+1 2 3 4+1``): the
+        compact line is a code, no reading for a person."""
+        return " / ".join(" ".join(row.split()) for row in self.draw(state).splitlines())
 
     def block(self, state: int) -> str:
         """The state block the definition format writes (set name, labels, orientations)."""
