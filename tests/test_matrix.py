@@ -386,3 +386,67 @@ def test_every_macro_answers_with_every_kind_in_one_catalog(
     got = {r["k"]: r["v"] for r in map(json.loads, ran.stdout.splitlines())}
     assert got == {k: v for k, v in api.items() if not isinstance(v, Refused)}
     assert ran.stderr.count("Error") == len(refused) and "subqueries" not in ran.stderr
+
+
+def _duckdb_rows(path: Path) -> Any:
+    import duckdb
+
+    got = duckdb.connect().sql(f"SELECT * FROM read_parquet({sql_str(str(path))})").arrow()
+    return got.read_all() if hasattr(got, "read_all") else got  # a batch reader in DuckDB 2
+
+
+def _text(low: Any, high: Any, known: bool = True) -> tuple[str | None, str | None]:
+    return (str(low), str(high)) if known and low is not None else (None, None)
+
+
+def _statistics(path: Path) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """Each row group's and column's (min, max, null count), as pyarrow reads them from
+    the footer and as DuckDB does (``parquet_metadata``), both as text."""
+    import duckdb
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(path).metadata
+    arrow = [
+        (g, meta.schema.column(c).name, *_text(s.min, s.max, s.has_min_max), s.null_count)
+        for g in range(meta.num_row_groups)
+        for c in range(meta.num_columns)
+        for s in [meta.row_group(g).column(c).statistics]
+    ]
+    duck = (
+        duckdb.connect()
+        .sql(
+            "SELECT row_group_id, path_in_schema, stats_min_value, stats_max_value, "
+            f"stats_null_count FROM parquet_metadata({sql_str(str(path))}) ORDER BY 1, column_id"
+        )
+        .fetchall()
+    )
+    return arrow, [tuple(r) for r in duck]
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=str)
+def test_every_file_reads_alike_in_pyarrow_polars_and_duckdb(matrix: Path, kind: Kind) -> None:
+    """The readers the project depends on read every file of each kind of table alike:
+    pyarrow checking every page's CRC, polars and DuckDB give the same rows; pyarrow's
+    and DuckDB's statistics agree, and are the rows' own minimum, maximum and nulls.
+    (DataFusion, Spark and older versions: tools/read_everywhere.py, by hand.)"""
+    import polars as pl
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    files = sorted((matrix / kind.table).glob("*.parquet"))
+    assert files and len(files) == len(pipeline.open(matrix).table(kind.table).files)
+    rows = 0
+    for path in files:
+        table = pq.read_table(path, page_checksum_verification=True)
+        for other in (pl.read_parquet(path).to_arrow(), _duckdb_rows(path)):
+            assert other.column_names == table.column_names
+            assert all(other[c].equals(table[c]) for c in table.column_names), path
+        arrow, duck = _statistics(path)
+        assert arrow == duck, path
+        groups = pq.ParquetFile(path)
+        for g, name, low, high, nulls in arrow:
+            values = groups.read_row_group(g, columns=[name])[name]
+            found = pc.min_max(values).as_py()
+            assert (*_text(found["min"], found["max"]), values.null_count) == (low, high, nulls)
+        rows += table.num_rows
+    assert rows == pipeline.open(matrix).table_summary(kind.table).positions
