@@ -3,6 +3,7 @@ exact line a user reads and its exit status, the count or depth an answer gives.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -284,3 +285,47 @@ def test_twisty_positions_read_as_typed_or_as_their_rows(folder: Path) -> None:
         status, page = get(f"{base}/p/floppy?s=31200247")
     assert status == 200 and "<title>floppy: CORNER 4 2 3 1 / EDGE 1 2 3 4+1</title>" in page
     assert '<p class="pos">31200247</p>' in page
+
+
+def test_a_peg_position_is_lost_in_jumps_and_its_line_from_the_start_is_shown(
+    tmp_path: Path,
+) -> None:
+    """A lost peg position said "(18 moves)" where its depth counts jumps; no command drew
+    the line from the start to it: `solve --from-start` walks the board's own table."""
+    import pipeline
+
+    data = tmp_path / "data"
+    db = pipeline.open(data)
+    db.build(["triangle15", "triangle15-winnable"])
+    lost = db.query(
+        "SELECT state, board('triangle15', state) AS b FROM triangle15 WHERE depth = 9 "
+        "AND NOT winnable('triangle15', state) ORDER BY state LIMIT 1"
+    ).row(0, named=True)
+    line = one_line(cli("solve", "triangle15", lost["b"], data=data), 1)
+    assert line == (
+        f"{lost['b']} is lost: the start reaches it (9 jumps) but no line from it reaches "
+        "the goal . . . . . . . . . . . . x . ."
+    )
+    ran = cli("solve", "triangle15", lost["b"], "--from-start", "--json", data=data)
+    answer = json.loads(ran.out)
+    assert ran.code == 0 and answer["origin"] == "start" and answer["moves"] == 9, ran
+    line_ = answer["states"][::-1]  # the walk, position first: read from the start
+    p = db.puzzle("triangle15")
+    assert line_[0] == p.roots()[0] and line_[-1] == lost["state"] and len(line_) == 10
+    assert all(b in {s for s, _ in p.moves_from(a)} for a, b in itertools.pairwise(line_))
+    ran = cli("solve", "triangle15", lost["b"], "--from-start", "--oneline", data=data)
+    head, notation, *boards = ran.out.splitlines()
+    assert head.startswith("triangle15: 9 jumps from the start (") and len(boards) == 10
+    assert boards[0] == "  0  x x x x x x x x x x x x . x x" and boards[-1].endswith(lost["b"])
+    assert notation.startswith("line from the start, ") and notation.count("(") == int(
+        head.split("(")[1].split()[0]
+    )
+    line = one_line(cli("solve", "2x3", "4 5 0 1 2 3", "--from-start", data=data), 1)
+    assert line == (
+        f"2x3 is enumerated from its goal, not from a start: `puzzledb solve 2x3 POSITION "
+        f"--data {data}` gives its line"
+    )
+    line = one_line(cli("solve", "triangle15", "xxxx.xxxx.xxxxx", "--from-start", data=data), 1)
+    assert line.endswith(
+        "is not reachable from the start of triangle15 (x x x x x x x x x x x x . x x)"
+    )

@@ -53,6 +53,14 @@ NoBuildOpt = Annotated[
         help="Never build pattern databases (4x4's take minutes and GBs): fail instead.",
     ),
 ]
+FromStartOpt = Annotated[
+    bool,
+    typer.Option(
+        "--from-start",
+        help="The line from the start to POSITION in the table itself (peg boards: "
+        "jumps from the start, won or lost), not to the goal.",
+    ),
+]
 #: How each method's answer is described.
 HOW = {
     "table": "optimal, from the table",
@@ -161,6 +169,7 @@ def solve(
     turns: TurnsOpt = False,
     old_moves: OldMovesOpt = False,
     no_build: NoBuildOpt = False,
+    from_start: FromStartOpt = False,
     data: DataOpt = Path("data"),
     as_json: JsonOpt = False,
     svg: SvgOpt = None,
@@ -169,13 +178,18 @@ def solve(
 
     Sliding puzzles are enumerated from the goal: the path is an optimal
     solution. Oshidori is enumerated from the start: the path is a shortest
-    way from the start to the position, printed from the start.
+    way from the start to the position, printed from the start. A peg board's
+    solve walks its winnable table to the goal; --from-start walks its own table
+    instead: the jumps from the start to the position, won or lost.
     """
     base = db(data)
     p = base.puzzle(puzzle)
     typed = _typed(base, puzzle, position, turns)
     tiles = _check_tiles(base, puzzle, tiles or old_moves, p.typed_moves)
-    sol = _solved(base, puzzle, typed, method, not no_build)
+    if from_start:
+        sol = _from_start(base, puzzle, typed)
+    else:
+        sol = _solved(base, puzzle, typed, method, not no_build)
     if svg is not None:
         write_svg(svg, base.solution_svg(sol))
     if sol.method != "table":
@@ -202,6 +216,15 @@ def _check_tiles(base: Any, puzzle: str, tiles: bool, has_turns: bool) -> bool:
         turns = " (to type POSITION as turns, give --turns)" if has_turns else ""
         raise BadMethod(f"--tiles prints the tiles slid: {puzzle} is not a sliding puzzle{turns}")
     return tiles
+
+
+def _from_start(base: Any, puzzle: str, position: str | int) -> Any:
+    """The walk in the table itself from its start to the position (a table solution)."""
+    from pipeline.service import walks
+    from pipeline.solvers import choose
+
+    p = base.puzzle(puzzle)
+    return choose.from_table(walks.from_start(base.folder, p, base.state(puzzle, position)), p)
 
 
 def _solved(base: Any, puzzle: str, position: str | int, method: str, build: bool) -> Any:

@@ -60,6 +60,12 @@ def head(p: Any, sol: Any, states: list[int]) -> str:
             f"{sol.puzzle}: {plural(steps, word)} to the {sol.origin} (a {note.line}; each {word} "
             f"{note.each}, so every {note.line} from here takes {steps})"
         )
+    if str(p.graph) == "layered":  # the depth is the steps: every line has as many
+        return (
+            f"{sol.puzzle}: {plural(steps, word)} from the start ("
+            f"{plural(p.moves_in(states), 'move')} along this line, {note.run}; "
+            "boards from the start to the position)"
+        )
     return (
         f"{sol.puzzle}: {plural(p.moves_in(states), 'move')} from the start (the fewest; "
         f"{plural(steps, word)}, {note.run}; "

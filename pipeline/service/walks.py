@@ -51,6 +51,23 @@ def solve(folder: Folder, p: Puzzle, state: int) -> Solution:
     return sol
 
 
+def from_start(folder: Folder, p: Puzzle, state: int) -> Solution:
+    """The line from the start to position ``state`` in ``p``'s own table (a peg board's:
+    reached, won or lost); one line when the table is not enumerated from a start (its
+    walks end at the goal: ``solve`` prints those) or lacks it."""
+    from pipeline.answers import Origin
+
+    if p.walk_origin is not Origin.START:
+        raise BadPosition(
+            f"{p.name} is enumerated from its {p.walk_origin}, not from a start: "
+            f"{hints.command(f'solve {p.name} POSITION', folder.data)} gives its line"
+        )
+    sol = walk(folder, p, state, p)
+    if sol is None:
+        raise missing(folder, p, state, p)
+    return sol
+
+
 def missing(folder: Folder, p: Puzzle, state: int, table: Puzzle) -> PuzzleDBError:
     """Why position ``state`` of ``p`` is not in ``table``'s table: beyond a partial
     table's last level, or in the family's words (lost, unreachable, not in the table)."""

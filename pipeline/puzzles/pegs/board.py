@@ -47,6 +47,7 @@ from pipeline.answers import Origin
 from pipeline.engine.core import Expander, Graph, States, absent
 from pipeline.errors import BadPosition, NotBuilt, PositionLost, PuzzleDBError
 from pipeline.puzzles.base import Cells, Puzzle, StepNote
+from pipeline.words import plural
 
 if TYPE_CHECKING:
     from pipeline.engine.packed import Kernels
@@ -295,7 +296,7 @@ class PegPuzzle(Puzzle):
         text = self.text(state)
         if where is not None:
             return PositionLost(
-                f"{text} is lost: the start reaches it ({where.depth} moves) "
+                f"{text} is lost: the start reaches it ({plural(where.depth, 'jump')}) "
                 f"but no line from it reaches the goal {self.text(self.goal)}"
             )
         if own_built or self.solved_by == self.name:
