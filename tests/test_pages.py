@@ -141,3 +141,63 @@ def test_each_column_of_a_part_takes_the_way_its_first_page_compresses_smaller()
     probe = parents.view(np.uint8)[: pages.PROBE]
     fast, double = (len(w.compress(probe)) for w in (pages._contexts.fast, pages._contexts.double))
     assert fast > double * (1 + pages.MARGIN)
+
+
+def _written(tmp_path: Path, columns: list[pages.Column], schema: pa.Schema) -> Path:
+    path = tmp_path / "t.parquet"
+    with open(path, "wb") as f:
+        pages.write(columns, schema, f.write)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("values", "nulls"),
+    [
+        ([1, 2, 3], [False, True, False]),  # the repro: pyarrow "Number of decoded rep / def
+        ([5, 5, 5, 5], [True, False, False, True]),  # levels do not match", DuckDB "Out of
+        ([7, 9], None),  # buffer"; one value (a level's depth) and no null at all as well
+        ([0, 255] * (pages.PAGE_ROWS + 3), "every third"),  # pages and a second row group
+    ],
+)
+def test_an_optional_uint8_column_writes_its_definition_levels(
+    tmp_path: Path, values: list[int], nulls: list[bool] | str | None
+) -> None:
+    """The 8-bit branch wrote a nullable column's values without their definition levels:
+    no reader read the file. pyarrow (page CRCs checked), polars and DuckDB read the rows
+    and the nulls back, with each row group's statistics."""
+    v = np.array(values, np.uint8)
+    mask = None
+    if nulls is not None:
+        mask = np.arange(len(v)) % 3 == 0 if nulls == "every third" else np.array(nulls)
+    path = _written(
+        tmp_path,
+        [pages.Column("depth", v, optional=True, nulls=mask)],
+        pa.schema([pa.field("depth", pa.uint8())]),
+    )
+    want = [None if mask is not None and mask[i] else int(x) for i, x in enumerate(v)]
+    f = pq.ParquetFile(path, page_checksum_verification=True)
+    assert f.read()["depth"].to_pylist() == want
+    assert pl.read_parquet(path)["depth"].to_list() == want
+    assert duckdb.execute("select depth from read_parquet(?)", [str(path)]).fetchall() == [
+        (x,) for x in want
+    ]
+    for g in range(f.metadata.num_row_groups):
+        stats = f.metadata.row_group(g).column(0).statistics
+        rows = want[g * fmt.ROW_GROUP_ROWS : (g + 1) * fmt.ROW_GROUP_ROWS]
+        kept = [x for x in rows if x is not None]
+        assert (stats.min, stats.max, stats.null_count) == (
+            min(kept),
+            max(kept),
+            len(rows) - len(kept),
+        )
+
+
+def test_a_column_the_pages_cannot_say_is_refused() -> None:
+    """Another type than uint64 or uint8, or nulls on a required column, would make a file
+    whose schema says otherwise than its bytes."""
+    with pytest.raises(ValueError, match="uint64 or uint8 values, not uint16"):
+        pages.Column("x", np.zeros(3, np.uint16))
+    with pytest.raises(ValueError, match="nulls go with optional=True"):
+        pages.Column("x", np.zeros(3, np.uint8), nulls=np.zeros(3, bool))
+    with pytest.raises(ValueError, match="nulls go with optional=True"):
+        pages.Column("x", np.zeros(3, np.uint64), optional=True, nulls=np.zeros(2, bool))

@@ -55,11 +55,17 @@ _PLAIN, _RLE, _ZSTD, _DATA_PAGE = 0, 3, 6, 0
 
 class Column:
     """One column to write: its name, its values (uint64, or uint8 stored as INT32),
-    whether it may hold nulls, and which rows are null (their values not written)."""
+    whether it may hold nulls, and which rows are null (their values not written).
+    Anything else (another type, nulls on a required column) is refused: the file
+    would say otherwise than its bytes."""
 
     def __init__(
         self, name: str, values: np.ndarray, optional: bool = False, nulls: np.ndarray | None = None
     ) -> None:
+        if values.dtype not in (np.uint64, np.uint8):
+            raise ValueError(f"column {name}: uint64 or uint8 values, not {values.dtype}")
+        if nulls is not None and (not optional or nulls.shape != values.shape):
+            raise ValueError(f"column {name}: nulls go with optional=True, one a value")
         self.name = name
         self.values = values
         self.optional = optional
@@ -181,7 +187,7 @@ def _page(c: Column, a: int, b: int) -> tuple[bytes, bytes, int, tuple]:
     elif c.optional:
         levels = _all_defined(b - a)
     if c.bits == 8:
-        size, frame = _small_values(values)
+        size, frame = _small_values(values, levels)
     else:
         body = np.ascontiguousarray(values).view(np.uint8)
         size = len(levels) + len(body)
@@ -203,12 +209,13 @@ def _page(c: Column, a: int, b: int) -> tuple[bytes, bytes, int, tuple]:
     return t.encode(header), frame, size, (low, high, nulls)
 
 
-def _small_values(values: np.ndarray) -> tuple[int, bytes]:
-    """uint8 values as PLAIN INT32 and compressed; a page of one value (a level's
-    depth) is compressed once for each length."""
-    if len(values) and values[0] == values[-1] and bool((values == values[0]).all()):
+def _small_values(values: np.ndarray, levels: bytes) -> tuple[int, bytes]:
+    """uint8 values as PLAIN INT32 after the page's definition levels (an optional
+    column's), compressed; a page of one value and no levels (a level's depth) is
+    compressed once for each length."""
+    if not levels and len(values) and values[0] == values[-1] and (values == values[0]).all():
         return _constant_frame(int(values[0]), len(values))
-    body = values.astype("<u4").tobytes()
+    body = levels + values.astype("<u4").tobytes()
     return len(body), _contexts.fast.compress(body)
 
 
