@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import io
+import json
 import os
 import re
 import shutil
@@ -24,6 +25,7 @@ import sys
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -278,9 +280,75 @@ def test_a_newcomers_first_hour(tmp_path: Path) -> None:
         (code,) = [c for lang, c in FENCE.findall(text) if lang == "sh" and word in c][:1]
         script = f"cd {clone}\nsource .venv/bin/activate\n{code}"
         fresh(["bash", "-euo", "pipefail", "-c", script], elsewhere, env)
+    _a_definition_then_the_path_query(clone, elsewhere, env)
     puzzledb = str(clone / ".venv/bin/puzzledb")
     solve = [puzzledb, "solve", "3x3", "8 6 7 2 5 4 3 0 1", "--oneline"]
     lost = subprocess.run(solve, cwd=elsewhere, env=env, capture_output=True, text=True)
     assert lost.returncode == 1 and "unless --data DIR or $PUZZLEDB_DATA" in lost.stderr
     found = fresh(solve, elsewhere, dict(env, PUZZLEDB_DATA=str(clone / "data")))
     assert found.splitlines()[0] == "3x3: 31 moves to the goal (optimal)"
+
+
+#: A twsearch definition of the replay's own: three pieces of two orientations; A and B
+#: swap two of them and flip both, C flips the first (order 2: no move has other powers).
+TWIST3 = """Name Twist3
+Set PIECE 3 2
+Solved
+PIECE
+1 2 3
+0 0 0
+End
+Move A
+PIECE
+2 1 3
+1 1 0
+End
+Move B
+PIECE
+1 3 2
+0 1 1
+End
+Move C
+PIECE
+1 2 3
+1 0 0
+End
+"""
+
+
+def _twist3_moves(pos: tuple[tuple[int, ...], tuple[int, ...]]) -> list[tuple[Any, Any]]:
+    """Our own reading of TWIST3's moves: the piece at j comes from perm[j] with the
+    twist written there (ksolve's way)."""
+    labels, twists = pos
+    out = []
+    for perm, twist in (((1, 0, 2), (1, 1, 0)), ((0, 2, 1), (0, 1, 1)), ((0, 1, 2), (1, 0, 0))):
+        moved = tuple(labels[k] for k in perm)
+        out.append((moved, tuple((twists[k] + twist[k]) % 2 for k in perm)))
+    return out
+
+
+def _a_definition_then_the_path_query(clone: Path, elsewhere: Path, env: dict[str, str]) -> None:
+    """The twisty and SQL steps a newcomer took next: a definition of their own, named as
+    twsearch names its files (a digit first), built; then the README's path query, which
+    a twisty table in the catalog once broke (`Table function cannot contain
+    subqueries`), in the DuckDB CLI and through `puzzledb query`; and a walk of the
+    definition's own table."""
+    from tests.conftest import distances_from
+
+    tws = clone.parent / "3x1x1.tws"
+    tws.write_text(TWIST3)
+    puzzledb = str(clone / ".venv/bin/puzzledb")
+    fresh([puzzledb, "build", "--spec", str(tws)], clone, env)
+    levels = json.loads(fresh([puzzledb, "histogram", "3x1x1", "--json"], clone, env))
+    ours = distances_from(((1, 2, 3), (0, 0, 0)), _twist3_moves)
+    counts = [sum(1 for d in ours.values() if d == k) for k in range(max(ours.values()) + 1)]
+    assert [r["positions"] for r in levels["histogram"]] == counts
+    readme = (clone / "README.md").read_text()
+    (query,) = [x.split("--")[0].strip() for x in readme.splitlines() if "max(step)" in x]
+    duckdb = [str(clone / ".venv/bin/duckdb"), str(clone / "data/puzzles.duckdb"), "-csv"]
+    assert fresh([*duckdb, "-c", query], elsewhere, env).split()[-1] == "31"
+    out = fresh([puzzledb, "query", query, "--format", "csv"], clone, env)
+    assert out.split()[-1] == "31"
+    deepest = json.loads(fresh([puzzledb, "longest", "3x1x1", "--json"], clone, env))
+    walk = f"SELECT max(step) FROM path('3x1x1', state_of('3x1x1', '{deepest['positions'][0]}'))"
+    assert fresh([*duckdb, "-c", walk], elsewhere, env).split()[-1] == str(len(counts) - 1)
