@@ -102,6 +102,8 @@ def test_a_table_too_large_to_build_points_to_solve_and_the_pattern_tables(
         (("solve", "3x3", "--onelin"), "--onelin", "--oneline"),
         (("show", "pocket", "--tuns", "R U"), "--tuns", "--turns"),
         (("solve", "3x3", "--zzz", P8), "--zzz", None),
+        (("distance", "floppy", "--turn", "R", "F"), "--turn", "--turns"),
+        (("distance", "floppy", "R", "F", "--turn"), "--turn", "--turns"),
     ],
 )
 def test_a_mistyped_option_is_named_wherever_it_is(

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from pipeline.cli import build, query, remove, serve, solve, tables
-from pipeline.cli.shared import POSITIONAL, OnePosition
+from pipeline.cli.shared import POSITIONAL, OnePosition, Positions
 
 #: Libraries whose errors on user input (bad SQL, an unreadable file) are one line.
 LIBRARIES = ("duckdb", "_duckdb", "pyarrow", "polars")
@@ -81,7 +81,9 @@ app.command(short_help=SHORT["longest"])(tables.longest)
 app.command(context_settings=POSITIONAL, cls=OnePosition, short_help=SHORT["show"])(solve.show)
 app.command(context_settings=POSITIONAL, cls=OnePosition, short_help=SHORT["solve"])(solve.solve)
 app.command("random", short_help=SHORT["random"])(solve.random_position)
-app.command(context_settings=POSITIONAL, short_help=SHORT["distance"])(solve.distance)
+app.command(context_settings=POSITIONAL, cls=Positions, short_help=SHORT["distance"])(
+    solve.distance
+)
 app.command(short_help=SHORT["query"])(query.query)
 app.command(short_help=SHORT["verify"])(tables.verify)
 

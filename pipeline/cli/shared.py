@@ -42,30 +42,28 @@ PositionArg = Annotated[
 POSITIONAL = {"ignore_unknown_options": True}
 
 
-class OnePosition(TyperCommand):
-    """A command of NAME POSITION: a position typed unquoted (``solve 3x3 8 6 7 ...``)
-    is one line saying to quote it, not click's "unexpected extra argument(s)"."""
+class Positions(TyperCommand):
+    """A command whose positions may start with '-' (:data:`POSITIONAL`): an option
+    mistyped before a position is not taken for it; wherever it is typed it is click's
+    "No such option" with its near misses (exit 2), unless it comes after ``--``."""
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
-        from pipeline.errors import BadPosition
-
         typed_args = [a for a in args if a != "--"]  # parsing consumes ``args``
         after = args[args.index("--") + 1 :] if "--" in args else []
         ctx.allow_extra_args = True  # the extra words come back in ctx.args, said below
         rest = super().parse_args(ctx, args)
-        # An option mistyped before the position was taken for it (a position may
-        # start with '-'): a word like ``--onelin`` is an option, unless after ``--``.
         taken = [ctx.params.get(p.name) for p in self.params if p.param_type_name == "argument"]
-        unknown = [a for a in (*taken, *ctx.args) if _option_like(a) and a not in after]
+        words = [a for a in (*taken, *ctx.args) if isinstance(a, str)]
+        unknown = [a for a in words if _option_like(a) and a not in after]
         if unknown:
             ctx.fail(self._no_such_option(unknown[0]))  # click's usage error, exit 2
-        if not ctx.args:
-            return rest
-        words = self._words(typed_args)
-        if len(words) < 3:
-            raise BadPosition(f"unexpected argument(s): {' '.join(ctx.args)}")
-        typed = f'puzzledb {ctx.info_name} {words[0]} "{" ".join(words[1:])}"'
-        raise BadPosition(f"a position is one argument: quote it, as in {typed}")
+        if ctx.args:
+            self.extra(ctx, typed_args)
+        return rest
+
+    def extra(self, ctx: typer.Context, typed_args: list[str]) -> None:
+        """Words left over: click's own line."""
+        ctx.fail(f"Got unexpected extra argument(s) ({' '.join(ctx.args)})")
 
     def _no_such_option(self, typed: str) -> str:
         """Click's line for an unknown option, with the near misses as click names them."""
@@ -76,6 +74,20 @@ class OnePosition(TyperCommand):
         return f"No such option: {typed}" + (
             f" (Possible options: {', '.join(sorted(near))})" if near else ""
         )
+
+
+class OnePosition(Positions):
+    """A command of NAME POSITION: a position typed unquoted (``solve 3x3 8 6 7 ...``)
+    is one line saying to quote it, not click's "unexpected extra argument(s)"."""
+
+    def extra(self, ctx: typer.Context, typed_args: list[str]) -> None:
+        from pipeline.errors import BadPosition
+
+        words = self._words(typed_args)
+        if len(words) < 3:
+            raise BadPosition(f"unexpected argument(s): {' '.join(ctx.args)}")
+        typed = f'puzzledb {ctx.info_name} {words[0]} "{" ".join(words[1:])}"'
+        raise BadPosition(f"a position is one argument: quote it, as in {typed}")
 
     def _words(self, args: list[str]) -> list[str]:
         """The arguments that are not options nor an option's value."""
@@ -93,9 +105,9 @@ class OnePosition(TyperCommand):
         return words
 
 
-def _option_like(word: object) -> bool:
+def _option_like(word: str) -> bool:
     """Whether a word reads as a long option (``--onelin``), not a position (``-1 2 ...``)."""
-    return isinstance(word, str) and re.fullmatch(r"--[A-Za-z][\w-]*", word) is not None
+    return re.fullmatch(r"--[A-Za-z][\w-]*", word) is not None
 
 
 def interruptible(line: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
