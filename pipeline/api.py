@@ -17,7 +17,7 @@ starts fast.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -513,7 +513,7 @@ class Database:
         return self._con.cursor()
 
     def query(
-        self, query: str, params: dict[str, object] | None = None, write: bool = False
+        self, query: str, params: Mapping[str, object] | None = None, write: bool = False
     ) -> pl.DataFrame:
         """Run SQL (text, or the path of a .sql file) with variables ``params``; a DataFrame.
 
@@ -556,7 +556,7 @@ def _sql_text(query: str) -> str:
 
 
 def _frame(
-    con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, object] | None
+    con: duckdb.DuckDBPyConnection, sql: str, params: Mapping[str, object] | None
 ) -> pl.DataFrame:
     """Run ``sql`` on ``con`` (a connection or cursor) with variables ``params``."""
     from pipeline.query import interrupt
