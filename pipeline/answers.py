@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
 
 
 class Origin(StrEnum):
@@ -63,7 +62,7 @@ class Solution:
         """:attr:`path` in playing order, as :attr:`line`."""
         return list(self.path) if self.origin.towards else self.path[::-1]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {
             "puzzle": self.puzzle,
             "origin": str(self.origin),
@@ -85,7 +84,7 @@ class MethodSolution(Solution):
     #: The pattern databases that answered (``6-6-3``, ``7-8``), for ``optimal``.
     heuristic: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {
             **super().as_dict(),
             "method": self.method,
@@ -157,7 +156,7 @@ class Summary:
     def bytes_per_position(self) -> float:
         return self.bytes / self.positions if self.positions else 0.0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -183,7 +182,7 @@ class Listed:
     def built(self) -> bool:
         return self.positions is not None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**asdict(self), "built": self.built, "damaged": self.damaged is not None}
 
 
@@ -233,5 +232,5 @@ class Distance:
     table: str
     renamed: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return asdict(self)

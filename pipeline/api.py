@@ -17,9 +17,9 @@ starts fast.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pipeline.answers import Distance, Histogram, Listed, MethodSolution, Position, Solution
 from pipeline.answers import Summary as TableSummary
@@ -34,8 +34,13 @@ from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
 
 if TYPE_CHECKING:
+    import duckdb
     import polars as pl
+    from matplotlib.figure import Figure
 
+    from pipeline.executors.base import Executor
+    from pipeline.query.readonly import Cursor
+    from pipeline.solvers.optimal import RankedSolver, Solver
     from pipeline.verify.report import Report
 
 #: The SQL files the API runs (installed with the package; ``queries/`` at the
@@ -53,7 +58,7 @@ class Database:
         self.solvers = Solvers(self.folder)
         #: The read-only catalog the API's queries are cursors of, and the stamps of the
         #: files it was checked against (a file changed since: a new one, checked anew).
-        self._con: Any = None
+        self._con: duckdb.DuckDBPyConnection | None = None
         self._con_files: Stamps = ()
 
     def _changed(self) -> None:
@@ -73,9 +78,9 @@ class Database:
         root: str | None = None,
         yes: bool = False,
         max_depth: int | None = None,
-        executor: str | Any = "local",
+        executor: str | Executor = "local",
         master: str = "local[*]",
-        engine: str | Any | None = None,
+        engine: str | Executor | None = None,
     ) -> list[Manifest]:
         """Build (or resume) each table, then rewrite the catalog; the manifests.
 
@@ -322,7 +327,7 @@ class Database:
         build: bool = True,
         on_build: Callable[[str], None] | None = None,
         databases: str | None = None,
-    ) -> Any:
+    ) -> Solver | RankedSolver:
         """The IDA* search of ``board`` over its pattern databases (service/solving.py),
         its tables built first when missing (``build=False``: NotBuilt instead)."""
         search = self.solvers.pattern_solver(board, reflect, databases)
@@ -443,7 +448,7 @@ class Database:
     # -- pictures (pipeline/pictures) -------------------------------------
     def plot_histogram(
         self, names: str | Iterable[str], *, log: bool = False, percent: bool = False
-    ) -> Any:
+    ) -> Figure:
         """Positions per depth as a matplotlib figure: bars for one table, lines for several.
 
         A notebook shows the figure inline; ``pipeline.pictures.charts.save``
@@ -478,7 +483,7 @@ class Database:
         return report.write(self.folder, Path(out) if out is not None else self.data)
 
     # -- SQL --------------------------------------------------------------
-    def connection(self, write: bool = False) -> Any:
+    def connection(self, write: bool = False) -> duckdb.DuckDBPyConnection | Cursor:
         """A DuckDB connection of your own with the catalog's views and macros (absolute paths).
 
         Read-only and sealed unless ``write``: a cursor of a read-only database
@@ -490,22 +495,24 @@ class Database:
         storage/integrity.py).
         """
         if write:
-            self._cursor(opened=False)
             from pipeline.query import catalog
 
+            self._check_folder()
             return catalog.connect(self.data, self.folder.tables(), sealed=False)
         from pipeline.query import readonly
 
-        return readonly.Cursor(self._cursor())  # writes no file (issue #44)
+        return readonly.Cursor(self._cursor())  # writes no file
 
-    def _cursor(self, opened: bool = True) -> Any:
-        """A cursor of the read-only database, for the API's own guarded queries
-        (``opened=False``: only the checks that the data folder is one)."""
+    def _check_folder(self) -> None:
+        """NotBuilt unless the data folder is a folder that is there."""
         if self.data.exists() and not self.data.is_dir():
             raise NotBuilt(f"{self.data} is not a folder")
         self.require_folder()
-        if not opened:
-            return None
+
+    def _cursor(self) -> duckdb.DuckDBPyConnection:
+        """A cursor of the read-only database, for the API's own guarded queries; the
+        database made again when a level file changed since it was checked."""
+        self._check_folder()
         now = self.folder.file_stamps()
         if self._con is None or now != self._con_files:
             from pipeline.query import readonly
@@ -515,7 +522,7 @@ class Database:
         return self._con.cursor()
 
     def query(
-        self, query: str, params: dict[str, Any] | None = None, write: bool = False
+        self, query: str, params: Mapping[str, object] | None = None, write: bool = False
     ) -> pl.DataFrame:
         """Run SQL (text, or the path of a .sql file) with variables ``params``; a DataFrame.
 
@@ -531,7 +538,10 @@ class Database:
 
         query = _sql_text(query)
         if write:
-            con = self.connection(write=True)
+            from pipeline.query import catalog
+
+            self._check_folder()
+            con = catalog.connect(self.data, self.folder.tables(), sealed=False)
             frame = _frame(con, query, params)
             con.close()
             return frame
@@ -554,7 +564,9 @@ def _sql_text(query: str) -> str:
     return query
 
 
-def _frame(con: Any, sql: str, params: dict[str, Any] | None) -> pl.DataFrame:
+def _frame(
+    con: duckdb.DuckDBPyConnection, sql: str, params: Mapping[str, object] | None
+) -> pl.DataFrame:
     """Run ``sql`` on ``con`` (a connection or cursor) with variables ``params``."""
     from pipeline.query import interrupt
 
@@ -565,7 +577,10 @@ def _frame(con: Any, sql: str, params: dict[str, Any] | None) -> pl.DataFrame:
         import polars as pl
 
         relation = con.sql(sql)
-        return pl.DataFrame() if relation is None else relation.pl()  # None: no result (SET)
+        if relation is None:  # no result (SET)
+            return pl.DataFrame()
+        frame: pl.DataFrame = relation.pl()
+        return frame
 
     return interrupt.run(con, work)
 

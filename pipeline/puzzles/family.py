@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pipeline.draw.art import Art
 from pipeline.puzzles.base import Puzzle
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pipeline.puzzles.trusted import Checked
 
 #: A statement of the DuckDB catalog: SQL, or SQL and its bound rows (a list a column).
-Statement = str | tuple[str, list[list[Any]]]
+Statement = str | tuple[str, list[list[object]]]
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ import tempfile
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pipeline.errors import CannotWrite, LeftOut
 from pipeline.puzzles import trusted
@@ -195,7 +195,7 @@ def _puzzle_row(m: Manifest, derived: bool) -> list[object]:
     ]
 
 
-def _table(name: str, columns: dict[str, str], rows: list[list[Any]]) -> list[Statement]:
+def _table(name: str, columns: dict[str, str], rows: list[list[object]]) -> list[Statement]:
     """A table and its rows, bound as one list a column in a single INSERT (DuckDB runs
     ``executemany`` once a row: 37 ms for 2x5's 56 levels, against under 1 ms)."""
     made = ", ".join(f"{c} {t}" for c, t in columns.items())
@@ -316,7 +316,7 @@ def _run(con: duckdb.DuckDBPyConnection, found: list[Statement]) -> None:
             con.execute(stmt)
 
 
-def seal(con: Any, data: Path, *prefixes: str) -> None:
+def seal(con: duckdb.DuckDBPyConnection, data: Path, *prefixes: str) -> None:
     """The connection reads and writes under ``data`` only (as ``prefixes`` and its
     absolute path name it), loads no extension, and no setting can lift that:
     done before any statement made from the folder runs."""

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    import duckdb
 
 T = TypeVar("T")
 
@@ -24,19 +27,20 @@ GRACE = 2.0
 TICK = 0.2
 
 
-def run(connection: Any, work: Callable[[], T]) -> T:
+def run(connection: duckdb.DuckDBPyConnection, work: Callable[[], T]) -> T:
     """``work()`` (a query on ``connection``) in a worker thread; its result or its error.
 
     Ctrl-C interrupts ``connection`` and raises KeyboardInterrupt here, at most
     GRACE seconds later."""
     done = threading.Event()
-    box: dict[str, Any] = {}
+    values: list[T] = []
+    errors: list[BaseException] = []
 
     def worker() -> None:
         try:
-            box["value"] = work()
+            values.append(work())
         except BaseException as e:  # handed to the caller's thread
-            box["error"] = e
+            errors.append(e)
         finally:
             done.set()
 
@@ -48,6 +52,6 @@ def run(connection: Any, work: Callable[[], T]) -> T:
         connection.interrupt()
         done.wait(GRACE)
         raise
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    if errors:
+        raise errors[0]
+    return values[0]

@@ -21,14 +21,18 @@ import os
 import shutil
 import tempfile
 import weakref
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.errors import BadQuery
 from pipeline.puzzles import trusted
 from pipeline.puzzles.trusted import Scan
 from pipeline.query import sql_guard
 from pipeline.storage import scratch
+
+if TYPE_CHECKING:
+    import duckdb
 
 #: The file's name, which is also the name DuckDB gives the database.
 NAME = "puzzles.duckdb"
@@ -50,7 +54,7 @@ def cleanup() -> None:
         _remove(folder)
 
 
-def connect(data: Path, tables: Scan) -> Any:
+def connect(data: Path, tables: Scan) -> duckdb.DuckDBPyConnection:
     """A read-only, sealed connection with the catalog of ``tables`` (the folder ``data``'s,
     puzzles/trusted.py), every file hashed against its manifest first."""
     import duckdb
@@ -97,9 +101,10 @@ class Cursor:
         }
     )  # fmt: skip
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: duckdb.DuckDBPyConnection | duckdb.DuckDBPyRelation) -> None:
         object.__setattr__(self, "_inner", inner)
 
+    # Any: a proxy of DuckDB's connection and relation, whatever attribute they have.
     def __getattr__(self, name: str) -> Any:
         if name in self.REFUSED:
             raise BadQuery(f"{name} writes: refused on a read-only connection (use write=True)")
@@ -108,14 +113,20 @@ class Cursor:
             return value
         return lambda *args, **kwargs: self._call(name, value, args, kwargs)
 
-    def _call(self, name: str, method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def _call(
+        self,
+        name: str,
+        method: Callable[..., object],
+        args: tuple[object, ...],
+        kwargs: dict[str, object],
+    ) -> object:
         texts = [a for a in args if isinstance(a, str)]
         if name in self.SQL or (name == "query" and len(texts) > 1):
             sql_guard.refuse_files(texts[-1] if texts else kwargs.get("query", ""))
         out = _guarded(method(*args, **kwargs), self._inner)
         return self if out is None else out
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         setattr(self._inner, name, value)
 
     def __enter__(self) -> Cursor:
@@ -124,11 +135,11 @@ class Cursor:
     def __exit__(self, *exc: object) -> None:
         self._inner.close()
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[tuple[object, ...]]:
         return iter(self._inner.fetchall())
 
 
-def _guarded(value: Any, inner: Any) -> Any:
+def _guarded(value: object, inner: object) -> object:
     """What a guarded call returns: the same connection as the caller's cursor, another
     connection or a relation guarded too, anything else (rows, frames) as it is."""
     import duckdb

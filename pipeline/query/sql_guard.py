@@ -12,9 +12,12 @@ SET, ATTACH, PIVOT (several statements in one), ...
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pipeline.errors import BadQuery
+
+if TYPE_CHECKING:
+    import duckdb
 
 #: The statement types (DuckDB's ``StatementType`` names) a read-only query runs as they are.
 READ_ONLY = frozenset({"SELECT"})
@@ -47,7 +50,7 @@ IN_MEMORY = frozenset(
 )
 
 
-def refuse_files(sql: Any) -> None:
+def refuse_files(sql: object) -> None:
     """BadQuery naming the first statement of ``sql`` that may write a file (anything
     but a read, or a statement that changes the cursor's memory only): nothing ran."""
     if not isinstance(sql, str):
@@ -60,7 +63,7 @@ def refuse_files(sql: Any) -> None:
             )
 
 
-def _parse(sql: str) -> list[Any]:
+def _parse(sql: str) -> list[duckdb.Statement]:
     import duckdb
 
     try:
@@ -69,7 +72,7 @@ def _parse(sql: str) -> list[Any]:
         raise BadQuery(_first_line(e)) from None
 
 
-def _reads(st: Any) -> bool:
+def _reads(st: duckdb.Statement) -> bool:
     """Whether one parsed statement only reads: a SELECT, or EXPLAIN of exactly one SELECT.
 
     EXPLAIN is decided on what DuckDB parses after the keyword: ``ANALYZE`` or an
