@@ -7,9 +7,8 @@ milliseconds, and the tables' readers and matplotlib are then never shared.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import lru_cache
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -20,6 +19,7 @@ from starlette.routing import Route
 from pipeline.api import Database
 from pipeline.errors import BadPosition, CorruptTable, NotBuilt, PuzzleDBError, UnknownPuzzle
 from pipeline.serve import look, pages
+from pipeline.serve.look import PositionDoc, TableDoc
 
 
 def _status(e: PuzzleDBError) -> int:
@@ -54,7 +54,9 @@ def create_app(db: Database) -> Starlette:
         with lock:
             return work()
 
-    def route(work: Callable[[Request], Response], json: bool) -> Callable[..., Any]:
+    def route(
+        work: Callable[[Request], Response], json: bool
+    ) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             name = request.path_params.get("name")
             try:
@@ -108,9 +110,9 @@ def _int(request: Request, key: str) -> int | None:
 
 
 def _views(
-    db: Database, chart: Callable[[str, bool, int], str], listed: Callable[[int], list[Any]]
-) -> list[tuple[str, Callable]]:
-    def tables() -> list[Any]:
+    db: Database, chart: Callable[[str, bool, int], str], listed: Callable[[int], list[TableDoc]]
+) -> list[tuple[str, Callable[[Request], Response]]]:
+    def tables() -> list[TableDoc]:
         return listed(db.snapshot)  # the folder looked at again: read anew only if it changed
 
     def home(r: Request) -> Response:
@@ -162,12 +164,12 @@ def _views(
     ]
 
 
-def _solve(db: Database, r: Request) -> dict[str, Any]:
+def _solve(db: Database, r: Request) -> dict[str, object]:
     name = r.path_params["name"]
     return look.solve(db, name, _text(r, db, name))
 
 
-def _position_page(db: Database, answer: dict[str, Any]) -> str:
+def _position_page(db: Database, answer: PositionDoc) -> str:
     """The position's page: board and moves; the walk comes after (``/strip``: one
     look-up a level, a second on 3x4's deepest positions when nothing is cached)."""
     from pipeline.pictures import boards
@@ -176,10 +178,10 @@ def _position_page(db: Database, answer: dict[str, Any]) -> str:
     p = db.puzzle(name)
     board = boards.board_at(p, state, answer["depth"])
     keys = look.arrow_keys(p, state, [m["state"] for m in answer["moves"]])
-    return pages.position({**answer, "caption": p.caption(state)}, board, keys)
+    return pages.position(answer, board, keys)
 
 
-def _strip(db: Database, answer: dict[str, Any]) -> str:
+def _strip(db: Database, answer: PositionDoc) -> str:
     """The walk along parents (to the goal, or here from the start) as a strip of boards."""
     walked = db.walk(answer["puzzle"], answer["state"]) if answer["depth"] else None
     return db.solution_svg(walked) if walked is not None and walked.moves <= 60 else ""

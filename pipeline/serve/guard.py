@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 import uvicorn
 from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.config import HTTP_PROTOCOLS
 from uvicorn.importer import import_from_string
 
@@ -56,7 +57,6 @@ HOST_REFUSED = (
 )
 NO_BODY = b"this explorer takes no request body (every page is a GET)"
 
-App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 Peer = tuple[str, int]
 
 
@@ -76,7 +76,7 @@ class Limits:
     header_bytes: int = 16 * 1024
 
 
-def server(app: App, host: str, port: int, limits: Limits = Limits()) -> uvicorn.Server:
+def server(app: ASGIApp, host: str, port: int, limits: Limits = Limits()) -> uvicorn.Server:
     """A uvicorn server of ``app`` on ``host``:``port`` behind the door."""
     door = Door(app, host)
     inner = import_from_string(HTTP_PROTOCOLS["h11"])  # h11's: header_bytes is its limit
@@ -86,7 +86,7 @@ def server(app: App, host: str, port: int, limits: Limits = Limits()) -> uvicorn
         host=host,
         port=port,
         log_level="warning",
-        http=cast(Any, protocol),  # uvicorn makes one per connection, as of its own class
+        http=cast("type[asyncio.Protocol]", protocol),  # made one a connection, as a class is
         ws="none",
         lifespan="off",
         limit_concurrency=limits.connections,
@@ -101,12 +101,12 @@ class Door:
     each open :class:`Connection` told when a request reaches the explorer and when
     its answer has gone."""
 
-    def __init__(self, app: App, host: str) -> None:
+    def __init__(self, app: ASGIApp, host: str) -> None:
         self.open: dict[Peer, Connection] = {}
         allowed = sorted({*LOCAL, f"[{host}]" if ":" in host else host})
         self.app = _in_words(TrustedHostMiddleware(_passed(app), allowed, www_redirect=False))
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -124,7 +124,7 @@ class Door:
                 conn.request_ended()
 
 
-def _has_body(scope: dict[str, Any]) -> bool:
+def _has_body(scope: Scope) -> bool:
     """Whether a request says a body follows (h11 has checked Content-Length's digits)."""
     headers = dict(scope["headers"])
     return b"transfer-encoding" in headers or int(headers.get(b"content-length", b"0")) > 0
@@ -134,19 +134,19 @@ def _has_body(scope: dict[str, Any]) -> bool:
 _PASSED = "puzzledb.host"
 
 
-def _passed(app: App) -> App:
-    async def passed(scope: dict[str, Any], receive: Any, send: Any) -> None:
+def _passed(app: ASGIApp) -> ASGIApp:
+    async def passed(scope: Scope, receive: Receive, send: Send) -> None:
         scope[_PASSED] = True
         await app(scope, receive, send)
 
     return passed
 
 
-def _in_words(guarded: App) -> App:
+def _in_words(guarded: ASGIApp) -> ASGIApp:
     """``guarded``, its refusal of a Host answered in the explorer's words."""
 
-    async def words(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        async def answer(message: dict[str, Any]) -> None:
+    async def words(scope: Scope, receive: Receive, send: Send) -> None:
+        async def answer(message: Message) -> None:
             if scope.get(_PASSED) or scope["type"] != "http":
                 await send(message)
             elif message["type"] == "http.response.start":
@@ -157,7 +157,7 @@ def _in_words(guarded: App) -> App:
     return words
 
 
-async def _answer(send: Any, status: int, line: bytes) -> None:
+async def _answer(send: Send, status: int, line: bytes) -> None:
     """One line, the connection closed after it."""
     body = line + b"\n"
     headers = [
@@ -178,7 +178,13 @@ class Connection(asyncio.Protocol):
     connection is dropped.
     """
 
-    def __init__(self, door: Door, inner: Any, limits: Limits, **uvicorn: Any) -> None:
+    def __init__(
+        self,
+        door: Door,
+        inner: Callable[..., asyncio.Protocol],
+        limits: Limits,
+        **uvicorn: object,
+    ) -> None:
         self.door = door
         self.limits = limits
         self.inner: asyncio.Protocol = inner(**uvicorn)

@@ -4,13 +4,56 @@ The JSON endpoints return them as they are."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from pipeline.answers import Origin, Position
 from pipeline.api import Database
 from pipeline.errors import CorruptTable, NotBuilt, PuzzleDBError
 from pipeline.pictures.boards import spots_moved
 from pipeline.puzzles.base import Puzzle
+
+#: One move of a position: what it makes, its depth, and where a click picks it.
+MoveDoc = TypedDict(
+    "MoveDoc",
+    {
+        "position": str,
+        "state": int,
+        "depth": int | None,
+        "move": str | None,
+        "verdict": str,
+        "from": list[int],
+        "to": list[int],
+    },
+)
+
+
+class PositionDoc(TypedDict):
+    """A position as ``/api/position`` answers it (the page draws the same)."""
+
+    puzzle: str
+    position: str
+    caption: str
+    state: int
+    typed: str | None
+    classes: bool
+    origin: str
+    depth: int | None
+    winnable: str | None
+    properties: dict[str, int | bool | None]
+    moves: list[MoveDoc]
+
+
+class TableDoc(TypedDict):
+    """A table of the folder as ``/api/tables`` lists it: its numbers, or its error."""
+
+    puzzle: str
+    derived: bool
+    error: NotRequired[str]
+    positions: NotRequired[int]
+    max_depth: NotRequired[int]
+    partial_depth: NotRequired[int | None]
+    orbit_positions: NotRequired[int | None]
+    histogram: NotRequired[list[dict[str, int]]]
 
 
 def line(e: PuzzleDBError) -> str:
@@ -19,10 +62,10 @@ def line(e: PuzzleDBError) -> str:
     return text[0] if text else type(e).__name__
 
 
-def tables(db: Database) -> list[dict[str, Any]]:
+def tables(db: Database) -> list[TableDoc]:
     """Every table of the folder: its numbers and histogram, or the line that says why it
     cannot be read (one damaged table never hides the others)."""
-    rows = []
+    rows: list[TableDoc] = []
     for t in db.listing():
         if t.damaged is not None:
             rows.append({"puzzle": t.name, "derived": False, "error": t.damaged})
@@ -39,7 +82,7 @@ def tables(db: Database) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: r["puzzle"])
 
 
-def _summary(db: Database, name: str) -> dict[str, Any]:
+def _summary(db: Database, name: str) -> TableDoc:
     s = db.table_summary(name)
     return {
         "puzzle": name,
@@ -55,13 +98,13 @@ def _summary(db: Database, name: str) -> dict[str, Any]:
 def built_puzzle(db: Database, name: str) -> Puzzle:
     """The puzzle of a built table; NotBuilt (a 404) for any other name."""
     if name not in db.built():
-        if name in (broken := db.broken()):  # damaged: says why (issue #44)
+        if name in (broken := db.broken()):  # damaged: says why
             raise CorruptTable(broken[name])
         raise NotBuilt(f"no table named {name!r} is built in this folder")
     return db.puzzle(name)
 
 
-def histogram(db: Database, name: str) -> dict[str, Any]:
+def histogram(db: Database, name: str) -> dict[str, object]:
     """The shape of ``puzzledb histogram NAME --json``."""
     built_puzzle(db, name)
     return {"puzzle": name, "histogram": db.levels(name).rows()}
@@ -79,7 +122,7 @@ def at_depth(db: Database, name: str, depth: int, nth: int | None) -> str:
     return db.at_depth(name, depth, nth)
 
 
-def position(db: Database, name: str, text: str) -> dict[str, Any]:
+def position(db: Database, name: str, text: str) -> PositionDoc:
     """A position, its depth and every move from it with the depth it leads to. On a
     table of symmetry classes the position is its class's board (``typed`` says
     what was typed when that differs)."""
@@ -88,6 +131,7 @@ def position(db: Database, name: str, text: str) -> dict[str, Any]:
     return {
         "puzzle": name,
         "position": p.text(answer.state),
+        "caption": p.caption(answer.state),
         "state": answer.state,
         "typed": p.text(answer.typed) if answer.typed != answer.state else None,
         "classes": answer.classes,
@@ -99,8 +143,8 @@ def position(db: Database, name: str, text: str) -> dict[str, Any]:
     }
 
 
-def _moves(p: Puzzle, answer: Position) -> list[dict[str, Any]]:
-    out = []
+def _moves(p: Puzzle, answer: Position) -> list[MoveDoc]:
+    out: list[MoveDoc] = []
     for m in answer.moves:
         frm, to = spots_moved(p, answer.state, m.made)
         out.append(
@@ -117,13 +161,13 @@ def _moves(p: Puzzle, answer: Position) -> list[dict[str, Any]]:
     return out
 
 
-def best(answer: dict[str, Any]) -> dict[str, Any] | None:
+def best(answer: PositionDoc) -> MoveDoc | None:
     """The move marked best: nearest the goal on a goal-rooted table (first of ties)."""
     near = [m for m in answer["moves"] if m["verdict"] == "nearer"]
     return near[0] if near else None
 
 
-def solve(db: Database, name: str, text: str) -> dict[str, Any]:
+def solve(db: Database, name: str, text: str) -> dict[str, object]:
     """The shape of ``puzzledb solve NAME POSITION --json``."""
     built_puzzle(db, name)
     return db.solve(name, text).as_dict()

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 from html import escape
-from typing import Any
 from urllib.parse import quote
+
+from pipeline.serve.look import MoveDoc, PositionDoc, TableDoc
 
 STYLE = """
 body{font-family:sans-serif;margin:1em auto;max-width:60em;padding:0 .5em}
@@ -134,7 +135,7 @@ def _bars(hist: list[dict[str, int]]) -> str:
     return f'<div class="bars">{spans}</div>'
 
 
-def _row(r: dict[str, Any]) -> str:
+def _row(r: TableDoc) -> str:
     link = (
         f'<td style="text-align:left"><a href="{table_url(r["puzzle"])}">{escape(r["puzzle"])}</a>'
     )
@@ -146,13 +147,13 @@ def _row(r: dict[str, Any]) -> str:
     )
 
 
-def _rows(rows: list[dict[str, Any]]) -> str:
+def _rows(rows: list[TableDoc]) -> str:
     cells = "".join(_row(r) for r in rows)
     head = "<tr><th>table</th><th>positions</th><th>deepest</th><th>histogram</th></tr>"
     return f'<table class="tables">{head}{cells}</table>'
 
 
-def home(rows: list[dict[str, Any]]) -> str:
+def home(rows: list[TableDoc]) -> str:
     """Every built table; pattern databases in their own section."""
     own = [r for r in rows if not r["derived"]]
     derived = [r for r in rows if r["derived"]]
@@ -186,7 +187,7 @@ def table(name: str, chart: str, log: bool, deepest: list[str]) -> str:
     return page(name, body)
 
 
-def _move(name: str, m: dict[str, Any], key: str | None) -> str:
+def _move(name: str, m: MoveDoc, key: str | None) -> str:
     depth = "not reachable" if m["depth"] is None else f"depth {m['depth']}"
     data = f' data-key="{key}"' if key else ""
     return (
@@ -196,7 +197,7 @@ def _move(name: str, m: dict[str, Any], key: str | None) -> str:
     )
 
 
-def position(answer: dict[str, Any], board: str, keys: dict[str, str]) -> str:
+def position(answer: PositionDoc, board: str, keys: dict[str, str]) -> str:
     """A position: its board, depth, every move, and the walk to the goal or from the start."""
     name = answer["puzzle"]
     depth = "not reachable" if answer["depth"] is None else f"depth {answer['depth']}"
@@ -210,10 +211,10 @@ def position(answer: dict[str, Any], board: str, keys: dict[str, str]) -> str:
         f'<p id="pick-note"></p><div class="moves">{moves or "no move"}</div>{_steps(answer)}'
         f"{_walk_slot(answer)}{_clicks(answer)}"
     )
-    return page(f"{name}: {answer.get('caption', answer['position'])}", body)
+    return page(f"{name}: {answer['caption']}", body)
 
 
-def _properties(answer: dict[str, Any]) -> str:
+def _properties(answer: PositionDoc) -> str:
     """The position's properties in a line: solved at a goal, the family's own."""
     props = answer.get("properties") or {}
     words = ["solved"] if props.get("solved") else []
@@ -221,7 +222,7 @@ def _properties(answer: dict[str, Any]) -> str:
     return f'<p class="props">{escape(", ".join(words))}</p>' if words else ""
 
 
-def _classes(answer: dict[str, Any]) -> str:
+def _classes(answer: PositionDoc) -> str:
     """What the board shows on a table of symmetry classes."""
     if not answer["classes"]:
         return ""
@@ -233,7 +234,7 @@ def _classes(answer: dict[str, Any]) -> str:
     )
 
 
-def _note(answer: dict[str, Any]) -> str:
+def _note(answer: PositionDoc) -> str:
     click = " Click a piece on the board to move it." if _clickable(answer) else ""
     if answer["origin"] == "goal":
         return f"<p>Moves coloured nearer / same / farther from the goal.{click}</p>"
@@ -244,7 +245,7 @@ def _note(answer: dict[str, Any]) -> str:
     )
 
 
-def _steps(answer: dict[str, Any]) -> str:
+def _steps(answer: PositionDoc) -> str:
     best = [m for m in answer["moves"] if m["verdict"] == "nearer"]
     if answer["origin"] == "goal" and best:
         url = position_url(answer["puzzle"], best[0]["position"])
@@ -255,11 +256,11 @@ def _steps(answer: dict[str, Any]) -> str:
     return ""
 
 
-def _walk_title(answer: dict[str, Any]) -> str:
+def _walk_title(answer: PositionDoc) -> str:
     return "The way to the goal" if answer["origin"] == "goal" else "The way here from the start"
 
 
-def _walk_slot(answer: dict[str, Any]) -> str:
+def _walk_slot(answer: PositionDoc) -> str:
     """Where the walk's strip goes: fetched after the page (``/strip``), a link without
     JavaScript."""
     if not answer["depth"]:
@@ -271,14 +272,14 @@ def _walk_slot(answer: dict[str, Any]) -> str:
     )
 
 
-def strip_part(answer: dict[str, Any], strip: str) -> str:
+def strip_part(answer: PositionDoc, strip: str) -> str:
     """The walk's strip under its title (a part of a page, or a page of its own)."""
     if not strip:
         return "<p>No walk to draw (over 60 moves, or none).</p>"
     return f'<h2>{_walk_title(answer)}</h2><div class="strip">{strip}</div>'
 
 
-def _clickable(answer: dict[str, Any]) -> bool:
+def _clickable(answer: PositionDoc) -> bool:
     """Whether clicks on the board can tell the moves apart: where a piece leaves and
     where it lands differ from move to move (not the cube's turns, nor which number
     the magic triangle places)."""
@@ -286,7 +287,7 @@ def _clickable(answer: dict[str, Any]) -> bool:
     return bool(spots) and all(a or b for a, b in spots) and len(set(spots)) == len(spots)
 
 
-def _clicks(answer: dict[str, Any]) -> str:
+def _clicks(answer: PositionDoc) -> str:
     """The moves for the board's clicks: where each piece leaves and lands, and its URL
     (none where clicks cannot tell the moves apart)."""
     if not _clickable(answer):
