@@ -198,6 +198,11 @@ class Database:
         """
         return self.folder.table(self.puzzle(name))
 
+    def not_built(self, puzzle: str) -> str:
+        """What builds ``puzzle``'s table here, or answers instead where it is too large
+        for the disk (its pattern tables): the line a question of an unbuilt table adds."""
+        return self.folder.not_built(self.puzzle(puzzle))
+
     def require_folder(self, name: str | None = None) -> None:
         """NotBuilt when the data folder is missing: reading never creates it."""
         self.folder.require(name)
@@ -360,6 +365,21 @@ class Database:
         """The tile slid at each step of a sliding puzzle's walk, its first state first;
         on a board whose moves slide a line (3x3-multi) each step's tiles, as a list."""
         return walks.tiles_slid(self.puzzle(solution.puzzle), solution)
+
+    def from_start(self, puzzle: str, position: str | int) -> MethodSolution:
+        """The line from the start to the position in the puzzle's own table (a peg
+        board's: reached, won or lost); one line for a table not enumerated from a start."""
+        from pipeline.solvers import choose
+
+        p = self.puzzle(puzzle)
+        return choose.from_table(
+            walks.from_start(self.folder, p, positions.state_of(p, position)), p
+        )
+
+    def from_turns(self, puzzle: str, turns: str) -> int:
+        """The state the turns (``"R U R' U'"``) reach from solved, where positions may be
+        typed so (the pocket cube, twisty definitions); one line otherwise."""
+        return self.puzzle(puzzle).from_moves(turns)
 
     def depth(self, puzzle: str, position: str | int) -> int:
         """Fewest moves between the position and the roots of its table.

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
+from typer._click import ClickException  # typer carries its own copy of click
 
 from pipeline.cli import build, query, remove, serve, solve, tables
 from pipeline.cli.shared import POSITIONAL, OnePosition, Positions
@@ -164,16 +165,16 @@ def _run() -> tuple[str | None, int | str | None]:
     return None, code if isinstance(code, int) else 0
 
 
-def _click_error(e: Any) -> tuple[str | None, int]:
+def _click_error(e: typer.TyperException | typer.Abort) -> tuple[str | None, int]:
     """Click's errors, which it would print as four lines of usage, as one line saying
     where the usage is (``puzzledb`` and ``puzzledb plot`` alone still print the help).
-    Classes known by name: typer has its own copy of click since 0.20, click before."""
+    Classes known by name: typer carries its own copy of click."""
     kinds = {c.__name__ for c in type(e).__mro__}
+    if isinstance(e, typer.Abort) or not isinstance(e, ClickException):
+        return "aborted", 1
     if "NoArgsIsHelpError" in kinds:
         e.show()
         return None, e.exit_code
-    if "Abort" in kinds:
-        return "aborted", 1
     message = " ".join(e.format_message().split()).rstrip(".")
     ctx = getattr(e, "ctx", None)
     if "UsageError" in kinds and ctx is not None:

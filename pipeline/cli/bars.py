@@ -13,10 +13,13 @@ from __future__ import annotations
 import sys
 import time
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pipeline.build.loop import LevelDone
 from pipeline.words import plural, rate, seconds
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 #: Seconds between two log lines of one table's build (no terminal).
 INTERVAL = 10.0
@@ -31,7 +34,7 @@ ESTIMATE_AFTER = 30.0
 class _Bars:
     """Closes the rich bars, where a terminal has them."""
 
-    _progress: Any = None
+    _progress: Progress | None = None
 
     def __exit__(
         self,
@@ -47,8 +50,8 @@ class BuildBars(_Bars):
     """Shows depth, positions, rate and (when the total is known) time left."""
 
     def __init__(self) -> None:
-        self._progress: Any = None
-        self._tasks: dict[str, Any] = {}
+        self._progress: Progress | None = None
+        self._tasks: dict[str, TaskID] = {}
         self._logged: dict[str, float] = {}
 
     def __enter__(self) -> BuildBars:
@@ -79,7 +82,7 @@ class BuildBars(_Bars):
         )
 
 
-def _bars() -> Any:
+def _bars() -> Progress:
     """rich's progress bars on stderr (imported only on a terminal)."""
     from rich.console import Console
     from rich.progress import (
@@ -153,8 +156,8 @@ class VerifyBars(_Bars):
         self.sizes = dict(histogram)
         self.total = sum(self.sizes.values())
         self.done = 0
-        self._progress: Any = None
-        self._task: Any = None
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
         self._start = time.monotonic()
         self._logged = 0.0
 
@@ -170,7 +173,7 @@ class VerifyBars(_Bars):
     def level(self, depth: int) -> None:
         self.done += self.sizes.get(depth, 0)
         spent = time.monotonic() - self._start
-        if self._progress is not None:
+        if self._progress is not None and self._task is not None:
             count = f"{plural(self.done, 'position')} checked"
             self._progress.update(self._task, completed=self.done, depth=depth, count=count)
         elif spent - self._logged >= INTERVAL:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pipeline.cli.shared import DataOpt, db, interruptible
 from pipeline.hints import DATA_ENV
 from pipeline.words import plural, seconds
+
+if TYPE_CHECKING:
+    from pipeline.api import Database
+    from pipeline.storage.manifest import Manifest
 
 #: What an interrupted build says (its finished levels are kept in staging).
 INTERRUPTED = "interrupted (rerun the same build to resume)"
@@ -124,7 +128,12 @@ def build(
 
 
 def _names(
-    base: Any, named: list[str], default: bool, symmetry: bool, spec: Path | None, root: str | None
+    base: Database,
+    named: list[str],
+    default: bool,
+    symmetry: bool,
+    spec: Path | None,
+    root: str | None,
 ) -> list[str]:
     """The tables to build, each checked to be a puzzle (a spec is kept in the data folder)."""
     own = None  # a definition file (.tws) takes its table's name as the first NAME
@@ -152,7 +161,7 @@ def _executor(executor: str, engine: str | None) -> str:
     return engine
 
 
-def _built_line(m: Any) -> str:
+def _built_line(m: Manifest) -> str:
     """One line a table: what it holds, and whether this build made it or found it done."""
     what = (
         f"{m.table}: {plural(m.total, 'position')}, max depth {m.max_depth} "

@@ -7,13 +7,18 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from pipeline.cli.shared import DataOpt, JsonOpt, db
 from pipeline.errors import BadOutput, BadQuery, PuzzleDBError
 from pipeline.words import printable
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from pipeline.api import Database
 
 #: What ``--format`` takes.
 FORMATS = ("table", "csv", "json", "parquet")
@@ -63,7 +68,7 @@ def query(
         raise BadQuery(_sql_error(e, database)) from None
 
 
-def _sql_error(e: Exception, database: Any) -> str:
+def _sql_error(e: Exception, database: Database) -> str:
     """DuckDB's error as one line: its first line, then its own "Did you mean ..." or
     "Candidate bindings ...", then, for a table that is a puzzle not built here, what
     builds it (or, too large for the disk, what answers instead)."""
@@ -75,7 +80,7 @@ def _sql_error(e: Exception, database: Any) -> str:
     try:
         if database.is_built(missing[1]):
             return said
-        return f"{said} ({database.folder.not_built(database.puzzle(missing[1]))})"
+        return f"{said} ({database.not_built(missing[1])})"
     except PuzzleDBError:  # not a puzzle's name: DuckDB's words alone
         return said
 
@@ -147,10 +152,11 @@ def _inside(path: Path, folder: Path) -> bool:
     return False
 
 
-def _print_frame(df: Any, fmt: str, out: Path | None, limit: int | None) -> None:
+def _print_frame(df: pl.DataFrame, fmt: str, out: Path | None, limit: int | None) -> None:
     """A query's result as a table (cut at ``limit`` rows, said so), CSV, JSON or Parquet."""
     from pipeline.pictures import output
 
+    text: str | bytes
     if fmt == "table":
         from pipeline.cli import table_text
 
@@ -163,8 +169,9 @@ def _print_frame(df: Any, fmt: str, out: Path | None, limit: int | None) -> None
         df.write_parquet(buffer)
         text = buffer.getvalue()
     else:
-        text = {"csv": df.write_csv, "json": df.write_json}[fmt]()
+        text = df.write_csv() if fmt == "csv" else df.write_json()
     if out is None:  # a terminal acts on escapes a folder's text may hold: shown as text
+        assert isinstance(text, str), "parquet is written to a file (--out)"
         typer.echo(printable(text.rstrip("\n")))
     else:
         output.write(out, text)

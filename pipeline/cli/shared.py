@@ -11,13 +11,18 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, ParamSpec
 
 import typer
 from typer.core import TyperCommand
 
 if TYPE_CHECKING:
+    # The Context click's Command.parse_args takes (typer carries its own copy of click).
+    from typer._click import Context as ClickContext
+
     from pipeline.api import Database
+
+P = ParamSpec("P")
 
 DataOpt = Annotated[
     Path,
@@ -47,7 +52,7 @@ class Positions(TyperCommand):
     mistyped before a position is not taken for it; wherever it is typed it is click's
     "No such option" with its near misses (exit 2), unless it comes after ``--``."""
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
         typed_args = [a for a in args if a != "--"]  # parsing consumes ``args``
         after = args[args.index("--") + 1 :] if "--" in args else []
         ctx.allow_extra_args = True  # the extra words come back in ctx.args, said below
@@ -61,7 +66,7 @@ class Positions(TyperCommand):
             self.extra(ctx, typed_args)
         return rest
 
-    def extra(self, ctx: typer.Context, typed_args: list[str]) -> None:
+    def extra(self, ctx: ClickContext, typed_args: list[str]) -> None:
         """Words left over: click's own line."""
         ctx.fail(f"Got unexpected extra argument(s) ({' '.join(ctx.args)})")
 
@@ -80,7 +85,7 @@ class OnePosition(Positions):
     """A command of NAME POSITION: a position typed unquoted (``solve 3x3 8 6 7 ...``)
     is one line saying to quote it, not click's "unexpected extra argument(s)"."""
 
-    def extra(self, ctx: typer.Context, typed_args: list[str]) -> None:
+    def extra(self, ctx: ClickContext, typed_args: list[str]) -> None:
         from pipeline.errors import BadPosition
 
         words = self._words(typed_args)
@@ -94,7 +99,7 @@ class OnePosition(Positions):
         valued = {
             o
             for p in self.params
-            if p.param_type_name == "option" and not p.is_flag
+            if p.param_type_name == "option" and not getattr(p, "is_flag", False)
             for o in p.opts
         }
         words, value = [], False
@@ -110,13 +115,13 @@ def _option_like(word: str) -> bool:
     return re.fullmatch(r"--[A-Za-z][\w-]*", word) is not None
 
 
-def interruptible(line: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def interruptible(line: str) -> Callable[[Callable[P, None]], Callable[P, None]]:
     """Ctrl-C in the command: ``line`` on stderr and exit 130. Typer alone exits 130
     without a word, and DuckDB turns Ctrl-C into RuntimeError("Query interrupted")."""
 
-    def wrap(command: Callable[..., Any]) -> Callable[..., Any]:
+    def wrap(command: Callable[P, None]) -> Callable[P, None]:
         @functools.wraps(command)
-        def run(*args: Any, **kwargs: Any) -> Any:
+        def run(*args: P.args, **kwargs: P.kwargs) -> None:
             try:
                 return command(*args, **kwargs)
             except (KeyboardInterrupt, RuntimeError) as e:
@@ -137,7 +142,7 @@ def db(data: Path) -> Database:
     return Database(data)
 
 
-def emit(doc: Any) -> None:
+def emit(doc: object) -> None:
     """One JSON document on stdout (``--json``)."""
     typer.echo(json.dumps(doc, indent=1))
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pipeline.answers import Solution
+from pipeline.answers import MethodSolution, Solution
 from pipeline.cli.shared import (
     DataOpt,
     JsonOpt,
@@ -21,6 +21,9 @@ from pipeline.cli.shared import (
 from pipeline.cli.walk import print_walk
 from pipeline.errors import BadMethod
 from pipeline.words import plural
+
+if TYPE_CHECKING:
+    from pipeline.api import Database
 
 MethodOpt = Annotated[
     str,
@@ -91,7 +94,9 @@ def show(
     print_position(base, puzzle, state, position, as_json)
 
 
-def print_position(base: Any, puzzle: str, state: int, typed: str, as_json: bool) -> None:
+def print_position(
+    base: Database, puzzle: str, state: str | int, typed: str, as_json: bool
+) -> None:
     """A position drawn, its depth (``solved`` at a goal) and its properties."""
     drawing = base.draw(puzzle, state)
     props = base.properties(puzzle, state)
@@ -187,7 +192,7 @@ def solve(
     typed = _typed(base, puzzle, position, turns)
     tiles = _check_tiles(base, puzzle, tiles or old_moves, p.typed_moves)
     if from_start:
-        sol = _from_start(base, puzzle, typed)
+        sol = base.from_start(puzzle, typed)
     else:
         sol = _solved(base, puzzle, typed, method, not no_build)
     if svg is not None:
@@ -202,15 +207,13 @@ def solve(
     print_walk(p, sol, oneline, slid)
 
 
-def _typed(base: Any, puzzle: str, position: str, turns: bool) -> Any:
+def _typed(base: Database, puzzle: str, position: str, turns: bool) -> str | int:
     """The position as typed, or with ``--turns`` (the pocket cube) the state its turns reach
     (a puzzle without turns says so in one line)."""
-    if turns:
-        return int(base.puzzle(puzzle).from_moves(position))
-    return position
+    return base.from_turns(puzzle, position) if turns else position
 
 
-def _check_tiles(base: Any, puzzle: str, tiles: bool, has_turns: bool) -> bool:
+def _check_tiles(base: Database, puzzle: str, tiles: bool, has_turns: bool) -> bool:
     """Whether to print the tiles slid; ``--tiles`` off a sliding puzzle is an error."""
     if tiles and not base.slides_tiles(puzzle):
         turns = " (to type POSITION as turns, give --turns)" if has_turns else ""
@@ -218,16 +221,9 @@ def _check_tiles(base: Any, puzzle: str, tiles: bool, has_turns: bool) -> bool:
     return tiles
 
 
-def _from_start(base: Any, puzzle: str, position: str | int) -> Any:
-    """The walk in the table itself from its start to the position (a table solution)."""
-    from pipeline.service import walks
-    from pipeline.solvers import choose
-
-    p = base.puzzle(puzzle)
-    return choose.from_table(walks.from_start(base.folder, p, base.state(puzzle, position)), p)
-
-
-def _solved(base: Any, puzzle: str, position: str | int, method: str, build: bool) -> Any:
+def _solved(
+    base: Database, puzzle: str, position: str | int, method: str, build: bool
+) -> MethodSolution:
     """The solution by ``method`` (the API picks it), with progress bars while pattern
     databases are built on first use."""
     from pipeline.cli.bars import BuildBars
@@ -243,7 +239,7 @@ def _solved(base: Any, puzzle: str, position: str | int, method: str, build: boo
         )
 
 
-def _print_method(puzzle: str, sol: Any, tiles: bool, js: bool) -> None:
+def _print_method(puzzle: str, sol: MethodSolution, tiles: bool, js: bool) -> None:
     """A solve by pattern databases or the loop: the move count (the tiles with ``tiles``)."""
     if js:
         emit(sol.as_dict())

@@ -11,7 +11,10 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import polars as pl
 
 ELLIPSIS = "…"
 #: A text column is not cut narrower than this (numbers are never cut).
@@ -31,7 +34,7 @@ def known_width() -> int | None:
     return None
 
 
-def frame_text(df: Any, limit_width: int | None = None) -> str:
+def frame_text(df: pl.DataFrame, limit_width: int | None = None) -> str:
     """A polars DataFrame as a box no line of which is wider than ``limit_width``."""
     names = [str(c) for c in df.columns]
     cells = [[_cell(v) for v in df.get_column(c).to_list()] for c in df.columns]
@@ -39,7 +42,7 @@ def frame_text(df: Any, limit_width: int | None = None) -> str:
     return render(names, cells, right, width() if limit_width is None else limit_width)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if value is None:
         return "NULL"
     return str(value).replace("\n", "\\n")

@@ -3,17 +3,21 @@ verify, report, plot histogram."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pipeline import hints
 from pipeline.cli.shared import DataOpt, JsonOpt, PuzzleArg, db, emit
+from pipeline.cli.table_text import known_width
 from pipeline.words import plural, printable
 
 if TYPE_CHECKING:
+    from pipeline.answers import Listed
     from pipeline.api import Database
+    from pipeline.verify.report import Report
 
 AllOpt = Annotated[
     bool, typer.Option("--all", help="Also the derived tables (pattern databases, for solve).")
@@ -27,17 +31,14 @@ def list_(data: DataOpt = Path("data"), show_all: AllOpt = False, as_json: JsonO
     Derived tables (pattern databases: made for a solver, not read by people)
     only with --all; a last line says how many are left out."""
     rows = _listed(db(data))
-    shown = rows if show_all else [r for r in rows if not r["derived"]]
+    shown = rows if show_all else [r for r in rows if not r.derived]
     if as_json:
-        emit(shown)
+        emit([r.as_dict() for r in shown])
         return
     _print_listed(shown)
-    hidden = [r for r in rows if r["derived"] and not show_all]
+    hidden = [r for r in rows if r.derived and not show_all]
     if hidden:
-        built = sum(r["built"] is True for r in hidden)
-        import textwrap
-
-        from pipeline.cli.table_text import known_width
+        built = sum(r.built for r in hidden)
 
         line = (
             f"{plural(len(hidden), 'derived table')} not shown (pattern databases for "
@@ -46,28 +47,24 @@ def list_(data: DataOpt = Path("data"), show_all: AllOpt = False, as_json: JsonO
         typer.echo(textwrap.fill(line, known_width() or len(line), break_on_hyphens=False))
 
 
-def _print_listed(rows: list[dict[str, Any]]) -> None:
+def _print_listed(rows: list[Listed]) -> None:
     """The rows under a header, one line a puzzle; on a terminal (or with COLUMNS) its
     title wrapped to the width: beside the row when 24 columns are left, else below."""
-    import textwrap
-
-    from pipeline.cli.table_text import known_width
-
-    width = max(len(r["name"]) for r in rows)
+    width = max(len(r.name) for r in rows)
     head = f"{'name':<{width}}  {'graph':<10}  {'built':<7}  {'positions':>11}  default  "
     terminal = known_width() or 1 << 20
     room = terminal - len(head)
     beside = room >= 24
     typer.echo(head + "title" if beside else head.rstrip())
     for r in rows:
-        count = f"{r['positions']:,}" if r["built"] else ""
-        built, default = ("yes" if r["built"] else "no"), ("yes" if r["default"] else "")
-        if r["partial_depth"] is not None:
-            built = f"to {r['partial_depth']}"
-        if r["damaged"]:
+        count = f"{r.positions:,}" if r.positions is not None else ""
+        built, default = ("yes" if r.built else "no"), ("yes" if r.default else "")
+        if r.partial_depth is not None:
+            built = f"to {r.partial_depth}"
+        if r.damaged is not None:
             built = "damaged"
-        row = f"{r['name']:<{width}}  {r['graph']:<10}  {built:<7}  {count:>11}  {default:<7}  "
-        title = printable(r["title"], lines=False)
+        row = f"{r.name:<{width}}  {r.graph:<10}  {built:<7}  {count:>11}  {default:<7}  "
+        title = printable(r.title, lines=False)
         if beside:
             lines = textwrap.wrap(title, room) or [""]
             typer.echo(row + lines[0])
@@ -80,7 +77,7 @@ def _print_listed(rows: list[dict[str, Any]]) -> None:
             )
 
 
-def _listed(base: Database) -> list[dict[str, Any]]:
+def _listed(base: Database) -> list[Listed]:
     """A row a puzzle known here: built-ins, specs kept in the data folder, built tables.
     A damaged table is listed as such, and a warning line says why (errors.LeftOut)."""
     import warnings
@@ -89,7 +86,7 @@ def _listed(base: Database) -> list[dict[str, Any]]:
 
     for name, why in base.broken().items():
         warnings.warn(LeftOut(name, why, "the list's counts"), stacklevel=2)
-    return [t.as_dict() for t in base.listing()]
+    return base.listing()
 
 
 def catalog(data: DataOpt = Path("data")) -> None:
@@ -176,7 +173,7 @@ def verify(
         raise typer.Exit(1)
 
 
-def _to_verify(base: Any, names: list[str], every: bool) -> list[str]:
+def _to_verify(base: Database, names: list[str], every: bool) -> list[str]:
     """The tables to check: those named, or with ``--all`` every built one."""
     from pipeline.errors import PuzzleDBError
 
@@ -190,13 +187,13 @@ def _to_verify(base: Any, names: list[str], every: bool) -> list[str]:
     return built
 
 
-def _verify_one(base: Any, name: str, go_on: bool) -> tuple[Any, int | None]:
+def _verify_one(base: Database, name: str, go_on: bool) -> tuple[Report, int | None]:
     """The report on one table and the manifest's count (a failed check stops early,
     so the rows it read say less). ``go_on``: a table that cannot be opened is a
     failed report, so the others are still checked."""
     from pipeline.cli.bars import VerifyBars
     from pipeline.errors import PuzzleDBError
-    from pipeline.verify.report import Report
+    from pipeline.verify.report import Report as Made
 
     try:
         table = base.table(name)
@@ -205,10 +202,10 @@ def _verify_one(base: Any, name: str, go_on: bool) -> tuple[Any, int | None]:
     except PuzzleDBError as e:
         if not go_on:
             raise
-        return Report(name, problems=[str(e)]), None
+        return Made(name, problems=[str(e)]), None
 
 
-def _verified(r: Any, total: int | None) -> dict[str, Any]:
+def _verified(r: Report, total: int | None) -> dict[str, object]:
     return {
         "puzzle": r.table,
         "ok": r.ok,
@@ -218,7 +215,7 @@ def _verified(r: Any, total: int | None) -> dict[str, Any]:
     }
 
 
-def _print_verified(r: Any, total: int | None, brief: bool = False) -> None:
+def _print_verified(r: Report, total: int | None, brief: bool = False) -> None:
     """The checks passed, or the problems found, under one line naming the table
     (``brief``: that line only, a failure's first problem on it)."""
     if r.ok:

@@ -8,14 +8,20 @@ run of one peg's jumps is one move).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from pipeline.words import plural
 
+if TYPE_CHECKING:
+    from pipeline.answers import Solution
+    from pipeline.puzzles.base import Puzzle
 
-def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[Any] | None = None) -> None:
+
+def print_walk(
+    p: Puzzle, sol: Solution, oneline: bool, tiles: list[int] | list[list[int]] | None = None
+) -> None:
     """The count, the line and the boards of a table walk, all in one order: the line's.
 
     A walk from the goal lists the position first; a walk from the start is
@@ -43,7 +49,7 @@ def print_walk(p: Any, sol: Any, oneline: bool, tiles: list[Any] | None = None) 
         typer.echo(drawn)
 
 
-def head(p: Any, sol: Any, states: list[int]) -> str:
+def head(p: Puzzle, sol: Solution, states: list[int]) -> str:
     """``3x3: 31 moves to the goal (optimal)``; steps that are not moves are counted apart."""
     steps, word = len(states) - 1, p.step_word
     if word == "move":
