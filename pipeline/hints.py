@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 from pathlib import Path
+
+from pipeline.words import size_of
 
 #: The environment variable that names the data folder.
 DATA_ENV = "PUZZLEDB_DATA"
@@ -63,8 +66,6 @@ def not_built(name: str, data: Path, positions: int | None, patterns: str | None
             f"{command(f'solve {name} POSITION', data)} finds an optimal line with its "
             f"pattern tables (built on first use, or by {build(patterns, data)})",
         )
-    from pipeline.engine.budget import size_of
-
     return (
         f"{name} is not built, nor can it be here: its {positions:,} positions would take about "
         f"{size_of(need)}, more than the {size_of(free)} free; " + ", and ".join(ways)
@@ -79,8 +80,6 @@ def fits(data: Path, positions: int | None) -> bool:
 
 def _free(data: Path) -> int | None:
     """The free bytes where ``data`` is (or would be made); None when unknown."""
-    import shutil
-
     for p in (data, *Path(os.path.abspath(data)).parents):
         try:
             return shutil.disk_usage(p).free

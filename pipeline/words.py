@@ -1,4 +1,5 @@
-"""Numbers in words for people: counts with the right plural, rates with a unit."""
+"""Numbers in words for people: counts with the right plural, rates, sizes and durations
+with a unit."""
 
 from __future__ import annotations
 
@@ -17,6 +18,15 @@ def rate(per_second: float, unit: str = "/s") -> str:
     if per_second >= 1e4:
         return f"{per_second / 1e3:.0f} k{unit}"
     return f"{per_second:,.0f}{unit}"
+
+
+def size_of(nbytes: float) -> str:
+    """Bytes for people: '512 B', '3.5 KiB', '190 MiB', '1.5 GiB'."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(nbytes) < 1024 or unit == "GiB":
+            break
+        nbytes /= 1024
+    return f"{nbytes:,.0f} {unit}" if unit == "B" or nbytes >= 100 else f"{nbytes:.3g} {unit}"
 
 
 def seconds(s: float) -> str:

@@ -1,7 +1,7 @@
 """The package's rooms import only the rooms below them (docs/ARCHITECTURE.md).
 
 A room is a top-level module or package of ``pipeline``. The order, lowest
-first: the words every room uses (errors, words, hints, answers); the engine,
+first: the words every room uses (errors, words, answers, then hints); the engine,
 which knows no puzzle and no file; storage, the data contract on disk; the
 puzzles; the executors; the build loop; the readers of built tables (query,
 then verify and solvers); the service, which answers every question once; the
@@ -15,23 +15,23 @@ from tests.test_import_cycles import edges, modules
 RANKS = {
     "errors": 0,
     "words": 0,
-    "hints": 0,
+    "hints": 1,  # says sizes in words.py's words
     "answers": 0,
-    "engine": 1,
-    "draw": 1,
-    "storage": 2,
-    "puzzles": 3,
-    "executors": 4,
-    "build": 5,
-    "query": 6,
-    "verify": 7,
-    "solvers": 7,
-    "service": 8,
-    "pictures": 9,
-    "api": 10,
-    "serve": 11,
-    "cli": 12,
-    "": 13,  # pipeline/__init__.py: the public import name
+    "engine": 2,
+    "draw": 2,
+    "storage": 3,
+    "puzzles": 4,
+    "executors": 5,
+    "build": 6,
+    "query": 7,
+    "verify": 8,
+    "solvers": 8,
+    "service": 9,
+    "pictures": 10,
+    "api": 11,
+    "serve": 12,
+    "cli": 13,
+    "": 14,  # pipeline/__init__.py: the public import name
 }
 
 
