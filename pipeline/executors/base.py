@@ -34,6 +34,11 @@ from pipeline.storage.reader import LevelFiles
 #: them (True: the executor may reuse the arrays) or kept them.
 Sink = Callable[[States, States, "States | None"], bool]
 
+#: A level file's entry as storage/writer.write_part returns it: the fields of the
+#: manifest's FileEntry (name, depth, rows, bytes, sha256, state range), and a
+#: family's own (a symmetric table's orbits).
+Entry = dict[str, Any]  # Any: the writer's entries hold str, int and None values
+
 
 @dataclass(frozen=True)
 class Place:
@@ -62,7 +67,7 @@ class Destination:
     #: The frontier and the excluded levels as files, once every pending write is done.
     on_disk: Callable[[], tuple[LevelFiles, list[LevelFiles]]]
     #: Takes the entries of the level's files (storage/manifest.py), in state order.
-    parts: Callable[[list[dict[str, Any]]], None]
+    parts: Callable[[list[Entry]], None]
 
 
 @dataclass(frozen=True)

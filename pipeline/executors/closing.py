@@ -91,7 +91,7 @@ class _Kept:
         self.room = max(job.work - job.held, job.work // 4) // 2
         self.stats = StepStats(pairs=0, buckets=0)
 
-    def make(self, made: list[InMemory]) -> InMemory | None:
+    def make(self, made: list[_Made]) -> _Made | None:
         job = self.job
         first = not made
         frontier = job.frontier if first else made[-1]
@@ -113,8 +113,17 @@ class _Kept:
         stats.expand += done.expand
         stats.dedup += done.dedup
 
-    def unite(self, made: list[InMemory]) -> None:
+    def unite(self, made: list[_Made]) -> None:
         _union(made, self.sink, max(1, self.room // MERGE_BYTES), self.job.buckets or 1)
+
+
+class _Made(InMemory):
+    """A round as a level: its states and, always, their parents."""
+
+    parents: States
+
+    def __init__(self, depth: int, states: States, parents: States) -> None:
+        super().__init__(depth, states, parents)
 
 
 def _free_rules(job: LevelJob) -> MoveRules:
@@ -151,20 +160,20 @@ class _Collector:
             self.runs = []
         return True
 
-    def finish(self, depth: int) -> InMemory:
+    def finish(self, depth: int) -> _Made:
         """The round as a level (memory-mapped when it was spilled)."""
         mapped = self.files.mapped() if self.files is not None else None
         if mapped is not None:
-            return InMemory(depth, *mapped)
+            return _Made(depth, *mapped)
         if len(self.runs) == 1:
-            return InMemory(depth, *self.runs[0])
+            return _Made(depth, *self.runs[0])
         empty = np.empty(0, np.uint64)
         states = np.concatenate([r[0] for r in self.runs]) if self.runs else empty
         parents = np.concatenate([r[1] for r in self.runs]) if self.runs else empty
-        return InMemory(depth, states, parents)
+        return _Made(depth, states, parents)
 
 
-def _union(rounds: list[InMemory], sink: Sink, rows: int, least: int) -> None:
+def _union(rounds: list[_Made], sink: Sink, rows: int, least: int) -> None:
     """The disjoint sorted rounds to the sink as one sorted level, in child ranges
     of about ``rows`` rows (at least ``least`` ranges)."""
     n = sum(len(r) for r in rounds)

@@ -50,20 +50,19 @@ class SequentialExecutor(Lifecycle):
             return closing.run(self.run_level, job, sink, None)
         rows = Rows(job.rules)
         clock = time.perf_counter()
-        stats = StepStats(buckets=self.ranges)
+        pairs = 0
         step = -(-(1 << 64) // self.ranges)
         for lo, hi in itertools.pairwise([*range(0, 1 << 64, step), 1 << 64]):
             moves = self._moves(job, rows)
             child = rows.children(rows.lead(moves))
             inside = (child >= np.uint64(lo)) & (child <= np.uint64(hi - 1))
-            stats.pairs += int(inside.sum())
+            pairs += int(inside.sum())
             result = rows.resolve(
                 rows.order(moves[inside]), [e.between(lo, hi) for e in job.excluded]
             )
             if len(result[0]):
                 sink(*result)
-        stats.dedup = time.perf_counter() - clock
-        return stats
+        return StepStats(pairs=pairs, buckets=self.ranges, dedup=time.perf_counter() - clock)
 
     @staticmethod
     def _moves(job: LevelJob, rows: Rows) -> np.ndarray:

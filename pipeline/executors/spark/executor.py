@@ -17,8 +17,8 @@ rounds (all cut by the same child ranges); each range's parts of several
 rounds are then merged by a task (a job without shuffle). A reduce reports
 whether a zero-cost move leaves its rows, so no job is run for an empty round.
 
-Levels smaller than ``threshold`` are quicker on the driver (a Spark stage
-costs about half a second): this executor hands them to the local executor it
+Levels smaller than ``threshold`` are quicker on the driver (a Spark job has a
+fixed cost: docs/CLUSTER.md): this executor hands them to the local executor it
 holds, as it does every level of a build with path counts and of a table with
 columns of the puzzle's own.
 """
@@ -28,17 +28,25 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
 from pipeline.engine.level import SAMPLE, sample
 from pipeline.errors import PuzzleDBError
 from pipeline.executors import closing
-from pipeline.executors.base import Destination, LevelJob, Lifecycle, Place, Sink, StepStats
+from pipeline.executors.base import (
+    Destination,
+    Entry,
+    LevelJob,
+    Lifecycle,
+    Place,
+    Sink,
+    StepStats,
+)
 from pipeline.executors.local.executor import LocalExecutor
 from pipeline.executors.spark import tasks
 from pipeline.executors.spark.session import SparkUnavailable, check_shared, session
@@ -46,6 +54,10 @@ from pipeline.storage import scratch
 from pipeline.storage.format import level_file_name
 from pipeline.storage.manifest import FileEntry
 from pipeline.storage.reader import LevelFiles
+
+if TYPE_CHECKING:
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
 
 #: Levels below this many positions run on the driver (the local executor).
 THRESHOLD = 100_000
@@ -59,7 +71,7 @@ RANGE_MOVES = 16 << 20
 MAX_PARTS = 1000
 #: One round of a level: each child range's result (in range order), and the
 #: seconds the map tasks spent expanding and sorting.
-Round = tuple[list[dict[str, Any]], float]
+Round = tuple[list[tasks.Reduced], float]
 
 
 class SparkExecutor(Lifecycle):
@@ -86,10 +98,10 @@ class SparkExecutor(Lifecycle):
         self.conf = conf
         self.crash_once = crash_once
         self.local = LocalExecutor()
-        self._spark: Any = None
+        self._spark: SparkSession | None = None
         self._checked: set[Path] = set()
         #: Where each Spark level's time went (seconds; the benchmark prints them).
-        self.timings: list[dict[str, Any]] = []
+        self.timings: list[dict[str, float]] = []
         self._sample: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
         self._staging: set[Path] = set()
 
@@ -130,6 +142,11 @@ class SparkExecutor(Lifecycle):
             check_shared(self._spark, data / ".staging")
             self._checked.add(data)
 
+    def _context(self) -> SparkContext:
+        """The context of the session :meth:`start` made (a level starts it first)."""
+        assert self._spark is not None, "start() comes first"
+        return self._spark.sparkContext
+
     def run_level(self, job: LevelJob, sink: Sink) -> StepStats:
         """The level as files written by the workers, handed to ``job.table``; a level
         Spark should not make (:meth:`takes`), by the local executor."""
@@ -149,7 +166,7 @@ class SparkExecutor(Lifecycle):
 
     def _write_level(
         self, table: Destination, frontier: LevelFiles, excluded: list[LevelFiles], free: bool
-    ) -> tuple[list[dict[str, Any]], StepStats]:
+    ) -> tuple[list[Entry], StepStats]:
         """Make the level after ``frontier``; its files' entries.
 
         A level with zero-cost moves (``free``) is closed in rounds by closing.close,
@@ -163,7 +180,7 @@ class SparkExecutor(Lifecycle):
         self._staging.add(Path(step.staging))
         shutil.rmtree(step.level_dir(), ignore_errors=True)  # a killed build's rounds
         planned = time.perf_counter()
-        level = _Rounds(step, self._spark.sparkContext, self._run, self._publish)
+        level = _Rounds(step, self._context(), self._run, self._publish)
         rounds = [r for r, _ in closing.close(level)]
         files, ran = level.files, level.ran
         got = [x["sample"] for rs in rounds for x in rs if len(x["sample"][0])]
@@ -195,7 +212,7 @@ class SparkExecutor(Lifecycle):
     def _run(self, step: tasks.Step) -> Round:
         """One Spark job: the step's map, shuffle and reduce; each range's result (in
         range order) and the seconds the map tasks spent expanding and sorting."""
-        sc = self._spark.sparkContext
+        sc = self._context()
         entries = list(step.frontier)
         r = len(step.cuts) - 1
         if not entries:
@@ -226,7 +243,7 @@ class SparkExecutor(Lifecycle):
         moves = rows.make(states, parents if rows.want[0] else None, None)
         n = len(frontier)
         want = self.ranges or max(
-            self._spark.sparkContext.defaultParallelism,
+            self._context().defaultParallelism,
             -(-int(n * len(moves) / max(1, len(states))) // RANGE_MOVES),
         )
         return tasks.Step(
@@ -242,9 +259,9 @@ class SparkExecutor(Lifecycle):
             closing=free,
         )
 
-    def _publish(self, step: tasks.Step, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _publish(self, step: tasks.Step, results: list[tasks.Written]) -> list[Entry]:
         """Move every range's parts into the level, numbered in state order."""
-        files = []
+        files: list[Entry] = []
         for x in results:
             for entry in x["files"]:
                 if not entry["rows"]:
@@ -271,12 +288,12 @@ class _Rounds:
     def __init__(
         self,
         step: tasks.Step,
-        sc: Any,
+        sc: SparkContext,
         run: Callable[[tasks.Step], Round],
-        publish: Callable[[tasks.Step, list[dict[str, Any]]], list[dict[str, Any]]],
+        publish: Callable[[tasks.Step, list[tasks.Written]], list[Entry]],
     ) -> None:
         self.step, self.sc, self.run, self.publish = step, sc, run, publish
-        self.files: list[dict[str, Any]] = []
+        self.files: list[Entry] = []
         self.mapped = 0.0
         self.ran = 0.0
 
@@ -289,7 +306,7 @@ class _Rounds:
         self.mapped += done[1]
         return done
 
-    def _next(self, rounds: list[list[dict[str, Any]]]) -> tasks.Step:
+    def _next(self, rounds: list[list[tasks.Reduced]]) -> tasks.Step:
         """The step of the round after ``rounds``: from the last round's parts by the
         zero-cost moves, against the excluded levels and every round so far."""
         step = self.step
@@ -305,7 +322,7 @@ class _Rounds:
         self.ran = time.perf_counter()
         self.files = self.publish(self.step, self._merged([r for r, _ in made]))
 
-    def _merged(self, rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    def _merged(self, rounds: list[list[tasks.Reduced]]) -> list[tasks.Written]:
         """Each range's parts of the level: its one round's as they are, those of several
         rounds merged by a task each."""
         step = self.step  # what the tasks take (never self: it holds the SparkContext)
@@ -336,7 +353,7 @@ def _int_env(name: str, default: int) -> int:
     return int(text)
 
 
-def _entries(step: tasks.Step, results: list[dict[str, Any]]) -> list[FileEntry]:
+def _entries(step: tasks.Step, results: Sequence[tasks.Written]) -> list[FileEntry]:
     """The parts the ``results`` wrote, named from the staging folder (a round's files
     are read as a level where they lie)."""
     staging = Path(step.staging)

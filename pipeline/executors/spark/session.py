@@ -16,14 +16,18 @@ import socket
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from pipeline.engine.kernel_cache import kernel_digest
 from pipeline.errors import PuzzleDBError
 from pipeline.executors.spark import jvm_stderr
 from pipeline.executors.spark.java import java_home
+from pipeline.executors.spark.tasks import probe
 from pipeline.storage import files
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 #: The JVM's start, the build's longest silence, said to whoever runs it (the CLI prints it).
 log = logging.getLogger(__name__)
@@ -42,7 +46,7 @@ class SparkUnavailable(PuzzleDBError):
     """Spark cannot run the build: no pyspark, no master, no shared data folder."""
 
 
-def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any:
+def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> SparkSession:
     """The process's SparkSession on ``master`` (the active one when there is one)."""
     try:
         from pyspark.sql import SparkSession
@@ -69,15 +73,15 @@ def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any
         "spark.driver.extraJavaOptions": quiet,
         "spark.executor.extraJavaOptions": quiet,
         "spark.executorEnv.PYSPARK_PYTHON": os.environ["PYSPARK_PYTHON"],
-        # The shuffle moves byte arrays: Kryo writes them a third quicker than Java's
-        # serializer (measured: 200 MB of keys on local-cluster[2,1,4096]).
+        # The shuffle moves byte arrays: Kryo writes them quicker than Java's
+        # serializer (measured: docs/CLUSTER.md).
         "spark.serializer": "org.apache.spark.serializer.KryoSerializer",
         **(conf or {}),
     }
     return _started(SparkSession.builder.master(master).appName("puzzledb"), settings, master)
 
 
-def _started(builder: Any, settings: dict[str, str], master: str) -> Any:
+def _started(builder: SparkSession.Builder, settings: dict[str, str], master: str) -> SparkSession:
     """The session of ``builder`` with ``settings``; numba's cache on every executor."""
     local = master.startswith("local")  # workers of local mode share the driver's cache
     cache = os.environ.get("NUMBA_CACHE_DIR", NUMBA_CACHE) if local else NUMBA_CACHE
@@ -95,7 +99,7 @@ def _started(builder: Any, settings: dict[str, str], master: str) -> Any:
     return spark
 
 
-def _stop(spark: Any) -> None:
+def _stop(spark: SparkSession) -> None:
     with contextlib.suppress(Exception):
         spark.stop()
 
@@ -168,11 +172,9 @@ def _check_form(master: str) -> None:
         )
 
 
-def check_shared(spark: Any, folder: Path) -> None:
+def check_shared(spark: SparkSession, folder: Path) -> None:
     """Every executor must see ``folder`` as this driver does (a shared POSIX path):
     a file written here is read back by a task on each executor."""
-    from pipeline.executors.spark.tasks import probe
-
     folder.mkdir(parents=True, exist_ok=True)
     token = secrets.token_hex(8)
     path = folder / f".spark-probe-{os.getpid()}"

@@ -15,13 +15,23 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
+from pipeline.engine.core import Expander, Graph
+from pipeline.engine.rows import MoveRules, Rows
+from pipeline.executors.base import Entry
+from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.registry import Registry
 from pipeline.storage import scratch
 from pipeline.storage.format import FILE_ROWS
 from pipeline.storage.manifest import FileEntry
+from pipeline.storage.reader import LevelFiles
+from pipeline.storage.writer import write_part
+
+if TYPE_CHECKING:
+    from pyspark import Accumulator
 
 #: Frontier rows expanded at a time in a map task.
 MAP_ROWS = 1 << 20
@@ -62,46 +72,66 @@ class Step:
         return scratch.level_parts(Path(self.staging), "spark", self.depth + 1)
 
 
-_PUZZLES: dict[tuple[str, str], Any] = {}
-_ROWS: dict[tuple[str, str, bool], Any] = {}
+class Written(TypedDict):
+    """A child range's parts, written: the range, the folder they are in, their entries."""
+
+    range: int
+    dir: str
+    files: list[Entry]
 
 
-def puzzle_for(puzzle: str, data: str) -> Any:
+class Reduced(Written):
+    """A reduce's result: the range's parts, and what the driver plans the next step with."""
+
+    #: Moves the range received.
+    pairs: int
+    #: Seconds of each of REDUCE_PHASES.
+    seconds: dict[str, float]
+    #: Every so many of the range's new states, with their parents (the next level's cuts).
+    sample: tuple[np.ndarray, np.ndarray]
+    #: Whether a zero-cost move leaves the range's new states.
+    free_moves: bool
+
+
+_PUZZLES: dict[tuple[str, str], Puzzle] = {}
+_ROWS: dict[tuple[str, str, bool], Rows] = {}
+
+
+def puzzle_for(puzzle: str, data: str) -> Puzzle:
     """The puzzle in this process (a worker resolves the name itself: it holds no
     Folder), bound to the data folder, made once."""
     key = (puzzle, data)
     if key not in _PUZZLES:
-        from pipeline.puzzles.registry import Registry
-
         _PUZZLES[key] = Registry(Path(data)).puzzle(puzzle).bind(Path(data))
     return _PUZZLES[key]
 
 
-def rows_for(puzzle: str, data: str, free: bool = False) -> Any:
+def rows_for(puzzle: str, data: str, free: bool = False) -> Rows:
     """The puzzle's moves in this process (compiled kernels when it has them), made once;
     ``free``: its zero-cost moves as plain moves (the rounds after the first)."""
     key = (puzzle, data, free)
     if key not in _ROWS:
-        from pipeline.engine.core import Graph
-        from pipeline.engine.rows import MoveRules, Rows
-
         p = puzzle_for(puzzle, data)
         skip_back = p.graph is not Graph.LAYERED
         if free:
-            _ROWS[key] = Rows(MoveRules(p.expand_free, None, None, False, skip_back))
+            _ROWS[key] = Rows(MoveRules(_zero_cost(p), None, None, False, skip_back))
         else:
             kernels = p.kernels if p.has_kernels else None
             _ROWS[key] = Rows(MoveRules(p.expand, kernels, None, False, skip_back))
     return _ROWS[key]
 
 
+def _zero_cost(p: Puzzle) -> Expander:
+    """The puzzle's zero-cost moves (only a level closed in rounds asks for them)."""
+    assert p.expand_free is not None, f"{p.name} has no zero-cost moves"
+    return p.expand_free
+
+
 def expand_file(
-    step: Step, entry: FileEntry, seconds: Any = None
+    step: Step, entry: FileEntry, seconds: Accumulator[float] | None = None
 ) -> Iterator[tuple[int, np.ndarray]]:
     """Map: every move out of one frontier file, split by child range, as (range, chunk)
     records (``seconds``, an accumulator, gets the time spent reading, expanding, splitting)."""
-    from pipeline.storage.reader import LevelFiles
-
     clock = time.perf_counter()
     rows = rows_for(step.puzzle, step.data, step.round > 0)
     inner = np.array([rows.key_bound(c) for c in step.cuts[1:-1]], np.uint64)
@@ -120,11 +150,12 @@ def expand_file(
         clock = time.perf_counter()
 
 
-def split(rows: Any, moves: np.ndarray, inner: np.ndarray) -> list[np.ndarray]:
+def split(rows: Rows, moves: np.ndarray, inner: np.ndarray) -> list[np.ndarray]:
     """The moves of each child range (``inner``: the lead values that start ranges 1..).
 
     A few ranges are picked out by comparisons (unsorted: the reduce sorts, and
-    numpy sorts random keys twice as fast as the sorted runs of several maps);
+    numpy sorts random keys faster than the sorted runs of several maps:
+    docs/CLUSTER.md);
     many ranges, by sorting the moves once and cutting them."""
     if len(inner) > MASK_RANGES:
         moves = rows.order(moves)
@@ -143,11 +174,9 @@ def split(rows: Any, moves: np.ndarray, inner: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def reduce_range(step: Step, r: int, records: Iterable[tuple[int, np.ndarray]]) -> dict[str, Any]:
+def reduce_range(step: Step, r: int, records: Iterable[tuple[int, np.ndarray]]) -> Reduced:
     """Reduce: the range's new states with the smallest parent each, minus the excluded
     levels' states in the range (read by row-group statistics), written as parts."""
-    from pipeline.storage.reader import LevelFiles
-
     rows = rows_for(step.puzzle, step.data, step.round > 0)
     chunks = [chunk for _, chunk in records]
     moves = np.concatenate(chunks) if chunks else rows.empty()
@@ -179,15 +208,13 @@ def _free_moves(step: Step, states: np.ndarray) -> bool:
     """Whether a zero-cost move leaves any of ``states`` (else the next round is empty)."""
     if not step.closing or not len(states):
         return False
-    _, children = puzzle_for(step.puzzle, step.data).expand_free(states)
+    _, children = _zero_cost(puzzle_for(step.puzzle, step.data))(states)
     return bool(len(children))
 
 
-def union_range(step: Step, r: int, rounds: list[list[FileEntry]]) -> dict[str, Any]:
+def union_range(step: Step, r: int, rounds: list[list[FileEntry]]) -> Written:
     """The parts of one child range in each round of a closed level, merged into the
     range's parts (the rounds hold disjoint states: one sort, no ties)."""
-    from pipeline.storage.reader import LevelFiles
-
     got = [LevelFiles(Path(step.staging), step.depth + 1, files).read() for files in rounds]
     states = np.concatenate([g.states for g in got])
     order = np.argsort(states, kind="stable")
@@ -198,14 +225,12 @@ def union_range(step: Step, r: int, rounds: list[list[FileEntry]]) -> dict[str, 
 
 def _write_range(
     step: Step, r: int, round: int | None, states: np.ndarray, parents: np.ndarray
-) -> dict[str, Any]:
+) -> Written:
     """Child range ``r``'s rows written as parts of the new level, in a new folder of
     the round's (None: of the rounds united); the range, the folder and the entries."""
-    from pipeline.storage.writer import write_part
-
     out = scratch.range_parts(step.level_dir(), r, round)
     meta = dict(step.metadata)
-    entries = []
+    entries: list[Entry] = []
     for k, a in enumerate(range(0, len(states), FILE_ROWS)):
         cut = slice(a, a + FILE_ROWS)
         entries.append(write_part(out, step.depth + 1, k, states[cut], parents[cut], meta))
