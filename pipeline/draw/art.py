@@ -15,16 +15,27 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from pipeline.draw import geometry
 from pipeline.draw.svg import el, num, text
 
 
-class Drawable(Protocol):
-    """What the base drawing reads of a puzzle: its cell codec (count, symbols, layout)."""
+class Codec(geometry.Layout, Protocol):
+    """What the base drawing reads of a puzzle's cell codec (pipeline/puzzles/base.py's
+    Cells): its layout, each value's symbol and a state's cell values."""
 
-    cells: Any
+    @property
+    def symbols(self) -> Sequence[str]: ...
+
+    def values(self, state: int) -> list[int]: ...
+
+
+class Drawable(Protocol):
+    """What the base drawing reads of a puzzle: its cell codec."""
+
+    @property
+    def cells(self) -> Codec: ...
 
 
 #: Pixels between neighbouring cells.
@@ -51,7 +62,7 @@ class Art:
     #: Cells drawn as squares (hexagons on a triangular lattice), so marked by one.
     squares = False
 
-    def __init__(self, puzzle: Any) -> None:
+    def __init__(self, puzzle: Drawable) -> None:
         self.puzzle = puzzle
         self.spots = self.layout()
 

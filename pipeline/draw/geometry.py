@@ -20,8 +20,11 @@ from typing import Protocol
 class Layout(Protocol):
     """What the geometry reads of a puzzle's cell codec (pipeline/puzzles/base.py's Cells)."""
 
-    count: int
-    layout: str
+    @property
+    def count(self) -> int: ...
+
+    @property
+    def layout(self) -> str: ...
 
     @property
     def width(self) -> int: ...

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from pipeline.engine.packed import Kernels
-    from pipeline.storage.table import Table
+    from pipeline.storage.table import Hit, Table
 
 
 def sql_str(text: str) -> str:
@@ -410,7 +410,7 @@ class Puzzle(ABC):
         position as typed (symmetric tables map each class back); here the walk itself."""
         return line
 
-    def unsolved(self, state: int, where: Any, own_built: bool) -> PuzzleDBError:
+    def unsolved(self, state: int, where: Hit | None, own_built: bool) -> PuzzleDBError:
         """Why a position is missing from the table that solves it (``solved_by``):
         ``where`` is its row in this puzzle's own table (None if not there or not
         built, ``own_built`` telling which); a puzzle solved by its own table: not there."""
@@ -427,7 +427,7 @@ class Puzzle(ABC):
     #: Columns a level file holds besides state, depth and parent (symmetric peg
     #: tables: ``class_size``), their values (:attr:`extra_columns`) and their
     #: documentation in the manifest.
-    extra_fields: tuple[pa.Field, ...] = ()
+    extra_fields: tuple[pa.Field[pa.DataType], ...] = ()
     extra_columns: Callable[[States], dict[str, np.ndarray]] | None = None
     extra_docs: Mapping[str, str] = MappingProxyType({})
     #: Verify's checks of those columns, given the table: (problems, checks made).

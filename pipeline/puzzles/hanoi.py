@@ -99,6 +99,7 @@ class HanoiArt(Art):
     there (1 the smallest, 0 none), tagged with the disk and its peg.
     """
 
+    puzzle: Hanoi
     board_fill = "none"
     squares = True
 

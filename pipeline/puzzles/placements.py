@@ -110,6 +110,7 @@ MAGIC9 = Placement(
 class PlaceArt(Art):
     """Places on the triangle's sides, each with its number once placed."""
 
+    puzzle: Placement
     board_fill = "#eceff1"
 
     def underlay(self) -> str:

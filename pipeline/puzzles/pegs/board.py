@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -47,10 +47,12 @@ from pipeline.answers import Origin
 from pipeline.engine.core import Expander, Graph, States, absent
 from pipeline.errors import BadPosition, NotBuilt, PositionLost, PuzzleDBError
 from pipeline.puzzles.base import Cells, Puzzle, StepNote
+from pipeline.storage.table import Hit, Table
 from pipeline.words import plural
 
 if TYPE_CHECKING:
     from pipeline.engine.packed import Kernels
+    from pipeline.storage.manifest import Manifest
 
 #: Where the moves board keeps ``1 + the hole the last jump landed in``.
 LAST_SHIFT = 48
@@ -291,7 +293,7 @@ class PegPuzzle(Puzzle):
             "jumps": [list(j) for j in self.board.jumps],
         }
 
-    def unsolved(self, state: int, where: Any, own_built: bool) -> PuzzleDBError:
+    def unsolved(self, state: int, where: Hit | None, own_built: bool) -> PuzzleDBError:
         """Lost (the start reaches it, no line wins from it) or unreachable."""
         text = self.text(state)
         if where is not None:
@@ -389,7 +391,7 @@ class PegMovesPuzzle(PegPuzzle):
     """The same board counted in moves: a run of jumps by one peg is one move."""
 
     graph = Graph.GENERAL
-    kernels = None  # type: ignore[assignment]  # states carry the last landing hole
+    kernels = None  # states carry the last landing hole
     has_kernels = False
 
     def __init__(self, board: Board, *, name: str, default: bool = False) -> None:
@@ -462,7 +464,7 @@ class WinnablePuzzle(Puzzle):
         self.requires = (forward.name,)
         self._start_pegs = forward.board.count - 1
         self._source: Callable[[int], States] | None = None
-        self._source_manifest: Callable[[], Any] | None = None
+        self._source_manifest: Callable[[], Manifest] | None = None
         self._cache: dict[int, States] = {}
         self._masks = forward._masks
         self.spec = forward.spec
@@ -470,8 +472,6 @@ class WinnablePuzzle(Puzzle):
     def bind(self, data: Path) -> WinnablePuzzle:
         """The same puzzle reading reachable positions from ``data/<forward>``
         (the one read of storage a family makes: a derived table's source)."""
-        from pipeline.storage.table import Table
-
         bound = type(self)(self.forward, default=self.default)
         folder = data / self.forward.name
         # Every state of a level, sorted: the range with no upper end.

@@ -18,13 +18,13 @@ Imported on first use, like moves.py.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numba import njit
 
 from pipeline.engine.packed import Kernels, bit_position, resolve_core, room
-from pipeline.puzzles.pegs.moves import each_jump, no_start
+from pipeline.puzzles.pegs.moves import each_jump, no_start, peg_moves
 
 #: Room for the chains being walked (a chain is at most a board's pegs long).
 STACK = 4096
@@ -42,12 +42,13 @@ def jump_table(n: int, jumps: Sequence[tuple[int, int, int]]) -> tuple[np.ndarra
     return over, to
 
 
-def _follower(over_bit: int):
+def _follower(over_bit: int) -> Callable[..., int]:
     """The walk of a peg's chains; ``over_bit`` is what a jump needs over its
     middle hole: 1 (a peg, removed) forwards, 0 (a hole, filled) for reversed
     jumps. The tag is the same either way (``overs`` the holes that flip), and
     so is the undo. A constant of the closure, so each walk compiles with it
-    folded (as an argument it cost the forward walk 6 to 8 %)."""
+    folded (as an argument it slows the forward walk: docs/BENCHMARKS.md, figures
+    behind the code)."""
     need = np.uint64(over_bit)
 
     @njit(inline="always")
@@ -305,9 +306,7 @@ def _places(
 
 def _grid_args(
     n: int, holes: Sequence[tuple[int, int]], jumps: Sequence[tuple[int, int, int]]
-) -> tuple | None:
+) -> tuple[object, ...] | None:
     """The board's grid and jump lines as moves.py lays them (to find first jumps)."""
-    from pipeline.puzzles.pegs.moves import peg_moves
-
     single = peg_moves(holes, jumps)
     return None if single is None else single.args

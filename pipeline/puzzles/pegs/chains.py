@@ -11,9 +11,9 @@ Why not the state triangle15-moves keeps (board plus the hole the last jump
 landed in, continuing jumps costing nothing): it stores several states a board
 (13,235 rows for triangle15's 4,237 boards; on the English board 1.05, 1.29,
 1.49 states a board within 3, 4, 5 moves, growing), needs a view to give one
-depth a board, and its zero-cost moves run only in memory today; the chains
-cost a compiled walk a board and use the packed, budgeted step as it is
-(docs/PEG_MOVES.md).
+depth a board, and closes each level under its zero-cost moves in rounds
+(executors/closing.py); the chains cost a compiled walk a board and use the
+packed, budgeted step as it is (docs/PEG_MOVES.md).
 
 ``<board>-moves-winnable`` counts the other way: the fewest moves from every
 board that can reach one peg in the centre, enumerated backwards from the goal

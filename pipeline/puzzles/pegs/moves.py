@@ -38,8 +38,8 @@ def each_jump(states, lo, hi, out, args, start, jumped, extra):
     new count, or -1 when ``out`` is full (``out`` then doubles and it is asked
     again; room for ``args``'s ``most`` keys is made before each state). Both are
     the caller's ``@njit(inline="always")`` functions, compiled in place; ``jumped``
-    returns a count, never ``out`` itself, and is called from one place: either
-    way round made the kernels slower.
+    returns a count, never ``out`` itself, and is called from one place (the kernels
+    are slower either other way).
     """
     to_grid, grid, left, right, lines, jump_at, _, bit_index, most = args[:9]
     m = 0

@@ -18,8 +18,6 @@ on a jump line.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pipeline.puzzles.pegs.board import LAST_SHIFT, Board, PegPuzzle
 from pipeline.puzzles.spec.base import Problem, Spec
 
@@ -32,10 +30,11 @@ MAX_HOLES = LAST_SHIFT
 
 def load(spec: Spec) -> PegPuzzle:
     t = spec.table
-    if not isinstance(t["picture"], str) or "{" in t["picture"] or "}" in t["picture"]:
+    picture = t["picture"]
+    if not isinstance(picture, str) or "{" in picture or "}" in picture:
         raise Problem("pegs.picture", "must be a string: an o for each hole (no braces)")
     steps = _steps(t["steps"])
-    board = Board(spec.name, spec.title, t["picture"], steps, centre=0)
+    board = Board(spec.name, spec.title, picture, steps, centre=0)
     n = board.count
     if n < 3:
         raise Problem("pegs.picture", f"{n} holes: a jump needs three in a line")
@@ -48,7 +47,7 @@ def load(spec: Spec) -> PegPuzzle:
     if not board.jumps:
         raise Problem("pegs.steps", "no three holes of the picture lie in a line along them")
     for i, step in enumerate(steps):
-        if not Board(spec.name, spec.title, t["picture"], (step,), centre=0).jumps:
+        if not Board(spec.name, spec.title, picture, (step,), centre=0).jumps:
             raise Problem(f"pegs.steps[{i}]", _no_line(step))
     lonely = sorted(set(range(n)) - {h for j in board.jumps for h in j})
     if lonely:
@@ -56,7 +55,7 @@ def load(spec: Spec) -> PegPuzzle:
     start = t["start"]
     if not isinstance(start, int) or isinstance(start, bool) or not 0 <= start < n:
         raise Problem("pegs.start", f"a hole of the picture, 0..{n - 1}")
-    board = Board(spec.name, spec.title, t["picture"], steps, centre=start)
+    board = Board(spec.name, spec.title, picture, steps, centre=start)
     return PegPuzzle(board, name=spec.name)
 
 
@@ -70,9 +69,10 @@ def _no_line(step: tuple[int, int]) -> str:
     )
 
 
-def _steps(value: Any) -> tuple[tuple[int, int], ...]:
-    ok = isinstance(value, list) and value
-    for i, v in enumerate(value if ok else []):
+def _steps(value: object) -> tuple[tuple[int, int], ...]:
+    if not isinstance(value, list) or not value:
+        raise Problem("pegs.steps", "a list of steps [rows, columns], e.g. [[0, 2], [1, 0]]")
+    for i, v in enumerate(value):
         if not (
             isinstance(v, list)
             and len(v) == 2
@@ -81,6 +81,4 @@ def _steps(value: Any) -> tuple[tuple[int, int], ...]:
             raise Problem(f"pegs.steps[{i}]", "a step is [rows, columns], two whole numbers")
         if v == [0, 0]:
             raise Problem(f"pegs.steps[{i}]", "[0, 0] is no direction")
-    if not ok:
-        raise Problem("pegs.steps", "a list of steps [rows, columns], e.g. [[0, 2], [1, 0]]")
     return tuple((int(a), int(b)) for a, b in value)

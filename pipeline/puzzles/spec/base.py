@@ -4,7 +4,6 @@ it raises (parse.py reads the file, checks the top and locates the problem)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 
 class Problem(Exception):
@@ -23,7 +22,8 @@ class Spec:
     name: str
     title: str
     family: str
-    table: dict[str, Any]
+    #: The family's table as TOML read it (each loader checks what it reads).
+    table: dict[str, object]
     text: str
     #: The file (or manifest) it was read from, for messages.
     where: str

@@ -4,12 +4,15 @@ graph as its graph, and a pattern database's abstract board."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pipeline.draw import geometry
-from pipeline.draw.art import Art, Move, distance
+from pipeline.draw.art import Art, Drawable, Move, distance
 from pipeline.draw.svg import el
 from pipeline.puzzles.tiles.slides import slid_label
+
+if TYPE_CHECKING:
+    from pipeline.puzzles.tiles.patterns import PatternPuzzle
 
 
 class TileArt(Art):
@@ -25,7 +28,7 @@ class TileArt(Art):
     board_fill = "#37474f"
     pad = 0.6
 
-    def __init__(self, puzzle: Any) -> None:
+    def __init__(self, puzzle: Drawable) -> None:
         super().__init__(puzzle)
         self.edges = graph_edges(puzzle, self.spots)
         self.sizes = (0.62, 0.54) if self.edges else (0.96, 0.88)  # slot's and tile's sides
@@ -56,7 +59,7 @@ class TileArt(Art):
         return Move(m.frm, m.to, label=slid_label(before, after) if tile[0] > 0 else "another tile")
 
 
-def graph_edges(puzzle: Any, spots: geometry.Spots) -> tuple[tuple[int, int], ...]:
+def graph_edges(puzzle: Drawable, spots: geometry.Spots) -> tuple[tuple[int, int], ...]:
     """The pairs of neighbouring cells (a < b), or none when they are exactly the
     pairs one step apart on the drawing's lattice (a grid, the hexagon)."""
     adjacency = getattr(puzzle, "adjacency", None)
@@ -75,6 +78,8 @@ def graph_edges(puzzle: Any, spots: geometry.Spots) -> tuple[tuple[int, int], ..
 
 class PatternArt(TileArt):
     """A pattern database: the board with the pattern tiles numbered, the others plain."""
+
+    puzzle: PatternPuzzle
 
     def layout(self) -> geometry.Spots:
         return geometry.grid(self.puzzle.rows, self.puzzle.cols)

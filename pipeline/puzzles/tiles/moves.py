@@ -1,6 +1,7 @@
 """Sliding-tile moves as compiled kernels for the fast level step (packed.py).
 
-Imported on first use: numba takes 0.4 s to import, which a look-up should not pay.
+Imported on first use: importing numba costs more than a look-up should pay
+(docs/BENCHMARKS.md, figures behind the code).
 
 A board of 16 cells (the 15 puzzle) fills all 64 bits, leaving no room for the
 tag. Its keys hold the child without cell 0's nibble (``child >> 4``): the
@@ -13,7 +14,8 @@ all 16 cells: packing lives inside the step only.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 from numba import njit
@@ -31,6 +33,10 @@ from pipeline.engine.packed import (
     scan_core,
     weigh_core,
 )
+
+#: LLVM's count of trailing zeros (one instruction), typed as compiled code calls it:
+#: numba declares the intrinsic with its typing context as the first argument.
+_trailing_zeros = cast("Callable[[np.uint64], np.uint64]", trailing_zeros)
 
 
 @njit(inline="always")
@@ -118,6 +124,12 @@ def _tile_weigh(keys, states, counts, low, out, args):
     return weigh_core(keys, states, counts, low, out, _tile_undo, args)
 
 
+#: The kernels' arguments: each cell's degree, neighbours and tags back (the table),
+#: the low bit of each nibble, the bit index, the widest degree, the tag bits, and
+#: the bits a key drops (cell 0's nibble, on 16 cells).
+TileArgs = tuple[np.ndarray, np.uint64, np.ndarray, int, int, np.uint64]
+
+
 def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Kernels:
     """The kernels for tiles on ``adjacency`` (4 bits a cell, ``low`` the low bit of
     each cell's nibble); 16 cells key their children without cell 0 (see above)."""
@@ -135,7 +147,7 @@ def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Kernels:
         for k, j in enumerate(nbrs):
             table[b, 1 + k] = j
             table[b, 1 + width + k] = adjacency[j].index(b)
-    args = (table, np.uint64(low), BIT_INDEX, width, tag_bits, np.uint64(drop))
+    args: TileArgs = (table, np.uint64(low), BIT_INDEX, width, tag_bits, np.uint64(drop))
     unpack = _refill_all if drop else None
     ranks = tile_ranks(adjacency, args)
     return Kernels(
@@ -185,8 +197,8 @@ def _rank(s, args):
 def _unrank(r, args):
     """The state of rank ``r``: each cell's digit from the top, then the tile that many
     places into those not placed yet (a list of nibbles). Unrolled by hand: numba
-    left the loop rolled, and the calling loop then was not vectorized (40 ns a
-    state against 5)."""
+    leaves the loop rolled, and the calling loop is then not vectorized (many times
+    slower: docs/BENCHMARKS.md, figures behind the code)."""
     n = args[0]
     q, left, s = np.int64(r), np.int64(0x0EDC_BA98_7654_3210), np.int64(0)
     q, left, s = _place(11, n, q, left, s)
@@ -226,7 +238,7 @@ def _rank_undo(key, args):
     s = key >> np.uint64(2)
     x = s | (s >> np.uint64(1))
     x |= x >> np.uint64(2)
-    c = trailing_zeros(~x & low) >> np.uint64(2)
+    c = _trailing_zeros(~x & low) >> np.uint64(2)
     b = table[c, 1 + (key & np.uint64(3))]
     tile = (s >> np.uint64(4 * b)) & np.uint64(15)
     return s ^ (tile << np.uint64(4 * b)) ^ (tile << (c << np.uint64(2)))
@@ -280,8 +292,8 @@ _NONE = np.empty(0, np.uint64)
 @njit(inline="always")
 def _ranked_move(states, skips, out, j, b, tag, ranks):
     """One move (the blank from cell ``b // 4`` to ``j // 4``) of states grouped by
-    their blank: one loop over whole arrays, which the compiler vectorizes (indices
-    into a larger array, it did not: 12 ns a state against 7)."""
+    their blank: one loop over whole arrays, which the compiler vectorizes (it does
+    not over indices into a larger array: docs/BENCHMARKS.md, figures behind the code)."""
     b = np.uint64(b)
     for i in range(len(states)):
         s = states[i]
@@ -311,7 +323,7 @@ def _rank_of(s, args):
     return _rank(s, args[1])
 
 
-def tile_ranks(adjacency: Sequence[Sequence[int]], moves: tuple) -> Ranks | None:
+def tile_ranks(adjacency: Sequence[Sequence[int]], moves: TileArgs) -> Ranks | None:
     """The dense rank of a board of up to :data:`RANK_CELLS` cells (every tile once,
     keys of 2 tag bits, ``moves`` the args of :func:`tile_moves`); None for a larger
     board or one with a cell of more than four neighbours."""

@@ -1,10 +1,12 @@
 """The moves of regions.py compiled: the plain expander, and kernels for the fast
 level step (packed.py).
 
-Imported on first use (numba takes 0.4 s to import, which a look-up should not
-pay). A key is ``child << 8 | i << 4 | c``: pattern tile i slid out of cell c.
-The parent follows: tile i back on c, and the blank's region is the one
-holding the cell the tile left in the child.
+Imported on first use (importing numba costs more than a look-up should pay:
+docs/BENCHMARKS.md, figures behind the code).
+
+A key is ``child << 8 | i << 4 | c``: pattern tile i slid out of cell c. The
+parent follows: tile i back on c, and the blank's region is the one holding
+the cell the tile left in the child.
 """
 
 from __future__ import annotations
@@ -167,7 +169,7 @@ def rank_states(states, k, n):
     out = np.empty(len(states), np.int64)
     for r in range(len(states)):
         s = np.int64(states[r])
-        used = 0
+        used: int | np.int64 = 0
         rank = 0
         for i in range(k):
             c = (s >> (4 * i)) & 15

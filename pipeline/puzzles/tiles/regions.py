@@ -74,7 +74,7 @@ class RegionPatternPuzzle(PatternPuzzle):
     @functools.cached_property
     def expected_total(self) -> int:  # type: ignore[override]
         """Every (placement, region) state: k! placements of each set of k cells, times
-        the regions of the cells left (all reachable; tens of ms for 4x4)."""
+        the regions of the cells left (all reachable; counted once, when first asked)."""
         k = len(self.tiles)
         regions = 0
         for cells in itertools.combinations(range(self.size), k):

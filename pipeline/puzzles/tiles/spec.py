@@ -17,7 +17,6 @@ neighbour and the board connected. The table is enumerated from the goal
 from __future__ import annotations
 
 import string
-from typing import Any
 
 from pipeline.puzzles.spec.base import Problem, Spec
 from pipeline.puzzles.tiles.board import TilePuzzle
@@ -39,7 +38,7 @@ def load(spec: Spec) -> TilePuzzle:
     return TilePuzzle(spec.name, spec.title, adjacency, layout, goal=goal)
 
 
-def _count(n: Any) -> int:
+def _count(n: object) -> int:
     if not isinstance(n, int) or isinstance(n, bool) or n < 2:
         raise Problem("tiles.cells", "a whole number of cells, at least 2")
     if n > MAX_CELLS:
@@ -51,7 +50,7 @@ def _count(n: Any) -> int:
     return n
 
 
-def _ints(value: Any, key: str) -> list[int]:
+def _ints(value: object, key: str) -> list[int]:
     if not isinstance(value, list) or not all(
         isinstance(v, int) and not isinstance(v, bool) for v in value
     ):
@@ -59,7 +58,7 @@ def _ints(value: Any, key: str) -> list[int]:
     return value
 
 
-def _adjacency(value: Any, n: int) -> list[list[int]]:
+def _adjacency(value: object, n: int) -> list[list[int]]:
     if not isinstance(value, list) or len(value) != n:
         raise Problem("tiles.adjacency", f"must list the neighbours of each of the {n} cells")
     adj = [_ints(v, f"tiles.adjacency[{i}]") for i, v in enumerate(value)]
@@ -94,7 +93,7 @@ def _connected(adj: list[list[int]]) -> None:
         raise Problem("tiles.adjacency", f"the board is not connected: cell 0 reaches no {cells}")
 
 
-def _layout(value: Any, n: int) -> str:
+def _layout(value: object, n: int) -> str:
     if not isinstance(value, str):
         raise Problem("tiles.layout", "must be a string drawing the cells as {0} {1} ...")
     try:
@@ -114,7 +113,7 @@ def _layout(value: Any, n: int) -> str:
     return value.strip("\n")
 
 
-def _goal(value: Any, n: int) -> list[int] | None:
+def _goal(value: object, n: int) -> list[int] | None:
     if value is None:
         return None
     goal = _ints(value, "tiles.goal")
