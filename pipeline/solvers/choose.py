@@ -15,13 +15,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pipeline import hints
 from pipeline.answers import MethodSolution, Origin, Solution
 from pipeline.errors import BadMethod, BadPosition, NotBuilt, Unsolvable
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.tiles.patterns import PARTITIONS
+from pipeline.solvers.loop15 import solve_loop
 
 if TYPE_CHECKING:
     from pipeline.solvers.optimal import Solver
@@ -89,10 +90,8 @@ def optimal(search: Solver, p: Puzzle, position: str) -> MethodSolution:
     )
 
 
-def loop(p: Any, position: str) -> MethodSolution:
+def loop(p: Puzzle, position: str) -> MethodSolution:
     """The article's loop procedure on 4x4 (not optimal)."""
-    from pipeline.solvers.loop15 import solve_loop
-
     if p.name != "4x4":
         raise BadMethod(f"the loop method solves the 4x4 board only, not {p.name}")
     cells = p.cells.parse_values(position)

@@ -8,8 +8,9 @@ its reflection). The heuristic is the sum of the pattern-database values,
 and on square boards the maximum of that sum and the sum for the board
 reflected across the main diagonal (the goal is symmetric there).
 
-Everything about a board arrives as plain arrays (see :class:`Tables`), so
-the kernel knows no puzzle and compiles once for every board.
+Everything about a board arrives as plain arrays (see
+:class:`~pipeline.solvers.ida_tables.Tables`), so the kernel knows no puzzle
+and compiles once for every board.
 
 Solves normally run its twin in C (ida_kernel.c via ida_c.py: no numba to
 import or load, same nodes and moves); this one is the fallback when no C
@@ -20,8 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
-from pipeline.solvers.ida_tables import Tables  # noqa: F401 (its home before ida_c)
 
 #: No bound found yet (larger than any depth).
 _INF = 1 << 30

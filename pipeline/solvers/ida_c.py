@@ -1,9 +1,10 @@
 """The IDA* kernel in C (ida_kernel.c), built with the system's compiler, called by ctypes.
 
 Why: a 4x4 solve searches a few thousand nodes (milliseconds), but going
-through numba costs about 0.45 s a command (importing numba, loading its
-cached kernel). The C kernel is the same search step for step (same node
-counts, same moves: tests/test_ida_c.py); it is compiled once with ``$CC``
+through numba costs every command numba's import and the load of its cached
+kernel, many times the search (docs/BENCHMARKS.md#figures-behind-the-code).
+The C kernel is the same search step for step (same node counts, same moves:
+tests/test_ida_c.py); it is compiled once with ``$CC``
 (default ``gcc``) into ``$XDG_CACHE_HOME/puzzledb/`` (default
 ``~/.cache/puzzledb/``), under a name hashing the source, the compiler and
 its flags, so an edited kernel is rebuilt and old builds are never loaded
@@ -30,7 +31,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 
@@ -46,6 +47,21 @@ ENV = "PUZZLEDB_IDA"
 _I64 = ctypes.c_int64
 _P = ctypes.c_void_p
 RANKED = ("nbr", "nnbr", "grp", "rgrp", "gt", "gk", "rt", "refl", "off", "pdb")
+
+
+class Kernel(Protocol):
+    """An IDA* search over one board's tables: in C, or with numba."""
+
+    name: str
+
+    def ida(self, board: np.ndarray, max_bound: int) -> tuple[int, int, np.ndarray]:
+        """The optimal length (-1: none within ``max_bound``), the nodes generated and
+        the blank's cell after each move."""
+        ...
+
+    def heuristic(self, board: np.ndarray) -> int:
+        """The lower bound the search starts from."""
+        ...
 
 
 class _CTables(ctypes.Structure):
@@ -124,7 +140,7 @@ def _record_path(path: Path) -> Path:
     return path.with_suffix(".json")
 
 
-def _describe(raw: bytes) -> dict[str, Any]:
+def _describe(raw: bytes) -> dict[str, int | str]:
     return {"bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}
 
 
@@ -242,7 +258,7 @@ class NumbaKernel:
         return ida.heuristic(board, t.grp, t.w, t.rgrp, t.rw, t.refl, t.off, t.pdb, t.use_refl)
 
 
-def kernel(t: Tables, name: str | None = None) -> Any:
+def kernel(t: Tables, name: str | None = None) -> Kernel:
     """The kernel to search with: ``name`` or ``$PUZZLEDB_IDA`` (``c``, ``numba``),
     else C when it can be built, else numba."""
     name = name or os.environ.get(ENV) or "auto"

@@ -11,7 +11,7 @@
 
 #define INF (1 << 30)
 
-/* A board and its pattern databases (ida.Tables; see there). */
+/* A board and its pattern databases (ida_tables.Tables; see there). */
 struct tables {
     int64_t n, groups, use_refl;
     const int64_t *nbr; /* n x 4, -1 padded */

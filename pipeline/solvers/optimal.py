@@ -22,7 +22,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -33,24 +32,23 @@ from pipeline.puzzles.tiles.regions import REGION_GROUPS, region_puzzles
 from pipeline.solvers import ida_c
 from pipeline.solvers.ida_tables import RankedTables, Tables
 from pipeline.storage import derived, integrity
+from pipeline.storage.table import Table
+from pipeline.words import size_of
 
 COMPACT = "_pdb.npy"
 #: No sliding puzzle here needs more moves (4x4: 80; 2x6: 80).
 MAX_MOVES = 255
 
 
-#: The first 4x4 solve on a fresh clone (issue #34, 2026-11-26, 2 cores): its
-#: 115,358,880 pattern positions took 4 min 38 s and left 2.2 GB in the data
-#: folder (the Parquet tables and the arrays the solver keeps beside them).
-#: Bytes on disk a position, and positions built a second, from those figures.
+#: Bytes on disk a position (the Parquet tables and the arrays the solver keeps
+#: beside them), and positions built a second: from the first 4x4 solve on a
+#: fresh clone (docs/BENCHMARKS.md#set-up-costs).
 PDB_BYTES_PER_POSITION = 19.1
 PDB_POSITIONS_PER_SECOND = 415_000
 
 
 def build_cost(missing: Sequence[PatternPuzzle]) -> str:
     """What building these pattern databases costs, for a user about to wait for it."""
-    from pipeline.engine.budget import size_of
-
     positions = sum(p.expected_total or 0 for p in missing)
     minutes = round(positions / PDB_POSITIONS_PER_SECOND / 60)
     took = "under a minute" if minutes < 1 else f"about {minutes} minute{'s' * (minutes > 1)}"
@@ -68,15 +66,7 @@ def patterns(board: str) -> list[PatternPuzzle]:
 CHUNK_ROWS = 1 << 24
 
 
-def compact_from_levels(p: PatternPuzzle, levels: Any) -> np.ndarray:
-    """The compact array of a pattern database from its levels (depth 0 first)."""
-    arr = np.full(p.array_size, 255, dtype=np.uint8)
-    for level in levels:
-        _lower(arr, p.index(level.states), level.depth)
-    return arr
-
-
-def compact_from_table(p: PatternPuzzle, table: Any) -> np.ndarray:
+def compact_from_table(p: PatternPuzzle, table: Table) -> np.ndarray:
     """The compact array of a built table, read level by level in chunks."""
     arr = np.full(p.array_size, 255, dtype=np.uint8)
     for lv in table.manifest.levels:
@@ -89,7 +79,7 @@ def _lower(arr: np.ndarray, idx: np.ndarray, depth: int) -> None:
     arr[idx] = np.minimum(arr[idx], np.uint8(depth))
 
 
-def load_compact(table: Any, p: PatternPuzzle) -> np.ndarray:
+def load_compact(table: Table, p: PatternPuzzle) -> np.ndarray:
     """The compact array of a built table: the one kept beside it when this machine
     derived it from the files its manifest lists now, else derived again and kept."""
     directory = Path(table.directory)
@@ -103,7 +93,7 @@ def load_compact(table: Any, p: PatternPuzzle) -> np.ndarray:
 
 
 def load_joined(
-    board: str, tables: Sequence[Any], data: Path, group: str | None = None
+    board: str, tables: Sequence[Table], data: Path, group: str | None = None
 ) -> np.ndarray:
     """The compact arrays of a board's partition (or of a region ``group`` such as
     ``4x4-pdb78``) one after another, memory-mapped.
@@ -152,6 +142,10 @@ class Result:
 
 class Solver:
     """IDA* with the additive pattern databases of one board (rows x cols)."""
+
+    #: The arrays the kernel reads, and the kernel.
+    tables: Tables | RankedTables
+    kernel: ida_c.Kernel
 
     def __init__(
         self,
@@ -283,7 +277,7 @@ class RankedSolver(Solver):
 
 
 def ranked_solver(
-    group: str, tables: Sequence[Any], data: Path, reflect: bool = True
+    group: str, tables: Sequence[Table], data: Path, reflect: bool = True
 ) -> RankedSolver:
     """The solver over a built region group (``4x4-pdb78``), its arrays memory-mapped."""
     board = REGION_GROUPS[group][0]

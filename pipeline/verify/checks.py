@@ -28,12 +28,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.engine import radix
 from pipeline.engine.core import Graph
 from pipeline.puzzles.base import Puzzle
-from pipeline.storage.format import wrong_columns
+from pipeline.storage.format import ROW_GROUP_ROWS, wrong_columns
 from pipeline.storage.integrity import sha256
 from pipeline.storage.manifest import FileEntry
-from pipeline.storage.reader import open_file, read_column, row_group_mins, u64
+from pipeline.storage.reader import LevelFiles, open_file, read_column, row_group_mins, u64
 from pipeline.storage.table import Table
 from pipeline.verify.report import Report
 from pipeline.verify.stream import Layered
@@ -174,7 +175,8 @@ def _state_range(entry: FileEntry, pf: pq.ParquetFile, states: np.ndarray, repor
         part = states[at : at + group.num_rows]
         at += group.num_rows
         real = (int(part.min()), int(part.max())) if len(part) else None
-        told = (int(stats.min), int(stats.max)) if stats is not None and stats.has_min_max else None
+        lo, hi = (stats.min, stats.max) if stats is not None and stats.has_min_max else (None, None)
+        told = (int(lo), int(hi)) if lo is not None and hi is not None else None
         if told != real:
             report.problems.append(
                 f"{entry.name}: row group {i}'s statistics say states {told}, it holds {real}"
@@ -185,7 +187,8 @@ def _state_range(entry: FileEntry, pf: pq.ParquetFile, states: np.ndarray, repor
 def _depth_column(entry: FileEntry, column: pa.ChunkedArray, report: Report) -> None:
     """Every row of the file at its level (nulls too are another depth)."""
     nulls = column.null_count
-    values = (column.fill_null(entry.depth) if nulls else column).to_numpy()
+    filled = column.fill_null(pa.scalar(entry.depth, column.type)) if nulls else column
+    values = filled.to_numpy()
     off = np.flatnonzero(values != entry.depth)
     if nulls or len(off):
         e_g = f"e.g. {int(values[off[0]])}" if len(off) else "nulls"
@@ -215,13 +218,10 @@ def duplicates(table: Table, rows: int = 1 << 25) -> int:
 
     Streamed: the state space is cut at row-group minima into ranges of about
     ``rows`` rows; each range's states are read from every level (only the row
-    groups that overlap it), sorted and compared with their neighbours. Memory
-    stays near ``rows`` states whatever the size of the table.
+    groups that overlap it), sorted (by radix: quicker than ``np.sort`` on these
+    keys, docs/BENCHMARKS.md#figures-behind-the-code) and compared with their
+    neighbours. Memory stays near ``rows`` states whatever the size of the table.
     """
-    from pipeline.engine import radix  # numba: np.sort took 60 ns a state, this about 12
-    from pipeline.storage.format import ROW_GROUP_ROWS
-    from pipeline.storage.reader import LevelFiles
-
     mins: list[int] = []
     for entry in table.files:
         if entry.rows:

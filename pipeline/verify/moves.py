@@ -28,7 +28,9 @@ def one_move(expand: Expander, parents: np.ndarray, children: np.ndarray) -> np.
     return ok
 
 
-def missing(expand: Expander, states: np.ndarray, targets: list[np.ndarray]) -> tuple:
+def missing(
+    expand: Expander, states: np.ndarray, targets: list[np.ndarray]
+) -> tuple[int, int | None]:
     """(count, first) of the moves out of ``states`` that land in none of ``targets``."""
     count, first = 0, None
     for lo in range(0, len(states), CHUNK):

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TypeVar
 
 import numpy as np
 from numba import njit
 
 from pipeline.engine import radix
-from pipeline.engine.core import NO_PARENT, absent
+from pipeline.engine.core import NO_PARENT, Level, absent
 from pipeline.puzzles.base import Puzzle
 from pipeline.storage.reader import LevelFiles
 from pipeline.storage.table import Table
@@ -38,6 +38,8 @@ from pipeline.verify.report import Report
 CHUNK = 1 << 18
 #: Chunks checked at once (one a thread).
 THREADS = 2
+
+R = TypeVar("R")
 
 
 @njit(nogil=True, cache=True)
@@ -83,9 +85,11 @@ def absent_count(values: np.ndarray, held: np.ndarray) -> tuple[int, int | None]
     return int(count), (int(ordered[first]) if count else None)
 
 
-def _in_pairs(pool: ThreadPoolExecutor, fn: Callable, items: Iterable[tuple]) -> Iterator[Any]:
+def _in_pairs(
+    pool: ThreadPoolExecutor, fn: Callable[..., R], items: Iterable[tuple[object, ...]]
+) -> Iterator[R]:
     """``fn(*item)`` for each item, :data:`THREADS` at a time (items read lazily)."""
-    batch: list[tuple] = []
+    batch: list[tuple[object, ...]] = []
     for item in items:
         batch.append(item)
         if len(batch) == THREADS:
@@ -119,7 +123,7 @@ class Layered(LevelChecks):
             if self.table.manifest.partial_depth is None:  # nothing may lead past the last
                 self._closure(self.table.level(depths[-1]), np.empty(0, np.uint64))
 
-    def _roots(self, level: Any) -> None:
+    def _roots(self, level: Level) -> None:
         """Depth 0 is the roots, without parents (no zero-cost move leads into it)."""
         is_root = level.parents == NO_PARENT
         if level.depth != 0 or not np.array_equal(level.states[is_root], self.roots):
@@ -166,7 +170,7 @@ class Layered(LevelChecks):
         for n, c in _in_pairs(self.pool, moves, chunks):
             count += n
             example = c if example is None else example
-        if count:
+        if example is not None:  # one move at least
             self.bad(
                 f"depth {files.depth}: {count} moves lead more than one level on "
                 f"or out of the table, e.g. to {self.puzzle.text(example)}"
@@ -182,8 +186,8 @@ class Layered(LevelChecks):
         d = files.depth
         if orphans:
             self.bad(f"depth {d}: {orphans} rows without a parent")
-        if wrong:
-            child, parent = example  # type: ignore[misc]
+        if example is not None:  # one wrong row at least
+            child, parent = example
             self.bad(
                 f"depth {d}: {wrong} parents are not one legal move up, "
                 f"e.g. {self.puzzle.text(child)} <- {self.puzzle.text(parent)}"

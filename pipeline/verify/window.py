@@ -12,8 +12,10 @@ import numpy as np
 
 from pipeline.engine.core import (
     NO_PARENT,
+    Expander,
     Graph,
     Level,
+    States,
     absent,
     excluded_depths,
     merge_sorted,
@@ -152,8 +154,8 @@ class Windowed(LevelChecks):
         """No move leads more than one level further (nor out of the table)."""
         d, s = level.depth, level.states
         if self.puzzle.graph is Graph.GENERAL:
-            # a linear merge: numpy 2's hashed union1d took 65 of 80 s on a
-            # 4M-row pattern database
+            # a linear merge: numpy 2's hashed union1d is far slower on a large
+            # table (docs/BENCHMARKS.md, figures behind the code)
             if len(s) < 2 or bool(np.all(s[1:] > s[:-1])):
                 self.seen = merge_sorted(self.seen, s[absent(s, self.seen)])
             else:  # an unsorted level (reported above): the slow, robust way
@@ -162,13 +164,15 @@ class Windowed(LevelChecks):
         else:
             near = [*excluded_depths(self.puzzle.graph, d), d + 1]
             allowed = [self.window[k].states for k in near if k in self.window]
-        moves = [(self.puzzle.expand, allowed, "one level")]
+        moves: list[tuple[Expander, list[States], str]] = [
+            (self.puzzle.expand, allowed, "one level")
+        ]
         if self.puzzle.expand_free is not None:
             same = [self.seen] if self.puzzle.graph is Graph.GENERAL else [s]
             moves.append((self.puzzle.expand_free, same, "zero levels"))
         for expand, targets, limit in moves:
             count, c = missing(expand, s, targets)
-            if count:
+            if c is not None:  # one move at least
                 self.bad(
                     f"depth {d}: {count} moves lead more than {limit} on "
                     f"or out of the table, e.g. to {self.puzzle.text(c)}"
