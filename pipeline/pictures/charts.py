@@ -14,6 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
 from pipeline.answers import Histogram
 from pipeline.errors import BadOutput
 from pipeline.pictures import output
@@ -21,11 +25,11 @@ from pipeline.words import plural
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
 COLOURS = ("#1565c0", "#e65100", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#4e342e", "#ad1457")
 #: SVG output that does not change from run to run, text as text (the page's fonts).
-RC = {"svg.fonttype": "none", "svg.hashsalt": "puzzledb", "font.size": 12}
+RC: dict[RcKeyType, object] = {"svg.fonttype": "none", "svg.hashsalt": "puzzledb", "font.size": 12}
 _GID = re.compile(r'<g id="puzzledb:(bar|point):([^:"]+):(\d+):(\d+)">')
 FORMATS = ("svg", "png")
 
@@ -39,10 +43,6 @@ def histogram(
 ) -> Figure:
     """Bars for one table, lines for several; ``log`` scales the counts, ``percent`` shares them
     (a table of symmetry classes counts its classes, its rows)."""
-    import matplotlib
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
-
     with matplotlib.rc_context(RC):
         fig = Figure(figsize=size, layout="constrained")
         ax = fig.add_subplot()
@@ -99,8 +99,6 @@ def _thousands(value: float, _: object) -> str:
 
 def svg(fig: Figure) -> str:
     """The figure as SVG text (no XML prologue), each bar and point tagged with its numbers."""
-    import matplotlib
-
     buf = io.StringIO()
     with matplotlib.rc_context(RC):
         fig.savefig(buf, format="svg", metadata={"Date": None})
