@@ -185,9 +185,8 @@ class SparkExecutor(Lifecycle):
         files, ran = level.files, level.ran
         got = [x["sample"] for rs in rounds for x in rs if len(x["sample"][0])]
         if got:
-            self._sample[step.staging, step.depth + 1] = tuple(
-                np.concatenate(c) for c in zip(*got, strict=True)
-            )  # type: ignore[assignment]
+            states, parents = (np.concatenate(c) for c in zip(*got, strict=True))
+            self._sample[step.staging, step.depth + 1] = (states, parents)
         every = [x for rs in rounds for x in rs]
         pairs = sum(x["pairs"] for x in every)
         r = len(step.cuts) - 1
