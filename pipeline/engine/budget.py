@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.errors import PuzzleDBError
+from pipeline.words import size_of
 
 DEFAULT_MEMORY = "3GB"
 #: Peak bytes per (child, parent) row while a chunk is expanded, sorted and
@@ -64,15 +65,6 @@ def parse_memory(text: str | int) -> int:
         raise BadMemory(f"memory budget {text!r} not understood (examples: 3GB, 512MB)")
     scale = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2)]
     return int(float(m.group(1)) * scale)
-
-
-def size_of(nbytes: float) -> str:
-    """Bytes for people: '512 B', '3.5 KiB', '190 MiB', '1.5 GiB'."""
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(nbytes) < 1024 or unit == "GiB":
-            break
-        nbytes /= 1024
-    return f"{nbytes:,.0f} {unit}" if unit == "B" or nbytes >= 100 else f"{nbytes:.3g} {unit}"
 
 
 def machine_memory() -> int | None:

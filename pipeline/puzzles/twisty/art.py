@@ -29,6 +29,7 @@ NAME_CHAR = 0.24
 class TwistyArt(Art):
     """A row a set, pieces as numbered squares, ``+k`` beside a piece twisted k times."""
 
+    puzzle: TwistyPuzzle
     board_fill = "#e3e7ea"
     squares = True
 
