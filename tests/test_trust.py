@@ -191,11 +191,11 @@ def _resign(path: Path, table) -> None:
 REWRITES = {
     "depth as text": (
         lambda t: t.set_column(1, "depth", pa.array(["20"] * t.num_rows)),
-        "d020-000.parquet: column depth is string, format 1 has uint8",
+        "d020-000.parquet: column depth is string, the format has uint8",
     ),
     "state signed": (
         lambda t: t.set_column(0, "state", t["state"].cast(pa.int64())),
-        "d020-000.parquet: column state is int64, format 1 has uint64",
+        "d020-000.parquet: column state is int64, the format has uint64",
     ),
     "no parent": (
         lambda t: t.drop_columns(["parent"]),

@@ -27,7 +27,7 @@ from pipeline.engine.core import Graph
 from pipeline.errors import BadPosition, BadSpec
 from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.cube.board import POCKET
-from pipeline.puzzles.twisty import tws
+from pipeline.puzzles.twisty import tables, tws
 from pipeline.puzzles.twisty.board import TwistyPuzzle, load
 from pipeline.storage.table import Table
 from pipeline.verify.checks import verify
@@ -398,3 +398,29 @@ def test_the_distance_between_two_positions_renames_distinct_pieces(tmp_path: Pa
     rings = [db.state("rings", db.at_depth("rings", d, 0)) for d in (3, 5)]
     with pytest.raises(BadMethod, match="not interchangeable labels"):
         db.distance("rings", *rings)
+
+
+@pytest.mark.parametrize("kind", ["coupled", "computed"])
+@pytest.mark.parametrize("name", ["toplayer", "gate", "mixed"])
+def test_sets_not_tabled_have_kernels_that_write_the_same_files(
+    name: str, kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A set too large for its tables gets compiled kernels all the same: its arrangement
+    tabled and its orientations computed, or everything computed; the dense search and
+    the sorting path with them write the tabled build's files (Illegal lines included:
+    gate), and the numpy expander (verify's) agrees."""
+    build_local(puzzle(name), tmp_path / "tabled")
+    monkeypatch.setattr(tables, "MAX_ENTRIES", 0)
+    if kind == "computed":
+        monkeypatch.setattr(tables, "MAX_ARRANGED", 0)
+    p = puzzle(name)
+    want = {"coupled": tables.COUPLED, "computed": tables.COMPUTED}[kind]
+    assert {t.kind for t in p.tables.sets} == {want}
+    m = build_local(p, tmp_path / "dense")
+    assert all(lv.stats.get("dense") for lv in m.levels[1:])
+    assert files(tmp_path / "tabled" / name) == files(tmp_path / "dense" / name)
+    report = verify(p, Table(tmp_path / "dense" / name))
+    assert report.ok, report.problems
+    monkeypatch.setattr(loop.Builder, "_dense", lambda self, executor: None)
+    build_local(puzzle(name), tmp_path / "sorted")
+    assert files(tmp_path / "tabled" / name) == files(tmp_path / "sorted" / name)

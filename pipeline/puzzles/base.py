@@ -437,6 +437,12 @@ class Puzzle(ABC):
         """The puzzle ready to build or verify in ``data`` (derived tables read their source)."""
         return self
 
+    def for_format(self, version: int) -> Puzzle:
+        """The puzzle reading states as format ``version`` wrote them (a table's manifest
+        says which): itself, unless its encoding changed since (a twisty set's ``?``
+        pieces, version 1: docs/DATA.md)."""
+        return self
+
     def build_warning(self, max_depth: int) -> str | None:
         """A line for whoever just built the complete table (``max_depth``: its deepest
         level), when it is not what they may expect (a peg start that cannot be

@@ -120,14 +120,15 @@ def table_names(data: Path) -> list[str]:
 
 
 def puzzle_named(m: Manifest, data: Path, resolve: Resolve) -> Puzzle:
-    """The registry's puzzle of table ``m``'s name; CorruptTable (one line) when the name
+    """The registry's puzzle of table ``m``'s name, reading states as the manifest's format
+    version wrote them (``Puzzle.for_format``); CorruptTable (one line) when the name
     is reserved or names no puzzle here."""
     where = f"{data / m.table / MANIFEST}"
     why = reserved(m.table)
     if why is not None:
         raise CorruptTable(f"{where}: the table's name is refused: {why}")
     try:
-        return resolve(m.table)
+        return resolve(m.table).for_format(m.format_version)  # its states as written
     except PuzzleDBError as e:
         raise CorruptTable(f"{where}: names no puzzle known here ({_first_line(e)})") from None
 

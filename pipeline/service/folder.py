@@ -96,9 +96,15 @@ class Folder:
 
     # -- names --------------------------------------------------------------------
     def puzzle(self, name: str) -> Puzzle:
-        """The puzzle of that name here (UnknownPuzzle names the near misses)."""
+        """The puzzle of that name here (UnknownPuzzle names the near misses); a table
+        written in an older format version reads with the puzzle as it wrote it
+        (``Puzzle.for_format``: its checked table's)."""
         self.refresh()
-        return self._registry.puzzle(name)
+        p = self._registry.puzzle(name)
+        if p.for_format(1) is p:  # the same in every version: no manifest read
+            return p
+        checked = self._table(name)
+        return checked.puzzle if isinstance(checked, Checked) else p
 
     def puzzles(self, names: Iterable[str]) -> list[Puzzle]:
         """The puzzles of ``names``, group names (``4x4-pdb``) replaced by their tables."""

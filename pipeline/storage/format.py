@@ -1,4 +1,4 @@
-"""The format of a table on disk (format version 1): names, schema, file layout.
+"""The format of a table on disk (format version 2): names, schema, file layout.
 
 A table lives in ``<data>/<name>/``: Parquet files ``dDDD-PPP.parquet`` (depth,
 part), each sorted by state with columns ``state`` uint64, ``depth`` uint8,
@@ -14,8 +14,12 @@ import re
 
 import pyarrow as pa
 
-#: Raised whenever the layout, the columns or an encoding changes meaning.
-FORMAT_VERSION = 1
+#: Raised whenever the layout, the columns or an encoding changes meaning. Version 2:
+#: a twisty set's ``?`` pieces keep no orientation digit (docs/DATA.md).
+FORMAT_VERSION = 2
+#: The versions this puzzledb reads (a puzzle told the version reads its states as
+#: they were written: ``Puzzle.for_format``).
+READ_VERSIONS = (1, 2)
 #: A point look-up reads one row group: small enough to be quick, large
 #: enough to compress well (measured on 3x4: 262,144 rows, 2.6 ms a look-up).
 ROW_GROUP_ROWS = 262_144
@@ -63,7 +67,7 @@ def wrong_columns(schema: pa.Schema, paths: bool = False) -> list[str]:
         if f.name not in schema.names:
             out.append(f"{f.name} is missing")
         elif schema.field(f.name).type != f.type:
-            out.append(f"{f.name} is {schema.field(f.name).type}, format 1 has {f.type}")
+            out.append(f"{f.name} is {schema.field(f.name).type}, the format has {f.type}")
     return out
 
 

@@ -22,10 +22,10 @@ from pipeline.storage.format import (
     COLUMNS,
     FILE_NAME,
     FILE_ROWS,
-    FORMAT_VERSION,
     MANIFEST,
     NAME,
     ORBITS,
+    READ_VERSIONS,
 )
 
 _HEX = set("0123456789abcdef")
@@ -210,8 +210,9 @@ class Manifest:
         if not isinstance(doc, dict):
             raise _Invalid("the manifest is not a JSON object")
         version = doc.get("format_version")
-        if type(version) is not int or version != FORMAT_VERSION:  # true == 1 in Python
-            raise _Invalid(f"format version {version!r}, this puzzledb reads {FORMAT_VERSION}")
+        if type(version) is not int or version not in READ_VERSIONS:  # true == 1 in Python
+            reads = " and ".join(map(str, READ_VERSIONS))
+            raise _Invalid(f"format version {version!r}, this puzzledb reads {reads}")
         table = _get(doc, "table", str, "")
         if not NAME.fullmatch(table):
             raise _Invalid(f"table {table!r} is not a table name")

@@ -98,6 +98,7 @@ class TwistyPuzzle(Puzzle):
         moves: Sequence[str] | None = None,
         quarter: bool = False,
         default: bool = False,
+        legacy: bool = False,
     ) -> None:
         d = definition
         self.definition = d
@@ -105,10 +106,13 @@ class TwistyPuzzle(Puzzle):
         self.title = title or f"{d.name} (twsearch definition)"
         self.default = default
         self.spec = d.text
+        self.options = {"title": title, "moves": moves, "quarter": quarter, "default": default}
         self.where = where
         self.turns = tuple(select(d, moves, quarter, where))
         self.quarter = quarter
-        codes = tuple(set_code(d, i, self.turns) for i in range(len(d.sets)))
+        #: Format version 1's encoding of ``?`` pieces (pack.py): a table built then.
+        self.legacy = legacy
+        codes = tuple(set_code(d, i, self.turns, legacy) for i in range(len(d.sets)))
         self.pack = Packing(codes)
         self._check_fits()
         self.solved = self.encode(d.solved)
@@ -116,13 +120,13 @@ class TwistyPuzzle(Puzzle):
         self.estimated_total = self.pack.size
         self.columns, self.inverse = _columns(d, self.turns)
         self.graph, self.parity_sets = _graph(d, self.turns, self.inverse)
-        self.has_kernels = tables.tabled(self.pack, len(self.columns)) and self._keys_fit()
+        self.has_kernels = self._keys_fit()
         # A move a byte in the dense search (engine/dense.py: NO_MOVE is 255).
         self.dense_states = self.pack.size if len(self.turns) < 255 else None
         self.by_name = {t.name: t for t in self._all_turns()}
 
     def _check_fits(self) -> None:
-        if self.pack.size <= 1 << 64:
+        if self.pack.size < 1 << 64:  # the largest state 2^64 - 2: 2^64 - 1 is no parent
             return
         count = group.reachable(self.definition, [t.parts for t in self.turns])
         what = f"{count:,} positions" if count else f"up to {self.pack.size:.3g} positions"
@@ -131,6 +135,20 @@ class TwistyPuzzle(Puzzle):
             f"({self.pack.size:.3g} arrangements and orientations of its sets), "
             "more than 2^64"
         )
+
+    def for_format(self, version: int) -> TwistyPuzzle:
+        """Format version 1 kept a digit for every ``?`` piece (pack.py): a table of it is
+        read in that encoding (the same as version 2's when no set has ``?`` pieces)."""
+        if version >= 2 or self.legacy or not any(c.any_wild and c.o > 1 for c in self.pack.sets):
+            return self
+        return self._legacy
+
+    @functools.cached_property
+    def _legacy(self) -> TwistyPuzzle:
+        old = TwistyPuzzle(self.definition, self.name, where=self.where, legacy=True,
+                           **self.options)  # type: ignore[arg-type]  # fmt: skip
+        old.spec = self.spec
+        return old
 
     def _keys_fit(self) -> bool:
         tag_bits = max(1, (len(self.turns) - 1).bit_length())
@@ -146,12 +164,9 @@ class TwistyPuzzle(Puzzle):
 
     # -- the moves ---------------------------------------------------------------------
     @functools.cached_property
-    def tables(self) -> tables.MoveTables | tables.Computed:
+    def tables(self) -> tables.MoveTables:
         """The moves (and their inverses, for the compiled undo) on whole arrays."""
-        rules = self.definition.illegal
-        if tables.tabled(self.pack, len(self.columns)):
-            return tables.tables(self.pack, self.columns, rules)
-        return tables.Computed(self.pack, tuple(self.columns), rules)
+        return tables.tables(self.pack, self.columns, self.definition.illegal)
 
     @functools.cached_property
     def kernels(self) -> Kernels | None:  # type: ignore[override]
@@ -159,8 +174,7 @@ class TwistyPuzzle(Puzzle):
             return None
         from pipeline.puzzles.twisty.moves import twisty_moves
 
-        tabs = self.tables
-        return twisty_moves(tabs, len(self.turns), self.inverse, self.groups)  # type: ignore[arg-type]
+        return twisty_moves(self.tables, len(self.turns), self.inverse, self.groups)
 
     @property
     def groups(self) -> np.ndarray:

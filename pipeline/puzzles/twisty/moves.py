@@ -19,7 +19,9 @@ from numba import njit
 
 from pipeline.engine.dense import NO_MOVE, Dense, backward_core, forward_core, rows_core
 from pipeline.engine.packed import Kernels, resolve_core, room, weigh_core
-from pipeline.puzzles.twisty.tables import MoveTables
+from pipeline.puzzles.twisty import ranks, tables
+from pipeline.puzzles.twisty.pack import multinomial
+from pipeline.puzzles.twisty.tables import COUPLED, TABLED, MoveTables
 
 _BLOCKED = 0xFFFF_FFFF
 #: Where each part of the kernels' arguments is (see :func:`kernel_args`; numba needs
@@ -203,10 +205,270 @@ def _twisty_rows(nxt, move, pos, states, parents, bit_index, args):
     return rows_core(nxt, move, pos, states, parents, bit_index, _back, args)
 
 
+# -- sets whose orientations are computed (tables.py's COUPLED and COMPUTED) ----------
+#: args[12]: the data of such sets (:func:`_extra`), in the kernels of a puzzle that has one.
+_EXT = 12
+
+
+@njit(inline="always")
+def _decoded(k, r, q, seq, tw, work, ext):
+    """Set k's label indices (tabled, or unranked) and twists of arrangement ``r`` and
+    orientation value ``q``, into ``seq`` and ``tw``."""
+    m = ext[1][k]
+    ko = ext[13][k]
+    counted = ext[14][ko : ko + ext[15][k]]
+    if ext[0][k] == COUPLED:
+        at = ext[6][k] + r * m
+        for j in range(m):
+            seq[j] = ext[7][at + j]
+    else:
+        counts = ext[16][ko : ko + ext[15][k]]
+        ranks._arrangement(np.uint64(r), counts, work[: len(counts)], ext[17][k], ext[18][k],
+                           ext[19][k], seq[:m])  # fmt: skip
+    ranks.twists_into(q, seq[:m], counted, ext[2][k], ext[3][k], ext[4][k], ext[5][k], tw[:m])
+
+
+@njit(inline="always")
+def _after(k, r, t, a, aoff, turns, perm, add, seq, tw, moved, turned, work, ext):
+    """Set k's coordinate after column t of ``perm``/``add`` (``a``: the arrangement
+    tables), ``~0`` when the move is blocked."""
+    m, o = ext[1][k], ext[2][k]
+    at = ext[8][k] + t * m
+    for j in range(m):
+        src = perm[at + j]
+        moved[j] = seq[src]
+        turned[j] = (tw[src] + add[at + j]) % o
+    ko = ext[13][k]
+    wild = ext[20][ko : ko + ext[15][k]]
+    if ext[0][k] == COUPLED:
+        x = a[aoff[k] + r * turns + t]
+        if x == _BLOCKED:
+            return ~np.uint64(0)
+        rank = np.uint64(x)
+    else:
+        fo = ext[21][k]
+        kk = ext[15][k]
+        for j in range(m):
+            if ext[22][fo + j * kk + moved[j]]:
+                return ~np.uint64(0)
+        counts = ext[16][ko : ko + kk]
+        rank = ranks._rank(moved[:m], counts, work[:kk], ext[17][k], ext[18][k])
+    counted = ext[14][ko : ko + ext[15][k]]
+    value = ranks.orientation(moved[:m], turned[:m], counted, wild, o, ext[3][k])
+    return rank * np.uint64(ext[23][k]) + value
+
+
+@njit(inline="always")
+def _mixed_fill(s, a, b, perm, add, out, cx):
+    """:func:`_fill_checked` where some sets are computed (``cx``: the arguments, and
+    room to work in)."""
+    args, room, work = cx
+    aoff, boff, qe, sizes, weights, n = args[4], args[5], args[6], args[7], args[8], args[9]
+    ext = args[_EXT]
+    none = ~np.uint64(0)
+    out[:] = 0
+    for k in range(len(sizes) - 1, -1, -1):
+        c = s % sizes[k]
+        s = s // sizes[k]
+        r = np.int64(c // qe[k])
+        q = c - np.uint64(r) * qe[k]
+        if ext[0][k] == TABLED:
+            ra = aoff[k] + r * n
+            qb = boff[k] + np.int64(q) * n
+            for t in range(n):
+                x = a[ra + t]
+                if x == _BLOCKED:
+                    out[t] = none
+                elif out[t] != none:
+                    out[t] += (np.uint64(x) * qe[k] + np.uint64(b[qb + t])) * weights[k]
+            continue
+        _decoded(k, r, q, room[0], room[1], work, ext)
+        for t in range(n):
+            if out[t] != none:
+                x = _after(k, r, t, a, aoff, n, perm, add, room[0], room[1], room[2], room[3],
+                           work, ext)  # fmt: skip
+                out[t] = none if x == none else out[t] + x * weights[k]
+
+
+@njit(inline="always")
+def _mixed_moved(s, a, b, perm, add, t, cx):
+    """:func:`_moved` where some sets are computed."""
+    args, room, work = cx
+    aoff, boff, qe, sizes, weights, n = args[4], args[5], args[6], args[7], args[8], args[9]
+    ext = args[_EXT]
+    out = np.uint64(0)
+    for k in range(len(sizes) - 1, -1, -1):
+        c = s % sizes[k]
+        s = s // sizes[k]
+        r = np.int64(c // qe[k])
+        q = c - np.uint64(r) * qe[k]
+        if ext[0][k] == TABLED:
+            x = a[aoff[k] + r * n + t]
+            if x == _BLOCKED:
+                return ~np.uint64(0)
+            out += (np.uint64(x) * qe[k] + np.uint64(b[boff[k] + np.int64(q) * n + t])) * weights[k]
+            continue
+        _decoded(k, r, q, room[0], room[1], work, ext)
+        x = _after(k, r, t, a, aoff, n, perm, add, room[0], room[1], room[2], room[3], work, ext)
+        if x == ~np.uint64(0):
+            return x
+        out += x * weights[k]
+    return out
+
+
+@njit(inline="always")
+def _cx(args):
+    """The arguments with room for the computed sets' work (made in each kernel call:
+    threads share no room)."""
+    ext = args[_EXT]
+    return args, np.empty((4, ext[24]), np.int64), np.empty(ext[25], np.uint64)
+
+
+@njit(inline="always")
+def _mixed_children(s, out, cx):
+    args = cx[0]
+    ext = args[_EXT]
+    _mixed_fill(s, args[_FA], args[_FB], ext[9], ext[10], out, cx)
+
+
+@njit(inline="always")
+def _mixed_parents(c, out, cx):
+    """``c`` moved back by each move's inverse; ``~0`` for a move that does not reach it."""
+    args = cx[0]
+    ext = args[_EXT]
+    _mixed_fill(c, args[_BA], args[_BB], ext[11], ext[12], out, cx)
+    for t in range(len(out)):
+        p = out[t]
+        fa, fb = args[_FA], args[_FB]
+        if p != ~np.uint64(0) and _mixed_moved(p, fa, fb, ext[9], ext[10], t, cx) == ~np.uint64(0):
+            out[t] = ~np.uint64(0)
+
+
+@njit(inline="always")
+def _mixed_back(c, t, cx):
+    args = cx[0]
+    ext = args[_EXT]
+    return _mixed_moved(c, args[_BA], args[_BB], ext[11], ext[12], t, cx)
+
+
+@njit(inline="always")
+def _mixed_undo(key, cx):
+    tag_bits = cx[0][_TAG]
+    t = np.int64(key & np.uint64((1 << tag_bits) - 1))
+    return _mixed_back(key >> np.uint64(tag_bits), t, cx)
+
+
+@njit(nogil=True, cache=True)
+def _mixed_keys(states, skip, lo, hi, out, args):
+    cx = _cx(args)
+    n, tag_bits = args[_N], args[_TAG]
+    kids = np.empty(n, np.uint64)
+    use_skip = len(skip) > 0
+    m = 0
+    for i in range(len(states)):
+        if m + n > len(out):
+            out = room(out, m, n)
+        _mixed_children(states[i], kids, cx)
+        for t in range(n):
+            child = kids[t]
+            key = (child << np.uint64(tag_bits)) | np.uint64(t)
+            out[m] = key
+            ok = (child != ~np.uint64(0)) & (key >= lo) & (key <= hi)
+            if use_skip:
+                ok &= child != skip[i]
+            m += ok
+    return out[:m]
+
+
+@njit(nogil=True, cache=True)
+def _mixed_resolve(run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, args):
+    return resolve_core(
+        run_a, run_b, wa, wb, shift, low, ex_a, ex_b, children, parents, sums, _mixed_undo,
+        _cx(args),
+    )  # fmt: skip
+
+
+@njit(nogil=True, cache=True)
+def _mixed_weigh(keys, states, counts, low, out, args):
+    return weigh_core(keys, states, counts, low, out, _mixed_undo, _cx(args))
+
+
+@njit(nogil=True, cache=True)
+def _mixed_forward(frontier, seen, nxt, move, groups, bit_index, args):
+    kids = np.empty(args[_N], np.uint64)
+    cx = _cx(args)
+    return forward_core(frontier, seen, nxt, move, kids, groups, bit_index, _mixed_children, cx)
+
+
+@njit(nogil=True, cache=True)
+def _mixed_backward(frontier, seen, nxt, move, size, bit_index, args):
+    kids = np.empty(args[_N], np.uint64)
+    cx = _cx(args)
+    return backward_core(frontier, seen, nxt, move, size, kids, bit_index, _mixed_parents, cx)
+
+
+@njit(nogil=True, cache=True)
+def _mixed_rows(nxt, move, pos, states, parents, bit_index, args):
+    return rows_core(nxt, move, pos, states, parents, bit_index, _mixed_back, _cx(args))
+
+
+def _extra(tabs: MoveTables, turns: int, inv: np.ndarray) -> tuple:
+    """The computed sets' data, flat, each set's offsets into it (the kernels read them
+    by index: see :func:`_decoded` and :func:`_after`)."""
+    sets = list(zip(tabs.pack.sets, tabs.sets, strict=True))
+    pieces = [c.n for c, _ in sets]
+    labels_at = [len(c.labels) for c, _ in sets]
+    koff = np.cumsum([0, *labels_at[:-1]]).astype(np.int64)
+    poff = np.cumsum([0] + [m * turns for m in pieces[:-1]]).astype(np.int64)
+    tables_ = [t.labels.ravel() for _, t in sets]
+    loff = np.cumsum([0] + [len(x) for x in tables_[:-1]]).astype(np.int64)
+    forbids = [tables.forbidden(c, [r for r in tabs.rules if r.set == i]).ravel()
+               for i, (c, _) in enumerate(sets)]  # fmt: skip
+    foff = np.cumsum([0] + [len(f) for f in forbids[:-1]]).astype(np.int64)
+
+    def parts(cols: np.ndarray, field: str) -> np.ndarray:
+        rows = [getattr(tabs.moves[int(t)][i], field) for i in range(len(sets)) for t in cols]
+        return np.array([x for row in rows for x in row], np.int64)
+
+    def each(f) -> np.ndarray:
+        return np.array([f(c) for c, _ in sets], np.int64)
+
+    fwd = np.arange(turns)
+    return (
+        np.array([t.kind for _, t in sets], np.int64),  # 0
+        np.array(pieces, np.int64),  # 1
+        each(lambda c: c.o),  # 2
+        each(lambda c: c.digits),  # 3
+        each(lambda c: int(c.implied)),  # 4
+        each(lambda c: c.total),  # 5
+        loff,  # 6
+        np.concatenate(tables_).astype(np.int64),  # 7
+        poff,  # 8
+        parts(fwd, "perm"),  # 9
+        parts(fwd, "twist"),  # 10
+        parts(inv, "perm"),  # 11
+        parts(inv, "twist"),  # 12
+        koff,  # 13
+        np.array([x for c, _ in sets for x in c.counted], np.bool_),  # 14
+        np.array(labels_at, np.int64),  # 15
+        np.array([x for c, _ in sets for x in c.counts], np.uint64),  # 16
+        np.array([multinomial(c.counts) for c, _ in sets], np.uint64),  # 17
+        np.array([c.even for c, _ in sets], np.bool_),  # 18
+        each(lambda c: c.parity),  # 19
+        np.array([x for c, _ in sets for x in c.wild], np.bool_),  # 20
+        foff,  # 21
+        np.concatenate(forbids).astype(np.bool_),  # 22
+        np.array([c.twists for c, _ in sets], np.uint64),  # 23
+        max(pieces),  # 24
+        max(labels_at),  # 25
+    )
+
+
 def kernel_args(tabs: MoveTables, turns: int, inverse: np.ndarray) -> tuple:
     """The arguments every kernel takes: the moves' tables and their inverses' (flat,
     ``turns`` columns each), each set's offsets in them, orientation count, size and
-    weight; the moves, the tag bits, and whether no move is ever blocked."""
+    weight; the moves, the tag bits, and whether no move is ever blocked; and, when
+    some set is computed, that data (:func:`_extra`)."""
     inv = np.asarray(inverse, np.intp)
 
     def flat(tables: list[np.ndarray], cols: np.ndarray) -> np.ndarray:
@@ -221,27 +483,30 @@ def kernel_args(tabs: MoveTables, turns: int, inverse: np.ndarray) -> tuple:
     weights = np.array(tabs.pack.weights, np.uint64)
     tag_bits = max(1, (turns - 1).bit_length())
     plain = not any((t == _BLOCKED).any() for t in a_tables)
-    tables = (flat(a_tables, fwd), flat(b_tables, fwd), flat(a_tables, inv), flat(b_tables, inv))
-    return (*tables, aoff, boff, qe, sizes, weights, turns, tag_bits, plain)
+    tables_ = (flat(a_tables, fwd), flat(b_tables, fwd), flat(a_tables, inv), flat(b_tables, inv))
+    base = (*tables_, aoff, boff, qe, sizes, weights, turns, tag_bits, plain)
+    if all(t.kind == TABLED for t in tabs.sets):
+        return base
+    return (*base, _extra(tabs, turns, inv))
 
 
 def twisty_moves(tabs: MoveTables, turns: int, inverse: np.ndarray, groups: np.ndarray) -> Kernels:
     """The kernels for the first ``turns`` columns of the tables (``inverse[t]``: the
     column that undoes turn t), with the dense search's."""
     args = kernel_args(tabs, turns, inverse)
-    plain = args[_PLAIN]
+    mixed = len(args) > _EXT
+    plain = args[_PLAIN] and not mixed
     dense = None
     if turns < NO_MOVE:
-        forward = _twisty_forward if plain else _twisty_forward_checked
-        backward = _twisty_backward if plain else _twisty_backward_checked
-        dense = Dense(
-            tabs.pack.size,
-            turns,
-            forward,
-            backward,
-            _twisty_rows,
-            args,
-            np.asarray(groups, np.int64),
-        )
+        if mixed:
+            kernels = (_mixed_forward, _mixed_backward, _mixed_rows)
+        elif plain:
+            kernels = (_twisty_forward, _twisty_backward, _twisty_rows)
+        else:
+            kernels = (_twisty_forward_checked, _twisty_backward_checked, _twisty_rows)
+        dense = Dense(tabs.pack.size, turns, *kernels, args, np.asarray(groups, np.int64))
+    if mixed:
+        return Kernels(args[_TAG], _mixed_keys, args, _mixed_resolve, weigher=_mixed_weigh,
+                       dense=dense)  # fmt: skip
     keys = _twisty_keys if plain else _twisty_keys_checked
     return Kernels(args[_TAG], keys, args, _twisty_resolve, weigher=_twisty_weigh, dense=dense)

@@ -9,11 +9,16 @@ For each set, in the order the file names them, a coordinate ``c = r * Q + q``:
   (c1! c2! ...)`` arrangements. When the pieces are all distinct and every move
   permutes them evenly, only one parity is reachable: ``r`` is the rank halved
   (``R = n! / 2``).
-- ``q``, the orientations as base-``o`` digits, position 1 the most
-  significant. When every move keeps the set's orientation sum (mod ``o``),
-  the last position's digit follows from the others and is left out (``Q =
-  o^(n-1)``, else ``o^n``); a piece whose solved orientation is ``?`` counts
-  as 0 and keeps no orientation (and then no digit is left out).
+- ``q``, the orientations as base-``o`` digits: the twists of the positions
+  holding a piece whose orientation counts (not ``?`` in the solved state), in
+  position order, position 1 the most significant (``q = q * o + twist[j]``
+  for each such position j), ``Q = o^m`` for the ``m`` such pieces. A ``?``
+  piece keeps no digit, so a set of distinct pieces and identical ``?`` pieces
+  is dense: six distinct edges of the 3x3x3 cube beside six ``?`` ones have
+  ``12!/6! * 2^6 = 42,577,920`` values. When no piece is ``?`` and every move
+  keeps the set's orientation sum (mod ``o``), the last position's digit
+  follows from the others and is left out (``Q = o^(n-1)``). Without
+  orientations (``o = 1``) ``Q = 1``.
 
 The state is the coordinates in mixed radix, the first set the most
 significant: ``state = (...((c1 * S2 + c2) * S3 + c3)...)``, ``S = R * Q`` a
@@ -21,6 +26,11 @@ set's size. Every state below the product of the sizes stands for one
 arrangement and orientation of every set (reachable or not), so the
 positions fill ``0 .. N-1`` densely: the 2x2x2 cube with every face turning
 (8 corners, 3 orientations) has exactly its 8! * 3^7 = 88,179,840 states.
+
+This is format version 2's encoding. Version 1 kept a digit for every
+position of a set with ``?`` pieces (0 for a ``?`` piece): a table of that
+version is read with :attr:`SetCode.legacy` set (``Q = o^n`` for such a set;
+sets without ``?`` pieces are the same in both).
 
 Ranks are exact Python integers here, and vectorised in numpy for whole
 arrays (:meth:`SetCode.decode_many`, :meth:`SetCode.encode_many`), which also
@@ -67,6 +77,8 @@ class SetCode:
     #: The last digit left out: every move keeps the orientation sum, which is ``total``.
     implied: bool
     total: int
+    #: Format version 1's digits: every position keeps one, a ``?`` piece's 0.
+    legacy: bool = False
 
     @property
     def n(self) -> int:
@@ -85,9 +97,19 @@ class SetCode:
         full = multinomial(self.counts)
         return full // 2 if self.even else full
 
-    @property
+    @cached_property
+    def counted(self) -> tuple[bool, ...]:
+        """Whether a piece of each label keeps an orientation digit (not ``?``; every
+        piece in the legacy encoding)."""
+        return tuple(self.legacy or not w for w in self.wild)
+
+    @cached_property
     def digits(self) -> int:
-        return 0 if self.o == 1 else self.n - self.implied
+        """How many orientation digits ``q`` has."""
+        if self.o == 1:
+            return 0
+        pieces = sum(c for c, kept in zip(self.counts, self.counted, strict=True) if kept)
+        return pieces - self.implied
 
     @property
     def twists(self) -> int:
@@ -100,6 +122,18 @@ class SetCode:
     @property
     def any_wild(self) -> bool:
         return any(self.wild)
+
+    @property
+    def coupled(self) -> bool:
+        """Whether a move's new orientation value depends on the arrangement too (a set
+        with ``?`` pieces and orientations: which pieces keep their twist)."""
+        return self.any_wild and self.digits > 0
+
+    @property
+    def slotted(self) -> bool:
+        """Whether which positions keep a digit depends on the arrangement (``?`` pieces
+        in version 2's encoding): ``q`` then reads only with ``r``."""
+        return self.coupled and not self.legacy
 
     # -- one position (exact integers) ---------------------------------------------
     def rank(self, seq: list[int]) -> int:
@@ -131,18 +165,32 @@ class SetCode:
                 r -= t
         return out
 
+    def slots(self, seq: list[int]) -> list[int]:
+        """Each position's orientation digit (0 the most significant), -1 for a position
+        without one (a ``?`` piece, the implied last position, no orientations)."""
+        out, k = [], 0
+        for v in seq:
+            if self.counted[v] and k < self.digits:
+                out.append(k)
+                k += 1
+            else:
+                out.append(-1)
+        return out
+
     def orient(self, seq: list[int], twists: list[int]) -> int:
-        """The orientation value of a position's twists (wild pieces count 0)."""
+        """The orientation value of a position's twists (a ``?`` piece's counts 0)."""
         q = 0
-        for j in range(self.digits):
-            q = q * self.o + (0 if self.wild[seq[j]] else twists[j])
+        for v, t, slot in zip(seq, twists, self.slots(seq), strict=True):
+            if slot >= 0:
+                q = q * self.o + (0 if self.wild[v] else t)
         return q
 
     def twists_of(self, seq: list[int], q: int) -> list[int]:
         """Every position's twist (WILD for a wild piece), the implied one included."""
-        out = [0] * self.n
+        digits = [0] * self.digits
         for j in reversed(range(self.digits)):
-            q, out[j] = divmod(q, self.o)
+            q, digits[j] = divmod(q, self.o)
+        out = [0 if s < 0 else digits[s] for s in self.slots(seq)]
         if self.implied:
             out[-1] = (self.total - sum(out)) % self.o
         return [WILD if self.wild[v] else t for v, t in zip(seq, out, strict=True)]
@@ -158,22 +206,53 @@ class SetCode:
         """(label indices, twists) of each coordinate, as (m, n) arrays (wild twist 0)."""
         c = c.astype(np.uint64)
         r, q = c // np.uint64(self.twists), c % np.uint64(self.twists)
+        seq = self.arrangements_many(r)
+        return seq, self.twists_from(seq, q)
+
+    def arrangements_many(self, r: np.ndarray) -> np.ndarray:
+        """The label indices of each arrangement rank, as an (m, n) array."""
+        r = np.asarray(r, np.uint64)
         seq = self._unrank_many(r * np.uint64(2) if self.even else r)
         if self.even:
             wrong = _parities(seq) != self.parity
             if wrong.any():
                 seq[wrong] = self._unrank_many(r[wrong] * np.uint64(2) + np.uint64(1))
-        tw = self.twists_many(q)
+        return seq
+
+    def twists_from(self, seq: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Every position's twist of each row of label indices and its orientation value
+        (wild pieces 0, the implied one included)."""
+        if not self.slotted:
+            tw = self.twists_many(q)
+        else:
+            digits = self.digits_many(q)
+            slot = self.slots_many(seq)
+            rows = np.arange(len(seq))[:, None]
+            tw = np.where(slot >= 0, digits[rows, np.maximum(slot, 0)], 0)
         if self.any_wild:
             tw[np.asarray(self.wild)[seq]] = 0
-        return seq, tw
+        return tw
+
+    def digits_many(self, q: np.ndarray) -> np.ndarray:
+        """The orientation digits of each value, the most significant first: (m, digits)."""
+        q = np.asarray(q, np.uint64)
+        out = np.zeros((len(q), self.digits), np.int64)
+        for j in reversed(range(self.digits)):
+            out[:, j] = (q % np.uint64(self.o)).astype(np.int64)
+            q = q // np.uint64(self.o)
+        return out
+
+    def slots_many(self, seq: np.ndarray) -> np.ndarray:
+        """:meth:`slots` of each row of label indices."""
+        counted = np.asarray(self.counted)[seq]
+        index = np.cumsum(counted, axis=1) - 1
+        return np.where(counted & (index < self.digits), index, -1)
 
     def twists_many(self, q: np.ndarray) -> np.ndarray:
-        """Every position's twist of each orientation value (the implied one included)."""
+        """Every position's twist of each orientation value (the implied one included),
+        for a set whose digits are the positions' (not :attr:`slotted`)."""
         tw = np.zeros((len(q), self.n), np.int64)
-        for j in reversed(range(self.digits)):
-            tw[:, j] = (q % np.uint64(self.o)).astype(np.int64)
-            q = q // np.uint64(self.o)
+        tw[:, : self.digits] = self.digits_many(q)
         if self.implied:
             tw[:, -1] = (self.total - tw.sum(axis=1)) % self.o
         return tw
@@ -224,11 +303,14 @@ class SetCode:
         return r >> np.uint64(1) if self.even else r
 
     def orient_many(self, seq: np.ndarray, tw: np.ndarray) -> np.ndarray:
+        """:meth:`orient` of each row of label indices and twists."""
         q = np.zeros(len(seq), np.uint64)
         wild = np.asarray(self.wild)[seq] if self.any_wild else None
-        for j in range(self.digits):
+        slot = self.slots_many(seq) if self.slotted else None
+        for j in range(self.n if self.slotted else self.digits):
             d = tw[:, j] if wild is None else np.where(wild[:, j], 0, tw[:, j])
-            q = q * np.uint64(self.o) + d.astype(np.uint64)
+            step = q * np.uint64(self.o) + d.astype(np.uint64)
+            q = step if slot is None else np.where(slot[:, j] >= 0, step, q)
         return q
 
     def apply_many(
@@ -259,8 +341,9 @@ def _parities(seq: np.ndarray) -> np.ndarray:
     return odd
 
 
-def set_code(d: Definition, i: int, turns: tuple[Turn, ...]) -> SetCode:
-    """The coordinate of set i, from the definition's solved state and the moves searched."""
+def set_code(d: Definition, i: int, turns: tuple[Turn, ...], legacy: bool = False) -> SetCode:
+    """The coordinate of set i, from the definition's solved state and the moves searched
+    (``legacy``: format version 1's digits)."""
     s, solved = d.sets[i], d.solved[i]
     labels = tuple(sorted(set(solved.perm)))
     counts = tuple(solved.perm.count(v) for v in labels)
@@ -273,7 +356,7 @@ def set_code(d: Definition, i: int, turns: tuple[Turn, ...]) -> SetCode:
     keeps_sum = all(sum(p.twist) % s.twists == 0 for p in parts)
     implied = s.twists > 1 and keeps_sum and not any(wild)
     total = sum(t for t in solved.twist if t != WILD) % s.twists
-    return SetCode(s, labels, counts, wild, even, parity(seq), implied, total)
+    return SetCode(s, labels, counts, wild, even, parity(seq), implied, total, legacy)
 
 
 @dataclass(frozen=True)

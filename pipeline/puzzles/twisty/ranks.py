@@ -96,38 +96,80 @@ def _arranged(rows, perms, forbid, counts, total0, even, parity, blocked):
     return out
 
 
+@njit(inline="always")
+def twists_into(q, seq, counted, o, digits, implied, total, tw):
+    """Every position's twist of orientation value ``q`` into ``tw`` (pack.py's digits:
+    the positions of counted labels, in order, the first most significant; the last
+    position's twist from the sum when ``implied``). ``seq``: label indices."""
+    n = len(seq)
+    kept = 0
+    for j in range(n):
+        tw[j] = 0
+        if kept < digits and counted[seq[j]]:
+            tw[j] = -1
+            kept += 1
+    for j in range(n - 1, -1, -1):
+        if tw[j] == -1:
+            tw[j] = np.int64(q % np.uint64(o))
+            q //= np.uint64(o)
+    if implied:
+        tw[n - 1] = (total - tw[: n - 1].sum()) % o
+
+
+@njit(inline="always")
+def orientation(seq, tw, counted, wild, o, digits):
+    """The orientation value of label indices ``seq`` twisted ``tw`` (a wild piece's 0)."""
+    q = np.uint64(0)
+    kept = 0
+    for j in range(len(seq)):
+        if kept == digits:
+            break
+        v = seq[j]
+        if counted[v]:
+            q = q * np.uint64(o) + np.uint64(0 if wild[v] else tw[j])
+            kept += 1
+    return q
+
+
 @njit(cache=True)
-def _whole(size, twists, o, digits, implied, total_twist, perms, adds, wild, forbid, counts,
-           total0, even, parity, blocked):  # fmt: skip
-    """``out[c, t]``: coordinate c (arrangement and orientations together, wild pieces
-    keeping none) after move t (``adds[t]``: the twist each position's arrival gets)."""
+def _whole(size, twists, o, digits, implied, total_twist, perms, adds, counted, wild, forbid,
+           counts, total0, even, parity, blocked):  # fmt: skip
+    """``out[c, t]``: coordinate c (arrangement and orientations together) after move t
+    (``adds[t]``: the twist each position's arrival gets)."""
     n = perms.shape[1]
     out = np.empty((size, len(perms)), np.uint32)
     seq = np.empty(n, np.int64)
     tw = np.empty(n, np.int64)
     moved = np.empty(n, np.int64)
+    turned = np.empty(n, np.int64)
     work = np.empty(len(counts), np.uint64)
     for c in range(size):
-        r, q = c // twists, c % twists
+        r, q = c // twists, np.uint64(c % twists)
         _arrangement(np.uint64(r), counts, work, total0, even, parity, seq)
-        for j in range(digits - 1, -1, -1):
-            tw[j] = q % o
-            q //= o
-        if implied:
-            tw[n - 1] = (total_twist - tw[: n - 1].sum()) % o
+        twists_into(q, seq, counted, o, digits, implied, total_twist, tw)
         for t in range(len(perms)):
             ok = True
             for j in range(n):
                 moved[j] = seq[perms[t, j]]
+                turned[j] = (tw[perms[t, j]] + adds[t, j]) % o
                 ok &= not forbid[j, moved[j]]
             if not ok:
                 out[c, t] = blocked
                 continue
-            value = 0
-            for j in range(digits):
-                d = 0 if wild[moved[j]] else (tw[perms[t, j]] + adds[t, j]) % o
-                value = value * o + d
+            value = orientation(moved, turned, counted, wild, o, digits)
             out[c, t] = _rank(moved, counts, work, total0, even) * np.uint64(twists) + value
+    return out
+
+
+@njit(cache=True)
+def _labels(rows, n, counts, total0, even, parity):
+    """``out[r]``: the label indices of arrangement r."""
+    out = np.empty((rows, n), np.uint8)
+    seq = np.empty(n, np.int64)
+    work = np.empty(len(counts), np.uint64)
+    for r in range(rows):
+        _arrangement(np.uint64(r), counts, work, total0, even, parity, seq)
+        out[r] = seq
     return out
 
 
@@ -145,8 +187,16 @@ def whole(
     """The table of a set's whole coordinate (a set with ``?`` pieces)."""
     counts = np.asarray(code.counts, np.uint64)
     total = np.uint64(multinomial(code.counts))
+    counted = np.asarray(code.counted, np.bool_)
     wild = np.asarray(code.wild, np.bool_)
     return _whole(
         code.size, code.twists, code.o, code.digits, code.implied, code.total, perms, adds,
-        wild, forbid, counts, total, code.even, code.parity, np.uint32(blocked),
+        counted, wild, forbid, counts, total, code.even, code.parity, np.uint32(blocked),
     )  # fmt: skip
+
+
+def labels(code: SetCode) -> np.ndarray:
+    """Each arrangement's label indices, a row an arrangement (uint8)."""
+    counts = np.asarray(code.counts, np.uint64)
+    total = np.uint64(multinomial(code.counts))
+    return _labels(code.arrangements, code.n, counts, total, code.even, code.parity)

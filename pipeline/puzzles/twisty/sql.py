@@ -37,7 +37,7 @@ DIGITS = sql_str(BASE62)
 TABLES = {
     "twisty_sets": "puzzle VARCHAR, piece_set INTEGER, name VARCHAR",
     "twisty_arrangements": "puzzle VARCHAR, piece_set INTEGER, arrangement UBIGINT, "
-    "pieces INTEGER[], labels INTEGER[]",
+    "pieces INTEGER[], labels INTEGER[], slots INTEGER[]",
     "twisty_orientations": "puzzle VARCHAR, piece_set INTEGER, orientation UBIGINT, "
     "twists INTEGER[]",
 }
@@ -85,15 +85,32 @@ def _rows(p: TwistyPuzzle) -> dict[str, list[list[Any]]]:
         ranks = np.arange(code.arrangements, dtype=np.uint64)
         seqs, _ = code.decode_many(ranks * np.uint64(code.twists))
         labels = np.asarray(code.labels, np.int64)[seqs]
+        slots = _slots(code, seqs)
         out["twisty_arrangements"] += [
-            [table, i, r, seq, lab]
-            for r, seq, lab in zip(
-                range(code.arrangements), seqs.tolist(), labels.tolist(), strict=True
+            [table, i, r, seq, lab, slot]
+            for r, seq, lab, slot in zip(
+                range(code.arrangements), seqs.tolist(), labels.tolist(), slots, strict=True
             )
         ]
-        twists = code.twists_many(np.arange(code.twists, dtype=np.uint64)).tolist()
-        out["twisty_orientations"] += [[table, i, q, tw] for q, tw in enumerate(twists)]
+        out["twisty_orientations"] += [
+            [table, i, q, tw] for q, tw in enumerate(_orientation_rows(code).tolist())
+        ]
     return out
+
+
+def _orientation_rows(code: SetCode) -> np.ndarray:
+    """A row an orientation value: each position's twist (the implied one included), or
+    for a set whose ``?`` pieces keep no digit, its digits (``slots`` place them)."""
+    q = np.arange(code.twists, dtype=np.uint64)
+    return code.digits_many(q) if code.slotted else code.twists_many(q)
+
+
+def _slots(code: SetCode, seqs: np.ndarray) -> list[list[int]]:
+    """Each arrangement's place of each position's twist in its orientation row (from 1;
+    0 for a ``?`` piece, whose twist reads 0)."""
+    if not code.slotted:
+        return [list(range(1, code.n + 1))] * len(seqs)
+    return (code.slots_many(seqs) + 1).tolist()
 
 
 def codec(table: Checked) -> dict[str, str] | None:
@@ -144,6 +161,11 @@ def _wild(code: SetCode, piece: str) -> str:
     return f"list_contains({wild}, {piece})" if wild else "false"
 
 
+def _twists(i: int) -> str:
+    """Set i's twist at each position, from its orientation row and arrangement's slots."""
+    return f"list_transform(list_select(o{i}.twists, a{i}.slots), lambda x: coalesce(x, 0))"
+
+
 def _line(p: TwistyPuzzle) -> str:
     """The compact line: each piece ``index * orientations + twist`` in base 62."""
     out = []
@@ -154,7 +176,7 @@ def _line(p: TwistyPuzzle) -> str:
             f"substr({DIGITS}, ({x} // {62**k} % 62)::INTEGER + 1, 1)" for k in reversed(range(w))
         )
         out.append(
-            f"array_to_string(list_transform(list_zip(a{i}.pieces, o{i}.twists), "
+            f"array_to_string(list_transform(list_zip(a{i}.pieces, {_twists(i)}), "
             f"lambda p: {chars}), '')"
         )
     return " || ".join(out)
@@ -169,7 +191,9 @@ def _draw(p: TwistyPuzzle) -> str:
             f"p[1]::VARCHAR || CASE WHEN {_wild(code, 'p[3]')} OR p[2] = 0 THEN '' "
             f"ELSE '+' || p[2]::VARCHAR END"
         )
-        cells = f"list_transform(list_zip(a{i}.labels, o{i}.twists, a{i}.pieces), lambda p: {cell})"
+        cells = (
+            f"list_transform(list_zip(a{i}.labels, {_twists(i)}, a{i}.pieces), lambda p: {cell})"
+        )
         cw = f"list_max(list_transform({cells}, lambda c: length(c)))::INTEGER"
         padded = f"list_transform({cells}, lambda c: lpad(c, {cw}, ' '))"
         rows.append(f"rpad(s{i}.name, {width}, ' ') || '  ' || array_to_string({padded}, ' ')")
@@ -194,10 +218,11 @@ def _parse(p: TwistyPuzzle, t: str) -> str:
         chunks = f"regexp_extract_all(substr({txt}, {at + 1}, {code.n * k}), '.{{{k}}}')"
         xs = f"list_transform({chunks}, lambda c: {digit})"
         pieces = f"list_transform({xs}, lambda x: x // {code.o})"
-        twists = (
-            f"list_transform({xs}, lambda x: CASE WHEN {_wild(code, f'x // {code.o}')} "
-            f"THEN 0 ELSE x % {code.o} END)"
-        )
+        wild = _wild(code, f"x // {code.o}")
+        twists = f"list_transform({xs}, lambda x: CASE WHEN {wild} THEN 0 ELSE x % {code.o} END)"
+        if code.slotted:  # the digits: the twists of the pieces not ?, in order
+            kept = f"list_filter({xs}, lambda x: NOT {wild})"
+            twists = f"list_transform({kept}, lambda x: x % {code.o})"
         solved = sorted(i for i, c in enumerate(code.counts) for _ in range(c))
         valid.append(f"list_sort({pieces}) = {solved}")
         if code.implied:
