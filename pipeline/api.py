@@ -101,6 +101,8 @@ class Database:
         from pipeline.query import catalog
 
         chosen = self.folder.puzzles(names)
+        # A puzzle too large to tabulate: its pattern tables in its stead.
+        chosen = [q for p in chosen for q in self.folder.puzzles(p.search_tables()) or [p]]
         if root is not None:
             from pipeline.puzzles.names import rooted
 
@@ -153,14 +155,23 @@ class Database:
             chosen += [p.name for p in registry.defaults() if p.name not in chosen]
         return chosen
 
-    def add_spec(self, path: str | os.PathLike[str], name: str | None = None) -> list[str]:
+    def add_spec(
+        self,
+        path: str | os.PathLike[str],
+        name: str | None = None,
+        memory: int | str | None = None,
+    ) -> list[str]:
         """Check a puzzle spec (TOML, or a family's own file: a twsearch ``.tws``, kept
         as table ``name``, else the file's name) and keep it in ``<data>/specs/``;
         return its tables. The tables are not built: pass the names to :meth:`build`.
+        A twisty definition too large to tabulate whose spec names no pattern tables
+        gets them chosen within ``memory`` (their look-up arrays, a byte a position).
         """
+        from pipeline.engine.budget import parse_memory
         from pipeline.puzzles.spec import parse as spec
 
-        return spec.add(Path(path), self.data, name)
+        budget = None if memory is None else parse_memory(memory)
+        return spec.add(Path(path), self.data, name, budget)
 
     def puzzle(self, name: str) -> Puzzle:
         """The puzzle of that name here: a built-in, a spec kept here, or a typed root."""

@@ -51,10 +51,16 @@ def size(p: Puzzle) -> int:
     return p.expected_total or p.estimated_total or len(p.cells.symbols) ** p.cells.count
 
 
+def tabulated() -> list[Puzzle]:
+    """The built-in puzzles that have a table of their own (not ``cube3``: it is solved
+    by search over its pattern tables, which are tables)."""
+    return [p for p in BUILTIN if not p.search_tables()]
+
+
 def _registry_kinds() -> list[Kind]:
     """The smallest built-in table of each puzzle class and graph kind."""
     groups: dict[tuple[type, str], list[Puzzle]] = {}
-    for p in BUILTIN:
+    for p in tabulated():
         groups.setdefault((type(p), str(p.graph)), []).append(p)
     out = []
     for (cls, graph), found in groups.items():

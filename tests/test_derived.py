@@ -18,8 +18,9 @@ from pipeline.storage.format import MANIFEST
 from tests.conftest import run_cli
 
 BUILT = ["2x3", "2x3-pdb-5", "2x4-pdb-3", "triangle15", "triangle15-winnable"]
-#: Pattern databases the registry knows: 3 for 4x4, 2 each for 3x4, 2x6, 2x5, 3x3, 2x4, 1 for 2x3.
-PATTERN_DATABASES = 16
+#: Pattern databases the registry knows: 3 for 4x4, 2 each for 3x4, 2x6, 2x5, 3x3, 2x4, 1 for 2x3,
+#: and the 3x3x3 cube's 3 pattern tables.
+PATTERN_DATABASES = 19
 
 
 @pytest.fixture(scope="module")

@@ -104,7 +104,9 @@ def build(
     from pipeline.cli.bars import BuildBars
 
     base = db(data)
-    names = _names(base, puzzle or [], default, symmetry, spec, root)
+    names = _names(base, puzzle or [], default, symmetry, spec, root, memory)
+    for line in _searched(base, names):
+        typer.echo(line, err=True)
     new = not data.exists()  # a build from another folder quietly made ./data (issue #45)
     with BuildBars() as bars:
         manifests = base.build(
@@ -134,6 +136,7 @@ def _names(
     symmetry: bool,
     spec: Path | None,
     root: str | None,
+    memory: str | None = None,
 ) -> list[str]:
     """The tables to build, each checked to be a puzzle (a spec is kept in the data folder)."""
     own = None  # a definition file (.tws) takes its table's name as the first NAME
@@ -141,7 +144,7 @@ def _names(
         own, named = named[0], named[1:]
     names = base.build_names(named, symmetry=symmetry, default=default)
     if spec is not None:
-        tables = base.add_spec(spec, own)
+        tables = base.add_spec(spec, own, memory)
         names += [n for n in (tables[:1] if root is not None else tables) if n not in names]
     if not names:
         raise typer.BadParameter("name at least one puzzle, or --default, or --spec")
@@ -150,6 +153,22 @@ def _names(
     for n in names:
         base.puzzle(n)
     return names
+
+
+def _searched(base: Database, names: list[str]) -> list[str]:
+    """A line for each puzzle too large to tabulate, and one for each of its pattern
+    tables, built in its stead: its positions, and its look-up array (a byte each)."""
+    from pipeline.engine.budget import size_of
+
+    out = []
+    for n in names:
+        tables = base.puzzle(n).search_tables()
+        if tables:
+            out.append(f"{n}: too large to tabulate, solved by search over its pattern tables:")
+        for t in tables:
+            size = base.puzzle(t).estimated_total or 0
+            out.append(f"  {t}: {plural(size, 'position')}, a look-up array of {size_of(size)}")
+    return out
 
 
 def _executor(executor: str, engine: str | None) -> str:

@@ -437,6 +437,15 @@ class Puzzle(ABC):
         """The puzzle ready to build or verify in ``data`` (derived tables read their source)."""
         return self
 
+    #: The names of its pattern tables (``<name>-pdb`` stands for them all).
+    pattern_tables: tuple[str, ...] = ()
+
+    def search_tables(self) -> list[str]:
+        """The tables built in its stead when it is too large to tabulate (a twisty
+        puzzle past 64 bits: its pattern tables, which a search reads); empty when it
+        has a table of its own."""
+        return []
+
     def for_format(self, version: int) -> Puzzle:
         """The puzzle reading states as format ``version`` wrote them (a table's manifest
         says which): itself, unless its encoding changed since (a twisty set's ``?``

@@ -63,16 +63,18 @@ class SpecTable:
     raises spec/base.py's ``Problem`` naming the key that is wrong. A family with
     files of its own (twsearch's ``.tws``) names their suffix and ``own`` makes the
     spec of such a file (its path, its text, the table's name); ``keep`` makes the
-    spec kept in the data folder from a TOML spec that names a file beside it. The
-    kept spec's text holds everything: it needs no file outside the folder."""
+    spec kept in the data folder from a TOML spec that names a file beside it. Both
+    are also handed the memory budget in bytes, if given (twisty: the budget its
+    pattern tables are chosen within). The kept spec's text holds everything: it
+    needs no file outside the folder."""
 
     key: str
     keys: Mapping[str, bool]
     tables: tuple[str, ...]
     load: Callable[[Spec], Puzzle]
     suffix: str | None = None
-    own: Callable[[Path, str, str], Spec] | None = None
-    keep: Callable[[Path, Spec], Spec] | None = None
+    own: Callable[[Path, str, str, int | None], Spec] | None = None
+    keep: Callable[[Path, Spec, int | None], Spec] | None = None
 
 
 @dataclass(frozen=True)

@@ -65,8 +65,9 @@ class Registry:
         return self._made[name]
 
     def puzzles(self, names: Iterable[str]) -> list[Puzzle]:
-        """The puzzles of ``names``, each group name replaced by its tables."""
-        return [self.puzzle(n) for n in expand_names(list(names))]
+        """The puzzles of ``names``, each group name replaced by its tables (a spec's
+        ``<name>-pdb``: its pattern tables)."""
+        return [self.puzzle(n) for n in expand_names(list(names), self.data)]
 
     def with_requirements(self, chosen: list[Puzzle]) -> list[Puzzle]:
         """``chosen`` in build order: each derived table after the tables it is made from."""
@@ -108,14 +109,25 @@ def defaults() -> list[Puzzle]:
     return [p for p in BUILTIN if p.default]
 
 
-def expand_names(names: list[str]) -> list[str]:
-    """Replace each group name by its tables, keeping order and dropping repeats."""
+def expand_names(names: list[str], data: Path | None = None) -> list[str]:
+    """Replace each group name by its tables, keeping order and dropping repeats
+    (``<name>-pdb``: a spec's pattern tables too, given ``data``)."""
     out: list[str] = []
     for n in names:
-        for m in GROUPS.get(n, [n]):
+        for m in GROUPS.get(n) or _patterns(n, data) or [n]:
             if m not in out:
                 out.append(m)
     return out
+
+
+def _patterns(name: str, data: Path | None) -> list[str]:
+    """The pattern tables ``<board>-pdb`` stands for (none: it is no such name)."""
+    if data is None or not name.endswith("-pdb"):
+        return []
+    with contextlib.suppress(PuzzleDBError):
+        board = resolve(name.removesuffix("-pdb"), data)
+        return list(board.pattern_tables) if board is not None else []
+    return []
 
 
 def art_of(puzzle: Puzzle) -> Art:

@@ -194,7 +194,7 @@ def _text(path: Path, follow: bool = False) -> str:
         raise BadSpec(f"{path}: cannot read the spec: {e}") from None
 
 
-def add(path: Path, data: Path, name: str | None = None) -> list[str]:
+def add(path: Path, data: Path, name: str | None = None, memory: int | None = None) -> list[str]:
     """Check the spec in ``path`` and copy it to ``<data>/specs/``; return its tables
     (its name; a peg board also ``<name>-winnable``: the family's ``TABLES``).
 
@@ -202,8 +202,10 @@ def add(path: Path, data: Path, name: str | None = None) -> list[str]:
     suffix), kept as the TOML spec its family makes of it, named ``name`` or after the
     file. A different spec already kept under the same name is replaced only while no
     table built from it remains (each table records the spec it was built from).
+    ``memory`` (bytes) is handed to the family (twisty: the budget its pattern tables
+    are chosen within).
     """
-    spec = _given(path, name)
+    spec = _given(path, name, memory)
     puzzle(spec)  # the board itself is checked before anything is written
     target = data / SPECS / f"{spec.name}.toml"
     old = _text(target) if target.exists() else spec.text
@@ -222,7 +224,7 @@ def add(path: Path, data: Path, name: str | None = None) -> list[str]:
     return [spec.name + suffix for suffix in families()[spec.family].tables]
 
 
-def _given(path: Path, name: str | None) -> Spec:
+def _given(path: Path, name: str | None, memory: int | None = None) -> Spec:
     """The spec kept for the file the user named: a TOML spec (as its family keeps it),
     or a family's own file made a spec under ``name`` (else the file's name), its text
     the TOML kept in the data folder."""
@@ -235,7 +237,7 @@ def _given(path: Path, name: str | None) -> Spec:
             raise BadSpec(f"{path}: a TOML spec is named inside it (name = ...): give no name")
         spec = parse(text, str(path))
         keep = families()[spec.family].keep
-        return _made(keep(path, spec)) if keep is not None else spec
+        return _made(keep(path, spec, memory)) if keep is not None else spec
     name = name if name is not None else re.sub(r"[^a-z0-9_]", "_", path.stem.lower())
     try:
         if not NAME.fullmatch(name):
@@ -248,7 +250,7 @@ def _given(path: Path, name: str | None) -> Spec:
         ) from None
     made = own[0].own
     assert made is not None, "a family with files of its own reads them"
-    return _made(made(path, text, name))
+    return _made(made(path, text, name, memory))
 
 
 def _made(spec: Spec) -> Spec:

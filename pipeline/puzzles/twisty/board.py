@@ -29,7 +29,8 @@ from pipeline.answers import Origin
 from pipeline.engine.core import Graph, States
 from pipeline.errors import BadPosition, BadSpec
 from pipeline.puzzles.base import Cells, Puzzle, parity
-from pipeline.puzzles.twisty import group, tables, tws
+from pipeline.puzzles.twisty import abstract, group, tables, tws
+from pipeline.puzzles.twisty.abstract import Pattern
 from pipeline.puzzles.twisty.pack import Packing, SetCode, set_code
 from pipeline.puzzles.twisty.tws import WILD, Definition, Part, Turn
 
@@ -99,6 +100,7 @@ class TwistyPuzzle(Puzzle):
         quarter: bool = False,
         default: bool = False,
         legacy: bool = False,
+        patterns: Sequence[Pattern] = (),
     ) -> None:
         d = definition
         self.definition = d
@@ -106,7 +108,17 @@ class TwistyPuzzle(Puzzle):
         self.title = title or f"{d.name} (twsearch definition)"
         self.default = default
         self.spec = d.text
-        self.options = {"title": title, "moves": moves, "quarter": quarter, "default": default}
+        #: The pattern tables named for it (pipeline/puzzles/twisty/patterns.py).
+        self.patterns = tuple(patterns)
+        for p in self.patterns:
+            abstract.check(d, p, where)
+        if len({p.label for p in self.patterns}) < len(self.patterns):
+            raise BadSpec(f"{where}: two pattern tables share a label")
+        self.pattern_tables = tuple(f"{name}-pdb-{p.label}" for p in self.patterns)
+        self.options = {
+            "title": title, "moves": moves, "quarter": quarter, "default": default,
+            "patterns": self.patterns,
+        }  # fmt: skip
         self.where = where
         self.turns = tuple(select(d, moves, quarter, where))
         self.quarter = quarter
@@ -114,27 +126,49 @@ class TwistyPuzzle(Puzzle):
         self.legacy = legacy
         codes = tuple(set_code(d, i, self.turns, legacy) for i in range(len(d.sets)))
         self.pack = Packing(codes)
-        self._check_fits()
+        #: Whether it has a table of its own: fewer than 2^64 states (the largest 2^64 - 2:
+        #: 2^64 - 1 is no parent). Else it is solved by search over its pattern tables.
+        self.tabulated = self.pack.size < 1 << 64
         self.solved = self.encode(d.solved)
         self.root_texts = (self.text(self.solved),)
-        self.estimated_total = self.pack.size
+        self.estimated_total = self.pack.size if self.tabulated else None
         self.columns, self.inverse = _columns(d, self.turns)
         self.graph, self.parity_sets = _graph(d, self.turns, self.inverse)
-        self.has_kernels = self._keys_fit()
+        self.has_kernels = self.tabulated and self._keys_fit()
         # A move a byte in the dense search (engine/dense.py: NO_MOVE is 255).
-        self.dense_states = self.pack.size if len(self.turns) < 255 else None
+        dense = self.tabulated and len(self.turns) < 255
+        self.dense_states = self.pack.size if dense else None
         self.by_name = {t.name: t for t in self._all_turns()}
 
-    def _check_fits(self) -> None:
-        if self.pack.size < 1 << 64:  # the largest state 2^64 - 2: 2^64 - 1 is no parent
-            return
+    def search_tables(self) -> list[str]:
+        """Its pattern tables when it has no table of its own (none when it has one);
+        BadSpec in one line when it has neither."""
+        if self.tabulated:
+            return []
+        if not self.patterns:
+            raise BadSpec(
+                f"{self.too_large()}: name its pattern tables ([[twisty.pattern]] in a TOML "
+                "spec), or let build --spec choose them (--memory)"
+            )
+        return list(self.pattern_tables)
+
+    def too_large(self) -> str:
+        """Why it has no table of its own: how many positions it has."""
         count = group.reachable(self.definition, [t.parts for t in self.turns])
         what = f"{count:,} positions" if count else f"up to {self.pack.size:.3g} positions"
-        raise BadSpec(
+        return (
             f"{self.where}: its positions cannot fit a 64-bit state: {what} "
             f"({self.pack.size:.3g} arrangements and orientations of its sets), "
             "more than 2^64"
         )
+
+    def roots(self) -> list[int]:
+        if not self.tabulated:
+            over = ", ".join(self.search_tables())
+            raise BadSpec(
+                f"{self.name} has no table of its own: it is solved by search over {over}"
+            )
+        return super().roots()
 
     def for_format(self, version: int) -> TwistyPuzzle:
         """Format version 1 kept a digit for every ``?`` piece (pack.py): a table of it is

@@ -21,7 +21,7 @@ from pipeline.engine.dense import NO_MOVE, Dense, backward_core, forward_core, r
 from pipeline.engine.packed import Kernels, resolve_core, room, weigh_core
 from pipeline.puzzles.twisty import ranks, tables
 from pipeline.puzzles.twisty.pack import multinomial
-from pipeline.puzzles.twisty.tables import COUPLED, TABLED, MoveTables
+from pipeline.puzzles.twisty.tables import COMPUTED, COUPLED, TABLED, MoveTables
 
 _BLOCKED = 0xFFFF_FFFF
 #: Where each part of the kernels' arguments is (see :func:`kernel_args`; numba needs
@@ -211,117 +211,199 @@ _EXT = 12
 
 
 @njit(inline="always")
-def _decoded(k, r, q, seq, tw, work, ext):
-    """Set k's label indices (tabled, or unranked) and twists of arrangement ``r`` and
-    orientation value ``q``, into ``seq`` and ``tw``."""
-    m = ext[1][k]
-    ko = ext[13][k]
-    counted = ext[14][ko : ko + ext[15][k]]
-    if ext[0][k] == COUPLED:
-        at = ext[6][k] + r * m
+def _decoded(kind, r, q, m, o, digits, implied, total, at, ko, labels, counted, wild, counts,
+             work, total0, even, parity, seq, tw, dv):  # fmt: skip
+    """A computed set's label indices (tabled from ``at`` in ``labels``, or unranked) of
+    arrangement ``r`` into ``seq``, and each position's piece's digit as it moves into
+    ``dv`` (:func:`ranks.twists_into`'s twists of ``q``; -1 for a piece that keeps no
+    digit, -2 for one whose digit is always 0: version 1's ``?``). ``ko``: the set's
+    first label in ``counted`` and ``wild``; no array sliced in the common case (a
+    slice costs a reference count)."""
+    if kind == COUPLED:
         for j in range(m):
-            seq[j] = ext[7][at + j]
+            seq[j] = labels[at + j]
     else:
-        counts = ext[16][ko : ko + ext[15][k]]
-        ranks._arrangement(np.uint64(r), counts, work[: len(counts)], ext[17][k], ext[18][k],
-                           ext[19][k], seq[:m])  # fmt: skip
-    ranks.twists_into(q, seq[:m], counted, ext[2][k], ext[3][k], ext[4][k], ext[5][k], tw[:m])
+        k = len(counts)
+        ranks._arrangement(np.uint64(r), counts, work[:k], total0, even, parity, seq[:m])
+    kept = 0
+    for j in range(m):
+        tw[j] = 0
+        if kept < digits and counted[ko + seq[j]]:
+            tw[j] = -1
+            kept += 1
+    for j in range(m - 1, -1, -1):
+        if tw[j] == -1:
+            tw[j] = np.int64(q % np.uint64(o))
+            q //= np.uint64(o)
+    if implied:
+        rest = 0
+        for j in range(m - 1):
+            rest += tw[j]
+        tw[m - 1] = (total - rest) % o
+    for j in range(m):
+        v = ko + seq[j]
+        dv[j] = (-2 if wild[v] else tw[j]) if counted[v] else -1
 
 
 @njit(inline="always")
-def _after(k, r, t, a, aoff, turns, perm, add, seq, tw, moved, turned, work, ext):
-    """Set k's coordinate after column t of ``perm``/``add`` (``a``: the arrangement
-    tables), ``~0`` when the move is blocked."""
-    m, o = ext[1][k], ext[2][k]
-    at = ext[8][k] + t * m
+def _oriented(m, o, implied, place, perm, add, dv):
+    """A computed set's orientation value after the move whose part starts at ``place`` in
+    ``perm``/``add``: the digits read as the pieces land (pack.py's order; the last
+    position's left out when ``implied``), a twist below ``2 * o`` before its wrap (no
+    division)."""
+    q = np.uint64(0)
+    for j in range(m - implied):
+        v = dv[perm[place + j]]
+        if v >= 0:
+            d = v + add[place + j]
+            if d >= o:
+                d -= o
+            q = q * np.uint64(o) + np.uint64(d)
+        elif v == -2:
+            q = q * np.uint64(o)
+    return q
+
+
+@njit(inline="never")
+def _ranked(m, place, perm, seq, moved, forbid, counts, work, total0, even):
+    """A computed set's arrangement rank after a move (``~0``: blocked)."""
+    k = len(counts)
     for j in range(m):
-        src = perm[at + j]
-        moved[j] = seq[src]
-        turned[j] = (tw[src] + add[at + j]) % o
-    ko = ext[13][k]
-    wild = ext[20][ko : ko + ext[15][k]]
-    if ext[0][k] == COUPLED:
-        x = a[aoff[k] + r * turns + t]
-        if x == _BLOCKED:
+        moved[j] = seq[perm[place + j]]
+        if forbid[j * k + moved[j]]:
             return ~np.uint64(0)
-        rank = np.uint64(x)
-    else:
-        fo = ext[21][k]
-        kk = ext[15][k]
-        for j in range(m):
-            if ext[22][fo + j * kk + moved[j]]:
-                return ~np.uint64(0)
-        counts = ext[16][ko : ko + kk]
-        rank = ranks._rank(moved[:m], counts, work[:kk], ext[17][k], ext[18][k])
-    counted = ext[14][ko : ko + ext[15][k]]
-    value = ranks.orientation(moved[:m], turned[:m], counted, wild, o, ext[3][k])
-    return rank * np.uint64(ext[23][k]) + value
+    return ranks._rank(moved[:m], counts, work[:k], total0, even)
 
 
 @njit(inline="always")
 def _mixed_fill(s, a, b, perm, add, out, cx):
     """:func:`_fill_checked` where some sets are computed (``cx``: the arguments, and
     room to work in)."""
-    args, room, work = cx
+    args, seq, tw, moved, dv, work = cx
     aoff, boff, qe, sizes, weights, n = args[4], args[5], args[6], args[7], args[8], args[9]
     ext = args[_EXT]
-    none = ~np.uint64(0)
+    kinds, pieces, os_, digits, implied, totals = ext[0], ext[1], ext[2], ext[3], ext[4], ext[5]
+    loff, labels, poff, koff, counted, nk = ext[6], ext[7], ext[8], ext[13], ext[14], ext[15]
+    counts, total0, evens, parities, wild, foff, forbid = (
+        ext[16], ext[17], ext[18], ext[19], ext[20], ext[21], ext[22],
+    )  # fmt: skip
     out[:] = 0
     for k in range(len(sizes) - 1, -1, -1):
         c = s % sizes[k]
         s = s // sizes[k]
         r = np.int64(c // qe[k])
         q = c - np.uint64(r) * qe[k]
-        if ext[0][k] == TABLED:
-            ra = aoff[k] + r * n
-            qb = boff[k] + np.int64(q) * n
-            for t in range(n):
-                x = a[ra + t]
-                if x == _BLOCKED:
-                    out[t] = none
-                elif out[t] != none:
-                    out[t] += (np.uint64(x) * qe[k] + np.uint64(b[qb + t])) * weights[k]
+        kind = kinds[k]
+        if kind == TABLED:
+            _tabled_into(
+                out, a, b, aoff[k] + r * n, boff[k] + np.int64(q) * n, n, qe[k], weights[k]
+            )
             continue
-        _decoded(k, r, q, room[0], room[1], work, ext)
-        for t in range(n):
-            if out[t] != none:
-                x = _after(k, r, t, a, aoff, n, perm, add, room[0], room[1], room[2], room[3],
-                           work, ext)  # fmt: skip
-                out[t] = none if x == none else out[t] + x * weights[k]
+        m, o, ko, kk = pieces[k], os_[k], koff[k], nk[k]
+        its_counts = counts[ko : ko + kk]
+        _decoded(kind, r, q, m, o, digits[k], implied[k], totals[k], loff[k] + r * m, ko, labels,
+                 counted, wild, its_counts, work, total0[k], evens[k], parities[k], seq, tw,
+                 dv)  # fmt: skip
+        _computed_into(out, kind, a, aoff[k] + r * n, n, m, o, m - implied[k], poff[k], perm,
+                       add, dv, qe[k], weights[k], seq, moved, forbid[foff[k] :], its_counts,
+                       work, total0[k], evens[k])  # fmt: skip
+
+
+@njit(inline="always")
+def _tabled_into(out, a, b, ra, qb, n, qe, w):
+    """A tabled set's part of each move's child, added into ``out`` (~0 stays blocked)."""
+    none = ~np.uint64(0)
+    for t in range(n):
+        x = a[ra + t]
+        if x == _BLOCKED:
+            out[t] = none
+        elif out[t] != none:
+            out[t] += (np.uint64(x) * qe + np.uint64(b[qb + t])) * w
+
+
+@njit(inline="always")
+def _computed_into(out, kind, a, ra, n, m, o, last, first, perm, add, dv, qe, w, seq, moved,
+                   forbid, counts, work, total0, even):  # fmt: skip
+    """A computed set's part of each move's child (its rank tabled at ``ra`` in ``a``,
+    or computed; its digits ``dv``; its moves' parts from ``first`` in ``perm``/``add``),
+    added into ``out``. The orientation value is :func:`_oriented`, written out here:
+    a function called in the loop over the moves costs a reference count an array."""
+    none = ~np.uint64(0)
+    for t in range(n):
+        if out[t] == none:
+            continue
+        place = first + t * m
+        if kind == COUPLED:
+            x = a[ra + t]
+            rank = none if x == _BLOCKED else np.uint64(x)
+        else:
+            rank = _ranked(m, place, perm, seq, moved, forbid, counts, work, total0, even)
+        if rank == none:
+            out[t] = none
+            continue
+        value = np.uint64(0)
+        for j in range(last):
+            v = dv[perm[place + j]]
+            if v >= 0:
+                d = v + add[place + j]
+                if d >= o:
+                    d -= o
+                value = value * np.uint64(o) + np.uint64(d)
+            elif v == -2:
+                value = value * np.uint64(o)
+        out[t] += (rank * qe + value) * w
 
 
 @njit(inline="always")
 def _mixed_moved(s, a, b, perm, add, t, cx):
     """:func:`_moved` where some sets are computed."""
-    args, room, work = cx
+    args, seq, tw, moved, dv, work = cx
     aoff, boff, qe, sizes, weights, n = args[4], args[5], args[6], args[7], args[8], args[9]
     ext = args[_EXT]
+    kinds, pieces, os_, digits, implied, totals = ext[0], ext[1], ext[2], ext[3], ext[4], ext[5]
+    loff, labels, poff, koff, counted, nk = ext[6], ext[7], ext[8], ext[13], ext[14], ext[15]
+    counts, total0, evens, parities, wild, foff, forbid = (
+        ext[16], ext[17], ext[18], ext[19], ext[20], ext[21], ext[22],
+    )  # fmt: skip
+    none = ~np.uint64(0)
     out = np.uint64(0)
     for k in range(len(sizes) - 1, -1, -1):
         c = s % sizes[k]
         s = s // sizes[k]
         r = np.int64(c // qe[k])
         q = c - np.uint64(r) * qe[k]
-        if ext[0][k] == TABLED:
-            x = a[aoff[k] + r * n + t]
+        kind = kinds[k]
+        x = a[aoff[k] + r * n + t] if kind != COMPUTED else 0
+        if kind == TABLED:
             if x == _BLOCKED:
-                return ~np.uint64(0)
+                return none
             out += (np.uint64(x) * qe[k] + np.uint64(b[boff[k] + np.int64(q) * n + t])) * weights[k]
             continue
-        _decoded(k, r, q, room[0], room[1], work, ext)
-        x = _after(k, r, t, a, aoff, n, perm, add, room[0], room[1], room[2], room[3], work, ext)
-        if x == ~np.uint64(0):
-            return x
-        out += x * weights[k]
+        m, o, ko, kk = pieces[k], os_[k], koff[k], nk[k]
+        its_counts = counts[ko : ko + kk]
+        _decoded(kind, r, q, m, o, digits[k], implied[k], totals[k], loff[k] + r * m, ko, labels,
+                 counted, wild, its_counts, work, total0[k], evens[k], parities[k], seq, tw,
+                 dv)  # fmt: skip
+        place = poff[k] + t * m
+        if kind == COUPLED:
+            rank = none if x == _BLOCKED else np.uint64(x)
+        else:
+            rank = _ranked(m, place, perm, seq, moved, forbid[foff[k] :], its_counts, work,
+                           total0[k], evens[k])  # fmt: skip
+        if rank == none:
+            return none
+        out += (rank * qe[k] + _oriented(m, o, implied[k], place, perm, add, dv)) * weights[k]
     return out
 
 
 @njit(inline="always")
 def _cx(args):
     """The arguments with room for the computed sets' work (made in each kernel call:
-    threads share no room)."""
-    ext = args[_EXT]
-    return args, np.empty((4, ext[24]), np.int64), np.empty(ext[25], np.uint64)
+    threads share no room): a set's labels, twists, moved labels and digits, and the
+    ranks' counts."""
+    m = args[_EXT][24]
+    room = (np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.int64))
+    return args, *room, np.empty(m, np.int64), np.empty(args[_EXT][25], np.uint64)
 
 
 @njit(inline="always")
@@ -442,7 +524,7 @@ def _extra(tabs: MoveTables, turns: int, inv: np.ndarray) -> tuple:
         each(lambda c: int(c.implied)),  # 4
         each(lambda c: c.total),  # 5
         loff,  # 6
-        np.concatenate(tables_).astype(np.int64),  # 7
+        np.concatenate(tables_),  # 7: uint8
         poff,  # 8
         parts(fwd, "perm"),  # 9
         parts(fwd, "twist"),  # 10
@@ -472,6 +554,8 @@ def kernel_args(tabs: MoveTables, turns: int, inverse: np.ndarray) -> tuple:
     inv = np.asarray(inverse, np.intp)
 
     def flat(tables: list[np.ndarray], cols: np.ndarray) -> np.ndarray:
+        if len(tables) == 1 and np.array_equal(cols, np.arange(tables[0].shape[1])):
+            return tables[0].ravel()  # the table itself (a pattern table's one set)
         return np.concatenate([t[:, cols].ravel() for t in tables])
 
     fwd = np.arange(turns)

@@ -6,11 +6,18 @@
     file = "floppy.tws"         # beside this spec; or definition = '''...''' (the text)
     moves = ["L", "R"]          # optional: these moves (with their powers) only
     quarter = true              # optional: each move and its inverse only (twsearch -q)
+    [[twisty.pattern]]          # optional, repeated: a pattern table (patterns.py)
+    label = "corners"           # the table floppy_lr-pdb-corners
+    CORNER = "all"              # a set and the pieces kept distinct: "all", or their
+    EDGE = [1, 2]               # positions in the solved state (from 1); a set not
+                                # named is left out, the others' pieces are ?
 
 ``puzzledb build --spec FILE.tws [NAME]`` takes a definition file itself: the
 table is NAME (else the file's name). Either way the spec kept in
 ``<data>/specs/`` (and recorded in each table's manifest) holds the definition's
-text inline (:func:`keep`): a data folder never reads a file outside itself.
+text inline (:func:`keep`): a data folder never reads a file outside itself. A
+definition too large to tabulate names its pattern tables, or gets them chosen
+within the memory budget as it is kept (written into the kept spec).
 """
 
 from __future__ import annotations
@@ -20,13 +27,15 @@ from typing import Any
 
 from pipeline.errors import BadSpec
 from pipeline.puzzles.spec.base import Problem, Spec
+from pipeline.puzzles.twisty import patterns as pdb
 from pipeline.puzzles.twisty import tws
+from pipeline.puzzles.twisty.abstract import Pattern
 from pipeline.puzzles.twisty.board import TwistyPuzzle
 from pipeline.storage import files
 
 #: The tables `build --spec` builds: the definition's.
 TABLES = ("",)
-KEYS = {"definition": False, "file": False, "moves": False, "quarter": False}
+KEYS = {"definition": False, "file": False, "moves": False, "quarter": False, "pattern": False}
 #: The definition files ``build --spec`` takes as they are.
 SUFFIX = ".tws"
 
@@ -46,9 +55,60 @@ def load(spec: Spec) -> TwistyPuzzle:
     quarter = t.get("quarter", False)
     if not isinstance(quarter, bool):
         raise Problem("twisty.quarter", "true or false")
+    chosen = _patterns(t.get("pattern"), d, moves, quarter)
     return TwistyPuzzle(
-        d, spec.name, where=spec.where, title=spec.title, moves=moves, quarter=quarter
-    )
+        d, spec.name, where=spec.where, title=spec.title, moves=moves, quarter=quarter,
+        patterns=chosen,
+    )  # fmt: skip
+
+
+def _patterns(
+    value: Any, d: tws.Definition, moves: list[str] | None, quarter: bool
+) -> tuple[Pattern, ...]:
+    """The pattern tables a spec names (``[[twisty.pattern]]``), each checked."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not value or not all(isinstance(x, dict) for x in value):
+        raise Problem("twisty.pattern", "tables [[twisty.pattern]], each a label and its sets")
+    out: list[Pattern] = []
+    for k, table in enumerate(value):
+        made = _pattern(f"twisty.pattern[{k}]", table, d)
+        if any(p.label == made.label for p in out):
+            raise Problem(f"twisty.pattern[{k}].label", f"two patterns labelled {made.label}")
+        states = pdb.size(d, made, moves, quarter)
+        if states >= 1 << 64:
+            raise Problem(
+                f"twisty.pattern[{k}]",
+                f"its table would have {states:.3g} states, past 2^64: keep fewer pieces",
+            )
+        out.append(made)
+    return tuple(out)
+
+
+def _pattern(key: str, table: dict[str, Any], d: tws.Definition) -> Pattern:
+    label = table.get("label")
+    if not isinstance(label, str) or not pdb.LABEL.fullmatch(label):
+        raise Problem(f"{key}.label", "a-z, 0-9 and _ (up to 32), the table <name>-pdb-<label>")
+    names = [s.name for s in d.sets]
+    for x in table:
+        if x != "label" and x not in names:
+            raise Problem(f"{key}.{x}", f"not a set of the definition (sets: {' '.join(names)})")
+    keep = []
+    for s in d.sets:
+        if s.name in table:
+            keep.append((s.name, _positions(f"{key}.{s.name}", table[s.name], s.pieces)))
+    if not keep:
+        raise Problem(key, "names no set: give a set's pieces kept distinct")
+    return Pattern(label, tuple(keep))
+
+
+def _positions(key: str, value: Any, pieces: int) -> tuple[int, ...]:
+    if value == "all":
+        return tuple(range(pieces))
+    ok = isinstance(value, list) and value and len(set(map(str, value))) == len(value)
+    if not ok or not all(type(x) is int and 1 <= x <= pieces for x in value):
+        raise Problem(key, f'"all", or positions from 1 to {pieces}, each once')
+    return tuple(sorted(x - 1 for x in value))
 
 
 def _moves(value: Any, d: tws.Definition) -> list[str] | None:
@@ -63,20 +123,38 @@ def _moves(value: Any, d: tws.Definition) -> list[str] | None:
     return value
 
 
-def own(path: Path, text: str, name: str) -> Spec:
+def own(path: Path, text: str, name: str, memory: int | None = None) -> Spec:
     """The spec of a definition file the user named, as table ``name``: its kept text
-    a TOML spec holding the definition inline (written, never read back)."""
+    a TOML spec holding the definition inline (written, never read back). A definition
+    too large to tabulate gets its pattern tables chosen within ``memory`` bytes."""
     d = _definition(text, str(path))
-    return _spec(name, f"{d.name or path.stem} (twsearch definition)", text, {}, str(path))
+    options = _chosen(d, {}, memory, str(path))
+    return _spec(name, f"{d.name or path.stem} (twsearch definition)", text, options, str(path))
 
 
-def keep(path: Path, spec: Spec) -> Spec:
+def keep(path: Path, spec: Spec, memory: int | None = None) -> Spec:
     """The spec kept for a TOML spec naming its definition by ``file`` (a ``.tws`` file
     in the spec's own folder), the definition read from there and held inline; a spec
-    already inline is kept as written."""
+    already inline is kept as written. A definition too large to tabulate whose spec
+    names no pattern tables gets them chosen within ``memory`` bytes (patterns.py),
+    written in."""
+    try:
+        return _kept(path, spec, memory)
+    except Problem as e:
+        raise BadSpec(f"{path}: {e.key}: {e.message}") from None
+
+
+def _kept(path: Path, spec: Spec, memory: int | None) -> Spec:
     t = spec.table
     if "file" not in t:
-        return spec
+        if "pattern" in t or not isinstance(t.get("definition"), str):
+            return spec
+        d = _definition(t["definition"], str(path))
+        options = {k: t[k] for k in ("moves", "quarter") if k in t}
+        chosen = _chosen(d, options, memory, str(path))
+        if "pattern" not in chosen:
+            return spec
+        return _spec(spec.name, spec.title, t["definition"], chosen, str(path))
     if "definition" in t:
         raise BadSpec(f"{path}: twisty: give file or definition, not both")
     source = _beside(path, t["file"])
@@ -85,8 +163,33 @@ def keep(path: Path, spec: Spec) -> Spec:
     except OSError as e:
         raise BadSpec(f"{path}: twisty.file: cannot read {source}: {e.strerror or e}") from None
     definition = _ascii(raw, str(source))
-    options = {k: t[k] for k in ("moves", "quarter") if k in t}
-    return _spec(spec.name, spec.title, definition, options, str(path))
+    d = _definition(definition, str(source))
+    options = {k: t[k] for k in ("moves", "quarter", "pattern") if k in t}
+    if "pattern" in options:  # kept as checked: each set's pieces as pattern.describe says
+        moves, quarter = _moves(options.get("moves"), d), options.get("quarter", False) is True
+        options["pattern"] = _written(d, _patterns(options["pattern"], d, moves, quarter))
+    chosen = _chosen(d, options, memory, str(path))
+    return _spec(spec.name, spec.title, definition, chosen, str(path))
+
+
+def _chosen(
+    d: tws.Definition, options: dict[str, Any], memory: int | None, where: str
+) -> dict[str, Any]:
+    """The options with pattern tables chosen within ``memory`` bytes when the definition
+    is too large to tabulate and the spec names none."""
+    if "pattern" in options:
+        return options
+    moves, quarter = _moves(options.get("moves"), d), options.get("quarter", False) is True
+    if TwistyPuzzle(d, "pattern", where=where, moves=moves, quarter=quarter).tabulated:
+        return options
+    budget = pdb.DEFAULT_MEMORY if memory is None else memory
+    return {**options, "pattern": _written(d, pdb.choose(d, moves, quarter, budget, where))}
+
+
+def _written(d: tws.Definition, chosen: tuple[Pattern, ...]) -> list[dict[str, Any]]:
+    """Patterns as a spec's tables hold them: a label, each set kept ``"all"`` or its
+    positions from 1."""
+    return [{"label": p.label, **p.describe(d)} for p in chosen]
 
 
 def _beside(path: Path, name: object) -> Path:
@@ -147,6 +250,10 @@ def _toml(name: str, title: str, body: str, options: dict[str, Any]) -> str:
     if "quarter" in options:
         lines.append(f"quarter = {'true' if options['quarter'] is True else 'false'}")
     lines.append(f'definition = """\n{_escape(body)}"""')
+    for table in options.get("pattern", ()):
+        lines += ["", "[[twisty.pattern]]"]
+        for key, value in table.items():
+            lines.append(f"{_string(key)} = {_string(value) if isinstance(value, str) else value}")
     return "\n".join(lines) + "\n"
 
 

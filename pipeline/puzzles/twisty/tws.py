@@ -409,7 +409,7 @@ class _Reader:
             names.add(m.name)
             (rotations if is_rotation(m.name) else moves).append(m)
         moves += _sequences(self.sets, self.sequences, moves, rotations, names)
-        turns = _turns(self.sets, moves)
+        turns = turns_of(self.sets, moves)
         illegal = tuple(_illegal(self.sets, solved, n, w) for n, w in self.illegal)
         return Definition(
             self.name, tuple(self.sets), solved, tuple(moves), tuple(rotations), turns,
@@ -477,7 +477,10 @@ def powers(sets: tuple[PieceSet, ...] | list[PieceSet], move: MoveBlock) -> list
     return out
 
 
-def _turns(sets: list[PieceSet], moves: list[MoveBlock]) -> tuple[Turn, ...]:
+def turns_of(
+    sets: tuple[PieceSet, ...] | list[PieceSet], moves: list[MoveBlock]
+) -> tuple[Turn, ...]:
+    """Every move with its powers (:func:`powers`), names checked to be unique."""
     out: list[Turn] = []
     seen: set[str] = set()
     for m in moves:
@@ -542,3 +545,32 @@ def _illegal(sets: list[PieceSet], solved: tuple[Part, ...], n: int, words: list
             n, f"Illegal: the solved state holds a label it forbids at {s.name} {position}"
         )
     return Illegal(i, position - 1, frozenset(bad))
+
+
+def text_of(d: Definition) -> str:
+    """A definition written in the format (``Move`` blocks, twists at the old position):
+    :func:`parse` reads it back to ``d`` (its text aside)."""
+    out = [f"Name {d.name}", ""]
+    out += [f"Set {s.name} {s.pieces} {s.twists}" for s in d.sets]
+    out += ["", "Solved"]
+    for s, part in zip(d.sets, d.solved, strict=True):
+        out += [s.name, " ".join(map(str, part.perm))]
+        if s.twists > 1:
+            out.append(" ".join("?" if t == WILD else str(t) for t in part.twist))
+    out.append("End")
+    for m in (*d.moves, *d.rotations):
+        out += ["", f"Move {m.name}"]
+        for s, part in zip(d.sets, m.parts, strict=True):
+            if part.perm == tuple(range(s.pieces)) and not any(part.twist):
+                continue
+            old = [0] * s.pieces  # a Move block writes the twist at the piece's old position
+            for j, src in enumerate(part.perm):
+                old[src] = part.twist[j]
+            out += [s.name, " ".join(str(src + 1) for src in part.perm)]
+            if s.twists > 1:
+                out.append(" ".join(map(str, old)))
+        out.append("End")
+    for rule in d.illegal:
+        labels = " ".join(map(str, sorted(rule.labels)))
+        out.append(f"Illegal {d.sets[rule.set].name} {rule.position + 1} {labels}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,128 @@
+"""The 3x3x3 cube (``cube3``), its definition made here from the cube's geometry.
+
+Cubies sit at integer points: x from L (-1) to R (+1), y from D to U, z from B
+to F. A face's quarter turn (clockwise, looking at the face) rotates the
+cubies of its layer a quarter turn about the face's normal; a sticker is a
+cubie and a normal, and rotates with it. The positions, in Kociemba's order:
+
+    corners  URF UFL ULB UBR DFR DLF DBL DRB
+    edges    UR UF UL UB DR DF DL DB FR FL BL BR
+
+A position's facelets are its normals: first its reference facelet (U or D;
+an edge without one, F or B), then a corner's other two clockwise (seen from
+outside). A piece's orientation is the facelet of its position that holds
+its own reference sticker (0: the reference facelet; a corner 1 or 2: that
+many clockwise from it). A move's twist at a position is then the facelet the
+arriving piece's reference sticker lands on (a rotation keeps a corner's
+facelets in clockwise order, so every twist is a cyclic shift).
+
+The moves are U R F D L B with their powers (18: the half-turn metric), the
+sets CORNERS (8 pieces, 3 orientations) and EDGES (12, 2): 43,252,003,274,
+489,856,000 positions, past 64 bits, so the cube is solved by search over
+its pattern tables (Korf's: the corners, 88,179,840 positions; six edges and
+the other six, 42,577,920 each). Written for puzzledb, not taken from any
+other definition file.
+"""
+
+from __future__ import annotations
+
+from pipeline.puzzles.twisty import tws
+from pipeline.puzzles.twisty.abstract import Pattern
+from pipeline.puzzles.twisty.board import TwistyPuzzle
+from pipeline.puzzles.twisty.patterns import TwistyPattern
+from pipeline.puzzles.twisty.tws import Definition, MoveBlock, Part, PieceSet
+
+Vector = tuple[int, int, int]
+
+#: Each face's outward normal.
+NORMALS: dict[str, Vector] = {
+    "U": (0, 1, 0),
+    "D": (0, -1, 0),
+    "R": (1, 0, 0),
+    "L": (-1, 0, 0),
+    "F": (0, 0, 1),
+    "B": (0, 0, -1),
+}
+CORNERS = ("URF", "UFL", "ULB", "UBR", "DFR", "DLF", "DBL", "DRB")
+EDGES = ("UR", "UF", "UL", "UB", "DR", "DF", "DL", "DB", "FR", "FL", "BL", "BR")
+#: The moves, in the order of their tags.
+FACES = ("U", "R", "F", "D", "L", "B")
+
+#: The default pattern tables: Korf's (1997) corners and two sets of six edges.
+PATTERNS = (
+    Pattern("corners", (("CORNERS", tuple(range(8))),)),
+    Pattern("edges6a", (("EDGES", tuple(range(6))),)),
+    Pattern("edges6b", (("EDGES", tuple(range(6, 12))),)),
+)
+
+
+def _add(*vs: Vector) -> Vector:
+    return (sum(v[0] for v in vs), sum(v[1] for v in vs), sum(v[2] for v in vs))
+
+
+def _dot(a: Vector, b: Vector) -> int:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _cross(a: Vector, b: Vector) -> Vector:
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _det(a: Vector, b: Vector, c: Vector) -> int:
+    return _dot(a, _cross(b, c))
+
+
+def quarter(axis: Vector, v: Vector) -> Vector:
+    """``v`` turned a quarter clockwise about ``axis``, seen from the axis's tip:
+    ``v cos t + (a x v) sin t + a (a . v)(1 - cos t)`` at ``t = -90`` degrees."""
+    c = _cross(axis, v)
+    along = _dot(axis, v)
+    return (-c[0] + axis[0] * along, -c[1] + axis[1] * along, -c[2] + axis[2] * along)
+
+
+def facelets(name: str) -> tuple[Vector, ...]:
+    """A position's facelets (normals): its reference facelet first, then a corner's
+    other two clockwise (their determinant with it -1, as URF's U R F)."""
+    normals = [NORMALS[f] for f in name]
+    if len(normals) == 2:
+        return tuple(normals)
+    first, b, c = normals
+    return (first, b, c) if _det(first, b, c) == -1 else (first, c, b)
+
+
+def _part(names: tuple[str, ...], axis: Vector) -> Part:
+    """One set's part of a face's quarter turn: each position's source, and the facelet
+    its arriving piece's reference sticker lands on."""
+    where = {_add(*(NORMALS[f] for f in n)): j for j, n in enumerate(names)}
+    perm, twist = list(range(len(names))), [0] * len(names)
+    for j, name in enumerate(names):
+        cubie = _add(*(NORMALS[f] for f in name))
+        if _dot(cubie, axis) <= 0:
+            continue
+        to = where[quarter(axis, cubie)]
+        perm[to] = j
+        twist[to] = facelets(names[to]).index(quarter(axis, facelets(name)[0]))
+    return Part(tuple(perm), tuple(twist))
+
+
+def definition() -> Definition:
+    """The 3x3x3 cube's definition (its text written by tws.text_of)."""
+    sets = (PieceSet("CORNERS", 8, 3), PieceSet("EDGES", 12, 2))
+    solved = tuple(Part(tuple(range(1, s.pieces + 1)), (0,) * s.pieces) for s in sets)
+    moves = tuple(
+        MoveBlock(f, (_part(CORNERS, NORMALS[f]), _part(EDGES, NORMALS[f]))) for f in FACES
+    )
+    made = Definition("Cube3", sets, solved, moves, (), tws.turns_of(sets, list(moves)), (), "")
+    text = "# The 3x3x3 cube, made by puzzledb from the cube's geometry (twisty/cube3.py).\n"
+    return tws.parse(text + tws.text_of(made), "cube3")
+
+
+#: The built-in puzzle (no table of its own) and its pattern tables.
+CUBE3 = TwistyPuzzle(
+    definition(),
+    "cube3",
+    where="cube3",
+    title="the 3x3x3 cube, half turns (solved by search over its pattern tables)",
+    patterns=PATTERNS,
+)
+TABLES = tuple(TwistyPattern(CUBE3, p) for p in PATTERNS)
