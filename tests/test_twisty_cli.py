@@ -146,8 +146,8 @@ def test_the_catalog_macros_read_every_state(gate: Path, monkeypatch: pytest.Mon
         assert line in str(e.value)
     from pipeline.puzzles.twisty import sql as twisty_sql
 
-    monkeypatch.setattr(twisty_sql, "MAX_ROWS", 100)  # gate's sets: 40,320 + 2 rows
-    with pytest.raises(Exception, match="too many arrangements for the catalog"):
+    monkeypatch.setattr(twisty_sql, "MAX_ROWS", 2)  # gate's orientation values: 1 + 2 rows
+    with pytest.raises(Exception, match="too many look-up rows for the catalog"):
         pipeline.open(gate).query("SELECT board('gate', 0::UBIGINT)")
 
 

@@ -316,3 +316,21 @@ def test_a_bad_pattern_is_one_line(table: str, message: str, tmp_path: Path) -> 
     with pytest.raises(BadSpec) as e:
         pipeline.open(tmp_path / "data").add_spec(tmp_path / "bad.toml")
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_worked_example_in_the_docs(tmp_path: Path) -> None:
+    docs = (Path(__file__).parents[1] / "docs" / "SPECS.md").read_text()
+    text = docs.split("```toml\n# Two rings of 22 distinct beads", 1)[1].split("```", 1)[0]
+    (tmp_path / "crossed.tws").write_text(CROSSED.read_text())
+    (tmp_path / "crossed.toml").write_text("# Two rings of 22 distinct beads" + text)
+    db = pipeline.open(tmp_path / "data")
+    assert db.add_spec(tmp_path / "crossed.toml") == ["crossed"]
+    assert db.puzzle("crossed").search_tables() == ["crossed-pdb-first", "crossed-pdb-cross"]
+    db.build(["crossed-pdb-first"])
+    depths = [1, 22, 166, 747, 3566, 3177, 1519, 42]
+    assert db.histogram("crossed-pdb-first")["positions"].to_list() == depths
+    assert "1, 22, 166, 747, 3,566, 3,177, 1,519 and 42" in docs
+    base, first = db.puzzle("crossed"), db.puzzle("crossed-pdb-first")
+    state = first.project(base.from_moves("A B"))
+    assert state == 1271 and "state 1,271 of that table" in docs
+    assert first.block(state).split("\n")[1].startswith("4 1 2 4 4")

@@ -6,11 +6,14 @@ Figures worked by hand and from twsearch's counts (tests/test_twisty.py)."""
 from __future__ import annotations
 
 import itertools
+import shutil
 from pathlib import Path
 
 import pytest
 
 import pipeline
+from pipeline.puzzles.twisty import sql as twisty_sql
+from pipeline.query import catalog
 from pipeline.storage import format as storage_format
 from pipeline.storage import staging
 from tests.conftest import build_local
@@ -52,8 +55,6 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         mp.setattr(staging, "FORMAT_VERSION", 1)
         m = build_local(legacy, old)
     assert m.format_version == 1
-    from pipeline.query import catalog
-
     catalog.write(old)
     return new, old
 
@@ -95,3 +96,35 @@ def test_the_catalog_macros_read_every_state_in_both_formats(folders: tuple[Path
         assert rows["b"].to_list() == [p.text(s) for s in states]
         assert rows["back"].to_list() == states
         assert rows["d"].to_list()[::997] == [p.draw(s) for s in states[::997]]
+
+
+@pytest.mark.parametrize(("which", "rows"), [(0, 100), (1, 3000)])
+def test_the_catalog_ranks_a_set_too_large_to_list(
+    folders: tuple[Path, Path], which: int, rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A set whose arrangements would pass the look-up rows is unranked by the
+    catalog's own macro (twisty_unrank; state_of ranks by arithmetic): the same lines,
+    the same states back, in both formats (version 1: 2,187 orientation rows, 840
+    arrangements computed)."""
+    monkeypatch.setattr(twisty_sql, "MAX_ROWS", rows)
+    twisty_sql._rows.cache_clear()
+    folder = folders[which]
+    copy = folder.parent / f"{folder.name}-ranked"
+    shutil.copytree(folder, copy)
+    catalog.write(copy)
+    try:
+        db = pipeline.open(copy)
+        assert db.query("SELECT count(*) AS n FROM twisty_arrangements")["n"][0] == 0
+        p = db.puzzle("toplayer")
+        got = db.query(
+            "SELECT state, b, state_of('toplayer', b) AS back, drawing('toplayer', state) AS d "
+            "FROM (SELECT state, board('toplayer', state) AS b FROM toplayer "
+            "WHERE state % 97 = 0)"
+        )
+        states = got["state"].to_list()
+        assert len(states) > 600
+        assert got["b"].to_list() == [p.text(s) for s in states]
+        assert got["back"].to_list() == states
+        assert got["d"].to_list() == [p.draw(s) for s in states]
+    finally:
+        twisty_sql._rows.cache_clear()

@@ -43,8 +43,47 @@ TABLES = {
 }
 
 
+def _listed(p: TwistyPuzzle) -> tuple[bool, ...] | None:
+    """Whether each set's arrangements are look-up rows (the smallest sets first, while
+    the rows fit :data:`MAX_ROWS` with every set's orientation values), or unranked by
+    the macro ``twisty_unrank`` (not a set whose rank is halved: its parity is not
+    computed there); None when the rows do not fit. (``state_of`` ranks by arithmetic
+    alone: :func:`_rank_fold`.)"""
+    rows = sum(c.twists for c in p.pack.sets)
+    listed = [False] * len(p.pack.sets)
+    for i in sorted(range(len(listed)), key=lambda i: p.pack.sets[i].arrangements):
+        code = p.pack.sets[i]
+        if rows + code.arrangements <= MAX_ROWS:
+            listed[i] = True
+            rows += code.arrangements
+        elif code.even:
+            return None
+    return tuple(listed) if rows <= MAX_ROWS else None
+
+
 def _fits(p: TwistyPuzzle) -> bool:
-    return sum(c.arrangements + c.twists for c in p.pack.sets) <= MAX_ROWS
+    return _listed(p) is not None
+
+
+#: A multiset's arrangement of rank ``r`` (label indices from 0): ``c`` the count of
+#: each label, ``t`` the arrangements (pack.py's rank undone a position at a time: the
+#: arrangements that put a smaller label there come first).
+MACROS = [
+    "CREATE OR REPLACE MACRO twisty_widths(a) AS list_transform(a.c, lambda x: a.t * x // a.m)",
+    "CREATE OR REPLACE MACRO twisty_ends(a) AS list_transform(range(1, len(a.c) + 1), "
+    "lambda e: list_sum(list_slice(twisty_widths(a), 1, e)))",
+    "CREATE OR REPLACE MACRO twisty_pick(a) AS "
+    "list_position(list_transform(twisty_ends(a), lambda e: a.r < e), true)",
+    "CREATE OR REPLACE MACRO twisty_step(a) AS {'r': a.r - CASE WHEN twisty_pick(a) = 1 "
+    "THEN 0 ELSE twisty_ends(a)[twisty_pick(a) - 1] END, "
+    "'t': twisty_widths(a)[twisty_pick(a)], 'm': a.m - 1, "
+    "'c': list_transform(range(1, len(a.c) + 1), "
+    "lambda y: a.c[y] - CASE WHEN y = twisty_pick(a) THEN 1 ELSE 0 END), "
+    "'out': list_append(a.out, (twisty_pick(a) - 1)::INTEGER)}",
+    "CREATE OR REPLACE MACRO twisty_unrank(r, c, t) AS list_reduce(range(list_sum(c)::BIGINT), "
+    "lambda a, j: twisty_step(a), {'r': r::HUGEINT, 't': t::HUGEINT, "
+    "'m': list_sum(c)::HUGEINT, 'c': c::HUGEINT[], 'out': []::INTEGER[]}).out",
+]
 
 
 def statements(found: list[Checked]) -> list[Statement]:
@@ -57,7 +96,7 @@ def statements(found: list[Checked]) -> list[Statement]:
             rows[table] += made
     if not twisty:
         return []
-    out: list[Statement] = []
+    out: list[Statement] = list(MACROS)
     for table, columns in TABLES.items():
         out.append(f"CREATE OR REPLACE TABLE {table} ({columns})")
         if rows[table]:
@@ -78,10 +117,16 @@ def _rows(p: TwistyPuzzle) -> dict[str, list[list[Any]]]:
     object: each catalog connection binds them (the 2x2x2 cube's 42,507 rows)."""
     table = p.name
     out: dict[str, list[list[Any]]] = {t: [] for t in TABLES}
-    if not _fits(p):
+    listed = _listed(p)
+    if listed is None:
         return out
     for i, (s, code) in enumerate(zip(p.definition.sets, p.pack.sets, strict=True)):
         out["twisty_sets"].append([table, i, s.name])
+        out["twisty_orientations"] += [
+            [table, i, q, tw] for q, tw in enumerate(_orientation_rows(code).tolist())
+        ]
+        if not listed[i]:
+            continue
         ranks = np.arange(code.arrangements, dtype=np.uint64)
         seqs, _ = code.decode_many(ranks * np.uint64(code.twists))
         labels = np.asarray(code.labels, np.int64)[seqs]
@@ -91,9 +136,6 @@ def _rows(p: TwistyPuzzle) -> dict[str, list[list[Any]]]:
             for r, seq, lab, slot in zip(
                 range(code.arrangements), seqs.tolist(), labels.tolist(), slots, strict=True
             )
-        ]
-        out["twisty_orientations"] += [
-            [table, i, q, tw] for q, tw in enumerate(_orientation_rows(code).tolist())
         ]
     return out
 
@@ -122,8 +164,9 @@ def codec(table: Checked) -> dict[str, str] | None:
     t = sql_str(m.table)
     if not _fits(p):
         why = (
-            f"{m.table}: its sets have too many arrangements for the catalog's look-up "
-            f"tables (over {MAX_ROWS:,} rows): puzzledb show reads its states"
+            f"{m.table}: its sets need too many look-up rows for the catalog (orientation "
+            f"values, or arrangements whose rank is halved: over {MAX_ROWS:,}): puzzledb "
+            "show reads its states"
         )
         return dict.fromkeys(("board", "cells", "drawing", "state_of"), f"error({sql_str(why)})")
     no_cells = f"{m.table}: a twisty state is ranks, not cells: board(), drawing() read it"
@@ -138,17 +181,43 @@ def codec(table: Checked) -> dict[str, str] | None:
 def _decoded(p: TwistyPuzzle, t: str, state: str, made: str) -> str:
     """``made`` (over the look-up rows a{i}, o{i} of each set) for the state's sets."""
     joins, where = [], []
+    listed = _listed(p)
+    assert listed is not None
     for i, (code, w) in enumerate(zip(p.pack.sets, p.pack.weights, strict=True)):
         c = f"(({state})::HUGEINT // {w} % {code.size})"
-        joins += [f"twisty_arrangements a{i}", f"twisty_orientations o{i}", f"twisty_sets s{i}"]
-        where += [f"{x}.puzzle = {t} AND {x}.piece_set = {i}" for x in (f"a{i}", f"o{i}", f"s{i}")]
-        where += [
-            f"a{i}.arrangement = {c} // {code.twists}",
-            f"o{i}.orientation = {c} % {code.twists}",
-        ]
+        joins += [f"twisty_orientations o{i}", f"twisty_sets s{i}"]
+        where += [f"{x}.puzzle = {t} AND {x}.piece_set = {i}" for x in (f"o{i}", f"s{i}")]
+        where.append(f"o{i}.orientation = {c} % {code.twists}")
+        if listed[i]:
+            joins.append(f"twisty_arrangements a{i}")
+            where.append(f"a{i}.puzzle = {t} AND a{i}.piece_set = {i}")
+            where.append(f"a{i}.arrangement = {c} // {code.twists}")
+        else:
+            joins.append(_unranked(code, f"{c} // {code.twists}", f"a{i}"))
     bad = sql_str(f"not a state of {p.name} (0 <= state < {p.pack.size})")
     found = _select(made, joins, where)
     return f"CASE WHEN ({state})::HUGEINT >= {p.pack.size} THEN error({bad}) ELSE {found} END"
+
+
+def _unranked(code: SetCode, rank: str, alias: str) -> str:
+    """A set's arrangement of rank ``rank`` as the look-up row ``alias`` (its ``pieces``,
+    ``labels`` and ``slots``), made by ``twisty_unrank``."""
+    labels = list(code.labels)
+    if code.slotted:
+        counted = f"NOT {_wild(code, 'v')}"
+        before = f"len(list_filter(list_slice(pieces, 1, j), lambda v: {counted}))"
+        slots = (
+            f"list_transform(range(1, {code.n + 1}), lambda j: CASE WHEN "
+            f"{_wild(code, 'pieces[j]')} THEN 0 ELSE {before} END)"
+        )
+    else:
+        slots = str(list(range(1, code.n + 1)))
+    total = multinomial(code.counts)
+    made = f"twisty_unrank({rank}, {list(code.counts)}, {total}) AS pieces"
+    return (
+        f"(SELECT pieces, list_transform(pieces, lambda v: {labels}[v + 1]) AS labels, "
+        f"{slots} AS slots FROM (SELECT {made})) {alias}"
+    )
 
 
 def _select(made: str, joins: list[str], where: list[str]) -> str:
