@@ -334,3 +334,17 @@ def test_the_worked_example_in_the_docs(tmp_path: Path) -> None:
     state = first.project(base.from_moves("A B"))
     assert state == 1271 and "state 1,271 of that table" in docs
     assert first.block(state).split("\n")[1].startswith("4 1 2 4 4")
+
+
+@pytest.mark.parametrize(("pieces", "tabulated"), [(63, True), (64, False)])
+def test_fewer_than_2_to_the_64_states_are_tabulated(pieces: int, tabulated: bool) -> None:
+    """Identical pieces of two orientations, a move flipping the first: 2^pieces states.
+    The largest state is 2^64 - 2 at most (2^64 - 1 marks no parent): 2^64 states are
+    one too many."""
+    labels = " ".join(["1"] * pieces)
+    flip = " ".join(["1"] + ["0"] * (pieces - 1))
+    text = f"Set P {pieces} 2\nSolved\nP\n{labels}\nEnd\nMove F\nP\n"
+    text += " ".join(map(str, range(1, pieces + 1))) + f"\n{flip}\nEnd\n"
+    p = TwistyPuzzle(tws.parse(text), "flips")
+    assert p.pack.size == 2**pieces and p.tabulated is tabulated
+    assert (p.dense_states is not None) is tabulated
