@@ -132,11 +132,15 @@ def test_positions_past_64_bits_say_how_many_there_are() -> None:
     cycle = " ".join(map(str, [21, *range(1, 21)]))
     swap = " ".join(map(str, [2, 1, *range(3, 22)]))
     text = f"Set P 21 1\nSolved\nEnd\nMove R\nP\n{cycle}\nEnd\nMove S\nP\n{swap}\nEnd\n"
+    p = TwistyPuzzle(tws.parse(text, "big.tws"), "big", where="big.tws")
+    assert not p.tabulated  # no table of its own: its pattern tables, when it names some
     with pytest.raises(BadSpec) as e:
-        TwistyPuzzle(tws.parse(text, "big.tws"), "big", where="big.tws")
+        p.search_tables()
     assert str(e.value) == (
         "big.tws: its positions cannot fit a 64-bit state: 51,090,942,171,709,440,000 "
-        "positions (5.11e+19 arrangements and orientations of its sets), more than 2^64"
+        "positions (5.11e+19 arrangements and orientations of its sets), more than 2^64: "
+        "name its pattern tables ([[twisty.pattern]] in a TOML spec), or let build --spec "
+        "choose them (--memory)"
     )
 
 

@@ -225,6 +225,15 @@ class TwistyPuzzle(Puzzle):
     def expand(self, states: States) -> tuple[np.ndarray, States]:
         return self.tables.expand(np.asarray(states, np.uint64), len(self.turns))
 
+    def moves_from(self, state: int) -> list[tuple[int, int]]:
+        """Each move out of one position, applied in plain Python: a position asked alone
+        (show, the explorer) needs no tables (a six-edge pattern's take seconds)."""
+        out: dict[int, None] = {}
+        for turn in self.turns:
+            with contextlib.suppress(BadPosition):  # a move into an Illegal position
+                out[self.apply(int(state), turn)] = None
+        return [(k, k) for k in out]
+
     def depth_parity(self, state: int) -> int | None:
         if self.graph is not Graph.BIPARTITE:
             return None
