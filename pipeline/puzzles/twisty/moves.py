@@ -482,6 +482,22 @@ def _mixed_forward(frontier, seen, nxt, move, groups, bit_index, args):
     return forward_core(frontier, seen, nxt, move, kids, groups, bit_index, _mixed_children, cx)
 
 
+@njit(inline="always")
+def _mixed_parents_plain(c, out, cx):
+    """``c`` moved back by each move's inverse (no move is ever blocked)."""
+    args = cx[0]
+    ext = args[_EXT]
+    _mixed_fill(c, args[_BA], args[_BB], ext[11], ext[12], out, cx)
+
+
+@njit(nogil=True, cache=True)
+def _mixed_backward_plain(frontier, seen, nxt, move, size, bit_index, args):
+    kids = np.empty(args[_N], np.uint64)
+    cx = _cx(args)
+    parents = _mixed_parents_plain
+    return backward_core(frontier, seen, nxt, move, size, kids, bit_index, parents, cx)
+
+
 @njit(nogil=True, cache=True)
 def _mixed_backward(frontier, seen, nxt, move, size, bit_index, args):
     kids = np.empty(args[_N], np.uint64)
@@ -579,11 +595,12 @@ def twisty_moves(tabs: MoveTables, turns: int, inverse: np.ndarray, groups: np.n
     column that undoes turn t), with the dense search's."""
     args = kernel_args(tabs, turns, inverse)
     mixed = len(args) > _EXT
-    plain = args[_PLAIN] and not mixed
+    plain = args[_PLAIN] and not (mixed and tabs.rules)  # no move is ever blocked
     dense = None
     if turns < NO_MOVE:
         if mixed:
-            kernels = (_mixed_forward, _mixed_backward, _mixed_rows)
+            backward = _mixed_backward_plain if plain else _mixed_backward
+            kernels = (_mixed_forward, backward, _mixed_rows)
         elif plain:
             kernels = (_twisty_forward, _twisty_backward, _twisty_rows)
         else:
