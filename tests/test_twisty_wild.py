@@ -13,7 +13,6 @@ import pytest
 
 import pipeline
 from pipeline.puzzles.twisty import sql as twisty_sql
-from pipeline.query import catalog
 from pipeline.storage import format as storage_format
 from pipeline.storage import staging
 from tests.conftest import build_local
@@ -55,7 +54,7 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         mp.setattr(staging, "FORMAT_VERSION", 1)
         m = build_local(legacy, old)
     assert m.format_version == 1
-    catalog.write(old)
+    pipeline.open(old).write_catalog()
     return new, old
 
 
@@ -111,7 +110,7 @@ def test_the_catalog_ranks_a_set_too_large_to_list(
     folder = folders[which]
     copy = folder.parent / f"{folder.name}-ranked"
     shutil.copytree(folder, copy)
-    catalog.write(copy)
+    pipeline.open(copy).write_catalog()
     try:
         db = pipeline.open(copy)
         assert db.query("SELECT count(*) AS n FROM twisty_arrangements")["n"][0] == 0
