@@ -67,6 +67,13 @@ def select(d: Definition, moves: Sequence[str] | None, quarter: bool, where: str
     return out
 
 
+def states(d: Definition, moves: Sequence[str] | None, quarter: bool) -> int:
+    """How many states a definition's encoding has with these moves (pack.py): it has a
+    table of its own when they are fewer than 2^64."""
+    turns = tuple(select(d, moves, quarter, d.name))
+    return Packing(tuple(set_code(d, i, turns) for i in range(len(d.sets)))).size
+
+
 def piece_width(code: SetCode) -> int:
     """Characters a piece takes in the compact line (twsearch's one or two; three past)."""
     span = code.n * code.o

@@ -23,8 +23,7 @@ import re
 from pipeline.errors import BadSpec
 from pipeline.puzzles.twisty import abstract
 from pipeline.puzzles.twisty.abstract import Pattern
-from pipeline.puzzles.twisty.board import TwistyPuzzle, select
-from pipeline.puzzles.twisty.pack import Packing, set_code
+from pipeline.puzzles.twisty.board import TwistyPuzzle, states
 from pipeline.puzzles.twisty.tws import Definition
 
 #: A pattern's label: what follows ``-pdb-`` in a table's name.
@@ -82,9 +81,7 @@ def pattern_table(base: TwistyPuzzle, label: str) -> TwistyPattern | None:
 
 def size(d: Definition, pattern: Pattern, moves: list[str] | None, quarter: bool) -> int:
     """How many states the pattern's table has (its look-up array's bytes)."""
-    a = abstract.abstract(d, pattern)
-    turns = tuple(select(a, moves, quarter, "pattern"))
-    return Packing(tuple(set_code(a, i, turns) for i in range(len(a.sets)))).size
+    return states(abstract.abstract(d, pattern), moves, quarter)
 
 
 def _labels(d: Definition) -> list[str]:

@@ -30,7 +30,7 @@ from pipeline.puzzles.spec.base import Problem, Spec
 from pipeline.puzzles.twisty import patterns as pdb
 from pipeline.puzzles.twisty import tws
 from pipeline.puzzles.twisty.abstract import Pattern
-from pipeline.puzzles.twisty.board import TwistyPuzzle
+from pipeline.puzzles.twisty.board import TwistyPuzzle, states
 from pipeline.storage import files
 
 #: The tables `build --spec` builds: the definition's.
@@ -180,7 +180,7 @@ def _chosen(
     if "pattern" in options:
         return options
     moves, quarter = _moves(options.get("moves"), d), options.get("quarter", False) is True
-    if TwistyPuzzle(d, "pattern", where=where, moves=moves, quarter=quarter).tabulated:
+    if states(d, moves, quarter) < 1 << 64:  # tabulated: no pattern needed
         return options
     budget = pdb.DEFAULT_MEMORY if memory is None else memory
     return {**options, "pattern": _written(d, pdb.choose(d, moves, quarter, budget, where))}
