@@ -186,6 +186,9 @@ def test_the_cubes_pattern_tables_are_built_in_and_named_as_the_15_puzzles() -> 
         "cube3-pdb-edges6b": 42_577_920,
     }
     assert all(puzzles.get(n).derived for n in sizes)
+    seven = puzzles.expand_names(["cube3-pdb7"])
+    assert seven == ["cube3-pdb-corners", "cube3-pdb-edges7a", "cube3-pdb-edges7b"]
+    assert puzzles.get(seven[1]).pack.size == 510_935_040  # 12!/5! 2^7
     assert not puzzles.get("cube3").derived
     corners = puzzles.get("cube3-pdb-corners")
     assert corners.definition.sets == (cube3.CUBE3.definition.sets[0],)

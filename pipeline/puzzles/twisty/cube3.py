@@ -54,6 +54,13 @@ PATTERNS = (
     Pattern("edges6a", (("EDGES", tuple(range(6))),)),
     Pattern("edges6b", (("EDGES", tuple(range(6, 12))),)),
 )
+#: Larger edge tables, seven edges each (510,935,040 positions: 12!/5! * 2^7), the two
+#: overlapping at edges 6 and 7 (a search takes the larger of its tables' depths):
+#: about 8 minutes of CPU and 1.8 GB of Parquet each (docs/SPECS.md).
+SEVEN = (
+    Pattern("edges7a", (("EDGES", tuple(range(7))),)),
+    Pattern("edges7b", (("EDGES", tuple(range(5, 12))),)),
+)
 
 
 def _add(*vs: Vector) -> Vector:
@@ -126,3 +133,5 @@ CUBE3 = TwistyPuzzle(
     patterns=PATTERNS,
 )
 TABLES = tuple(TwistyPattern(CUBE3, p) for p in PATTERNS)
+#: The seven-edge tables, built-in but not the cube's default (``cube3-pdb7``).
+TABLES7 = tuple(TwistyPattern(CUBE3, p) for p in SEVEN)

@@ -2,8 +2,9 @@
 from twsearch definition files, built from a spec (``build --spec FILE.tws [NAME]``
 or a TOML ``[twisty]`` table), drawn a row a set, with catalog macros of their own
 (sql.py). Its one built-in puzzle is the 3x3x3 cube (``cube3``: solved by search),
-whose pattern tables are built-in tables (``cube3-pdb``); a spec's pattern tables
-are named by the grammar::
+whose pattern tables are built-in tables (``cube3-pdb``: Korf's three; ``cube3-pdb7``:
+the corners and two tables of seven edges); a spec's pattern tables are named by the
+grammar::
 
     <name>-pdb-<label>    a pattern table of a twisty puzzle (patterns.py)
 """
@@ -29,8 +30,11 @@ FAMILY = Family(
     "twisty",
     "twisty puzzles from twsearch definitions",
     classes=(TwistyPuzzle,),
-    tables=(cube3.CUBE3, *cube3.TABLES),
-    groups={"cube3-pdb": [t.name for t in cube3.TABLES]},
+    tables=(cube3.CUBE3, *cube3.TABLES, *cube3.TABLES7),
+    groups={
+        "cube3-pdb": [t.name for t in cube3.TABLES],
+        "cube3-pdb7": [cube3.TABLES[0].name, *(t.name for t in cube3.TABLES7)],
+    },
     arts={TwistyPuzzle: TwistyArt},
     sql=sql.statements,
     codec=sql.codec,
