@@ -80,9 +80,13 @@ MACROS = [
     "'c': list_transform(range(1, len(a.c) + 1), "
     "lambda y: a.c[y] - CASE WHEN y = twisty_pick(a) THEN 1 ELSE 0 END), "
     "'out': list_append(a.out, (twisty_pick(a) - 1)::INTEGER)}",
-    "CREATE OR REPLACE MACRO twisty_unrank(r, c, t) AS list_reduce(range(list_sum(c)::BIGINT), "
-    "lambda a, j: twisty_step(a), {'r': r::HUGEINT, 't': t::HUGEINT, "
-    "'m': list_sum(c)::HUGEINT, 'c': c::HUGEINT[], 'out': []::INTEGER[]}).out",
+    # The fold starts from the first element (the DuckDB CLI takes no start of another
+    # type): the start, then a placeholder a position.
+    "CREATE OR REPLACE MACRO twisty_unrank(r, c, t) AS list_reduce(list_prepend("
+    "{'r': r::HUGEINT, 't': t::HUGEINT, 'm': list_sum(c)::HUGEINT, 'c': c::HUGEINT[], "
+    "'out': []::INTEGER[]}, list_transform(range(list_sum(c)::BIGINT), lambda j: "
+    "{'r': 0::HUGEINT, 't': 0::HUGEINT, 'm': 0::HUGEINT, 'c': []::HUGEINT[], "
+    "'out': []::INTEGER[]})), lambda a, x: twisty_step(a)).out",
 ]
 
 
