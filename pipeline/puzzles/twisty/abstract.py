@@ -33,14 +33,21 @@ class Pattern:
         """The positions set ``name`` keeps distinct (None: the set is left out)."""
         return dict(self.keep).get(name)
 
-    def describe(self, d: Definition) -> dict[str, object]:
+    def describe(self, d: Definition) -> dict[str, str | list[int]]:
         """The pattern as a manifest records it: each set kept, ``"all"`` or its positions
         from 1 (as the file numbers them)."""
-        out: dict[str, object] = {}
+        out: dict[str, str | list[int]] = {}
         for name, kept in self.keep:
             pieces = next(s.pieces for s in d.sets if s.name == name)
             out[name] = "all" if len(kept) == pieces else [j + 1 for j in kept]
         return out
+
+    def text(self, d: Definition) -> str:
+        """``CORNERS all; EDGES 1 2 3``: each set kept and its pieces kept distinct."""
+        return "; ".join(
+            f"{k} {v if isinstance(v, str) else ' '.join(map(str, v))}"
+            for k, v in self.describe(d).items()
+        )
 
 
 def check(d: Definition, pattern: Pattern, where: str) -> None:

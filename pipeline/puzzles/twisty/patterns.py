@@ -40,10 +40,7 @@ class TwistyPattern(TwistyPuzzle):
     def __init__(self, base: TwistyPuzzle, pattern: Pattern) -> None:
         d = abstract.abstract(base.definition, pattern)
         name = f"{base.name}-pdb-{pattern.label}"
-        kept = "; ".join(
-            f"{k} {v if v == 'all' else ' '.join(map(str, v))}"  # type: ignore[arg-type]
-            for k, v in pattern.describe(base.definition).items()
-        )
+        kept = pattern.text(base.definition)
         title = f"pattern table {pattern.label} of {base.name} ({kept}; the other pieces ?)"
         options = base.options
         super().__init__(
@@ -142,17 +139,3 @@ def _bytes(n: int) -> str:
         return f"{n:,} bytes"
     unit = 3 if n >= 1 << 30 else 2
     return f"{n / (1 << (10 * unit)):.1f} {'MB' if unit == 2 else 'GB'}"
-
-
-def choice(base: TwistyPuzzle) -> list[str]:
-    """A line a pattern table of ``base``: its name, what it keeps, its positions and its
-    look-up array (printed before a build)."""
-    out = []
-    for p in base.patterns:
-        n = size(base.definition, p, base.options["moves"], base.quarter)  # type: ignore[arg-type]
-        kept = "; ".join(
-            f"{k} {v if v == 'all' else ','.join(map(str, v))}"  # type: ignore[arg-type]
-            for k, v in p.describe(base.definition).items()
-        )
-        out.append(f"{base.name}-pdb-{p.label}: {kept}: {n:,} positions ({_bytes(n)})")
-    return out

@@ -150,7 +150,7 @@ def _kept(path: Path, spec: Spec, memory: int | None) -> Spec:
         if "pattern" in t or not isinstance(t.get("definition"), str):
             return spec
         d = _definition(t["definition"], str(path))
-        options = {k: t[k] for k in ("moves", "quarter") if k in t}
+        options: dict[str, Any] = {k: t[k] for k in ("moves", "quarter") if k in t}
         chosen = _chosen(d, options, memory, str(path))
         if "pattern" not in chosen:
             return spec
