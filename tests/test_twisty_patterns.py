@@ -242,7 +242,7 @@ def test_the_choice_within_a_memory_budget() -> None:
     assert chosen[1].keep == (("BEAD", (3, 4, 5, 6)),)
     small = choose(d, None, False, 30_000, "x")
     assert len(small) == 10 and sum(462 if len(p.keep[0][1]) == 2 else 9240 for p in small) < 30_000
-    with pytest.raises(BadSpec, match="no pattern tables fit a memory budget of 400 bytes"):
+    with pytest.raises(BadSpec, match="no pattern tables fit a memory budget of 400 B"):
         choose(d, None, False, 400, "x")  # 22 tables of one bead: 484 bytes
     cube = choose(cube3.CUBE3.definition, None, False, 3 << 30, "x")
     assert [p.keep for p in cube] == [p.keep for p in cube3.PATTERNS]  # Korf's three

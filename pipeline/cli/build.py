@@ -9,7 +9,7 @@ import typer
 
 from pipeline.cli.shared import DataOpt, db, interruptible
 from pipeline.hints import DATA_ENV
-from pipeline.words import plural, seconds
+from pipeline.words import plural, seconds, size_of
 
 if TYPE_CHECKING:
     from pipeline.api import Database
@@ -158,8 +158,6 @@ def _names(
 def _searched(base: Database, names: list[str]) -> list[str]:
     """A line for each puzzle too large to tabulate, and one for each of its pattern
     tables, built in its stead: its positions, and its look-up array (a byte each)."""
-    from pipeline.engine.budget import size_of
-
     out = []
     for n in names:
         tables = base.puzzle(n).search_tables()

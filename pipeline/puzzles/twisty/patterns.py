@@ -25,6 +25,7 @@ from pipeline.puzzles.twisty import abstract
 from pipeline.puzzles.twisty.abstract import Pattern
 from pipeline.puzzles.twisty.board import TwistyPuzzle, states
 from pipeline.puzzles.twisty.tws import Definition
+from pipeline.words import size_of
 
 #: A pattern's label: what follows ``-pdb-`` in a table's name.
 LABEL = re.compile(r"[a-z0-9][a-z0-9_]{0,31}")
@@ -128,14 +129,7 @@ def choose(
     total = sum(sum(of(i)) for i in range(len(d.sets)))
     if total > memory:
         raise BadSpec(
-            f"{where}: no pattern tables fit a memory budget of {_bytes(memory)}: the smallest "
-            f"that cover every set take {_bytes(total)} (a byte a position)"
+            f"{where}: no pattern tables fit a memory budget of {size_of(memory)}: the smallest "
+            f"that cover every set take {size_of(total)} (a byte a position)"
         )
     return tuple(p for i in range(len(d.sets)) for p in _groups(d, i, labels[i], counts[i]))
-
-
-def _bytes(n: int) -> str:
-    if n < 1 << 20:
-        return f"{n:,} bytes"
-    unit = 3 if n >= 1 << 30 else 2
-    return f"{n / (1 << (10 * unit)):.1f} {'MB' if unit == 2 else 'GB'}"
