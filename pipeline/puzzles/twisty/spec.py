@@ -147,14 +147,15 @@ def keep(path: Path, spec: Spec, memory: int | None = None) -> Spec:
 def _kept(path: Path, spec: Spec, memory: int | None) -> Spec:
     t = spec.table
     if "file" not in t:
-        if "pattern" in t or not isinstance(t.get("definition"), str):
+        text = t.get("definition")
+        if "pattern" in t or not isinstance(text, str):
             return spec
-        d = _definition(t["definition"], str(path))
+        d = _definition(text, str(path))
         options: dict[str, Any] = {k: t[k] for k in ("moves", "quarter") if k in t}
         chosen = _chosen(d, options, memory, str(path))
         if "pattern" not in chosen:
             return spec
-        return _spec(spec.name, spec.title, t["definition"], chosen, str(path))
+        return _spec(spec.name, spec.title, text, chosen, str(path))
     if "definition" in t:
         raise BadSpec(f"{path}: twisty: give file or definition, not both")
     source = _beside(path, t["file"])
