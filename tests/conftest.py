@@ -214,6 +214,22 @@ def copy_of(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Call
     return make
 
 
+def signed(data: bytes) -> dict[str, Any]:
+    """The manifest entry's figures of a level file of bytes ``data`` (size, sha256, footer
+    and column chunk hashes): a writer with access to the files and the manifest signs a
+    file it rewrote so, and only ``verify`` then sees what the rows hold."""
+    import hashlib
+
+    from pipeline.storage.integrity import chunk_sha256, footer_sha256
+
+    return {
+        "bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "footer_sha256": footer_sha256(data),
+        "chunk_sha256": chunk_sha256(data),
+    }
+
+
 def told(name: str) -> dict[str, Any]:
     """What a build of ``name`` tells its progress about the table (build/loop.py)."""
     from pipeline.build.loop import expected_total

@@ -7,7 +7,6 @@ line and exit 1 (or a rebuild of what is damaged), never a wrong answer.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -22,8 +21,7 @@ import pytest
 
 from pipeline.build import loop as build
 from pipeline.puzzles import registry as puzzles
-from pipeline.storage.integrity import footer_sha256
-from tests.conftest import build_local, one_line_error, run_cli
+from tests.conftest import build_local, one_line_error, run_cli, signed
 
 LONGEST_3X3 = ["6 4 7 8 5 0 3 2 1", "8 6 7 2 5 4 3 0 1"]
 
@@ -311,11 +309,7 @@ def test_verify_fails_on_row_group_statistics_that_are_not_the_states(copy: Path
 
     def re_sign(m: dict) -> None:
         entry = next(e for e in m["files"] if e["name"] == f.name)
-        entry.update(
-            bytes=len(raw),
-            sha256=hashlib.sha256(raw).hexdigest(),
-            footer_sha256=footer_sha256(raw),
-        )
+        entry.update(signed(bytes(raw)))
 
     _edit(copy / "3x3", re_sign)
     top = int(rows.column("state")[7999].as_py())

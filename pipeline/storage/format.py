@@ -15,11 +15,16 @@ import re
 import pyarrow as pa
 
 #: Raised whenever the layout, the columns or an encoding changes meaning. Version 2:
-#: a twisty set's ``?`` pieces keep no orientation digit (docs/DATA.md).
+#: a twisty set's ``?`` pieces keep no orientation digit, and the manifest holds the
+#: sha256 of every file's footer and column chunks (docs/DATA.md).
 FORMAT_VERSION = 2
 #: The versions this puzzledb reads (a puzzle told the version reads its states as
 #: they were written: ``Puzzle.for_format``).
 READ_VERSIONS = (1, 2)
+#: The first version whose manifests hold the sha256 of every file's footer and column
+#: chunks (checked as they are read: storage/reader.py); a file of an older one is hashed
+#: whole before it is read.
+CHUNKS_VERSION = 2
 #: A point look-up reads one row group: small enough to be quick, large
 #: enough to compress well (measured on 3x4: 262,144 rows, 2.6 ms a look-up).
 ROW_GROUP_ROWS = 262_144

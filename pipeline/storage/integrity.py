@@ -1,20 +1,25 @@
 """Whether a table's files are the ones its manifest describes, before anything reads them.
 
-Three guards, from cheapest to dearest:
+Four guards, from cheapest to dearest:
 - every file written since page checksums exist carries a CRC32 on each data
-  page, and every read the API makes asks pyarrow to check it;
+  page, and every read the API makes asks pyarrow to check it (a guard against
+  damage only: whoever changes a page recomputes its CRC);
 - the footer (the row groups' statistics a point look-up chooses by, which
   no page checksum covers) is hashed into the manifest and checked when a
-  file is opened (:func:`check_footer`);
+  file is opened (:func:`check_footer`, :func:`read_footer`);
+- every column chunk is hashed into the manifest (format version 2:
+  :func:`chunk_sha256`) and checked as a read takes it (storage/reader.py's
+  ``HashedFile``), each chunk of a file version once (:class:`SoundChunks`);
 - where neither can help (DuckDB reads pages without checking them; tables
-  written before the checksums), a file's sha256 is compared with the
-  manifest's before its table is first used, remembered outside the data
-  folder so that it is computed once (:func:`check_table`). The memory is
-  keyed on the change time (``st_ctime_ns``) with size, mtime, inode and
-  device: every write moves the change time and nothing but the clock can
-  set it (``touch -r`` puts back an mtime, not a ctime), so an edit is hashed
-  again. Bit rot under the file system changes no metadata: only the page
-  checksums (pyarrow reads) and ``verify`` see it.
+  of format version 1, whose manifests hold no chunk hashes), a file's sha256
+  is compared with the manifest's before it is first used, remembered outside
+  the data folder so that it is computed once (:func:`check_table`,
+  :func:`check_file`). The memory is keyed on the change time
+  (``st_ctime_ns``) with size, mtime, inode and device: every write moves the
+  change time and nothing but the clock can set it (``touch -r`` puts back an
+  mtime, not a ctime), so an edit is hashed again. Bit rot under the file
+  system changes no metadata: only the page checksums (pyarrow reads) and
+  ``verify`` see it in a file remembered.
 
 The manifest's rows and state range of a file, which no hash covers (a point
 look-up skips files by that range, SQL counts levels by those rows), are held
@@ -29,6 +34,7 @@ a user, so a file changed or replaced since no longer matches its stamp.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
@@ -52,9 +58,12 @@ SETTLED_NS = 2_000_000_000
 #: footers measure 1 to 4 KB; a footer's length is the file's own word, read
 #: before anything else, so a forged one must not size a read (1 GiB did).
 FOOTER_LIMIT = 1 << 20
+#: (start, end) of a column chunk in its file.
+Span = tuple[int, int]
 #: What a remembered footer check is keyed by (a full check, by the path alone).
 _FOOTER = "footer:"
 _ORBITS = "orbits:"
+_CHUNKS = "chunks:"  # the column chunks of a file found sound (SoundChunks)
 
 
 def footer_sha256(data: Any) -> str:
@@ -64,7 +73,42 @@ def footer_sha256(data: Any) -> str:
     return hashlib.sha256(bytes(data[-(8 + length) :])).hexdigest()
 
 
-def _damaged(path: Path, table: str, why: str) -> CorruptTable:
+def chunk_spans(md: Any) -> list[list[Span]]:
+    """Each column chunk's bytes, by row group then column, as pyarrow reads them: from
+    the dictionary page when there is one before the data pages, else the first data
+    page, for ``total_compressed_size`` bytes. ``md``: the file's ``FileMetaData``."""
+    out = []
+    for i in range(md.num_row_groups):
+        group = md.row_group(i)
+        row = []
+        for c in range(group.num_columns):
+            chunk = group.column(c)
+            start = chunk.data_page_offset
+            if chunk.has_dictionary_page and 0 < (chunk.dictionary_page_offset or 0) < start:
+                start = chunk.dictionary_page_offset
+            row.append((start, start + chunk.total_compressed_size))
+        out.append(row)
+    return out
+
+
+def chunk_names(md: Any) -> list[list[str]]:
+    """What each column chunk is, by row group then column ("row group 0's column state")."""
+    columns = [md.schema.column(c).name for c in range(md.num_columns)]
+    return [[f"row group {i}'s column {c}" for c in columns] for i in range(md.num_row_groups)]
+
+
+def chunk_sha256(data: Any) -> list[list[str]]:
+    """The sha256 of each column chunk of the Parquet file ``data`` (its bytes), by row
+    group then column: what a manifest of format version 2 records."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    view = memoryview(data).cast("B")
+    md = pq.read_metadata(pa.BufferReader(data))
+    return [[hashlib.sha256(view[a:b]).hexdigest() for a, b in row] for row in chunk_spans(md)]
+
+
+def damaged(path: Path, table: str, why: str) -> CorruptTable:
     """One line naming the file, what is wrong and the command that rebuilds its table
     (``--data`` when the folder is not the default: the file's grandparent)."""
     return CorruptTable(
@@ -72,28 +116,55 @@ def _damaged(path: Path, table: str, why: str) -> CorruptTable:
     )
 
 
-def check_footer(path: Path, entry: FileEntry, table: str) -> None:
-    """The file has the size and (when recorded) the footer the manifest says."""
-    size = regular(path, table).st_size
-    if size != entry.bytes:
-        raise _damaged(path, table, f"has {size} bytes, the manifest says {entry.bytes}")
-    if entry.footer_sha256 is None:
-        check_file(path, entry, table)  # written before footers were hashed
-        return
+def check_footer(path: Path, entry: FileEntry, table: str) -> bytes:
+    """The file has the size and (when recorded) the footer the manifest says; its
+    footer's bytes (metadata, length and magic)."""
+    fd = open_regular(path, table)
     try:
-        with open(path, "rb") as f:
-            f.seek(max(0, size - 8))
-            length = int.from_bytes(f.read(4), "little")
-            if not 0 < length <= min(FOOTER_LIMIT, size - 12):
-                raise _damaged(path, table, f"has a damaged footer (of {length:,} bytes)")
-            f.seek(size - 8 - length)
-            tail = f.read(length + 8)
-    except FileNotFoundError:
-        raise _damaged(path, table, "is missing") from None
+        if entry.footer_sha256 is None:
+            check_size(fd, path, entry, table)
+            check_file(path, entry, table)  # written before footers were hashed
+        return read_footer(fd, path, entry, table)
+    finally:
+        os.close(fd)
+
+
+def open_regular(path: Path, table: str) -> int:
+    """The file opened to read, never through a link nor waiting on a FIFO (:func:`regular`)."""
+    st = regular(path, table)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
-        raise _damaged(path, table, f"cannot be read ({e.strerror or e})") from None
-    if hashlib.sha256(tail).hexdigest() != entry.footer_sha256:
-        raise _damaged(path, table, "has a damaged footer (its hash differs from the manifest's)")
+        raise damaged(path, table, f"cannot be read ({e.strerror or e})") from None
+    now = os.fstat(fd)
+    if (now.st_ino, now.st_dev) != (st.st_ino, st.st_dev) or not stat.S_ISREG(now.st_mode):
+        os.close(fd)
+        raise damaged(path, table, "was replaced while it was opened")
+    return fd
+
+
+def check_size(fd: int, path: Path, entry: FileEntry, table: str) -> int:
+    """The size of the file open at ``fd``, which must be the manifest's."""
+    size = os.fstat(fd).st_size
+    if size != entry.bytes:
+        raise damaged(path, table, f"has {size} bytes, the manifest says {entry.bytes}")
+    return size
+
+
+def read_footer(fd: int, path: Path, entry: FileEntry, table: str) -> bytes:
+    """The footer of the file open at ``fd`` (metadata, length and magic), once its size
+    and, when the manifest records it, its sha256 are the manifest's."""
+    size = check_size(fd, path, entry, table)
+    try:
+        length = int.from_bytes(os.pread(fd, 4, max(0, size - 8)), "little")
+        if not 0 < length <= min(FOOTER_LIMIT, size - 12):
+            raise damaged(path, table, f"has a damaged footer (of {length:,} bytes)")
+        tail = os.pread(fd, length + 8, size - 8 - length)
+    except OSError as e:
+        raise damaged(path, table, f"cannot be read ({e.strerror or e})") from None
+    if entry.footer_sha256 is not None and hashlib.sha256(tail).hexdigest() != entry.footer_sha256:
+        raise damaged(path, table, "has a damaged footer (its hash differs from the manifest's)")
+    return tail
 
 
 def check_range(
@@ -103,10 +174,10 @@ def check_range(
     each row group's (min, max) state): a point look-up skips files by that range,
     and the footer hash, which the manifest holds too, cannot vouch for it."""
     if rows != entry.rows:
-        raise _damaged(path, table, f"has {rows} rows, the manifest says {entry.rows}")
+        raise damaged(path, table, f"has {rows} rows, the manifest says {entry.rows}")
     lo, hi = (bounds[0][0], bounds[-1][1]) if bounds else (None, None)
     if (lo, hi) != (entry.min_state, entry.max_state):
-        raise _damaged(
+        raise damaged(
             path, table, f"holds states {lo} to {hi}, the manifest says "
             f"{entry.min_state} to {entry.max_state} (min_state, max_state)",
         )  # fmt: skip
@@ -119,7 +190,7 @@ def check_columns(path: Path, schema: Any, m: Manifest) -> None:
     if (CLASS_SIZE in schema.names) != m.classes:
         wrong.append(f"{CLASS_SIZE} is {'declared' if m.classes else 'not declared'}")
     if wrong:
-        raise _damaged(path, m.table, f"lacks the format's columns ({'; '.join(wrong)})")
+        raise damaged(path, m.table, f"lacks the format's columns ({'; '.join(wrong)})")
 
 
 def _footer_figures(path: Path, entry: FileEntry, table: str, m: Manifest | None = None) -> None:
@@ -134,7 +205,7 @@ def _footer_figures(path: Path, entry: FileEntry, table: str, m: Manifest | None
         md, schema = pf.metadata, pf.schema_arrow
         bounds = row_group_bounds(md)
     except (OSError, pa.ArrowException, ValueError, AttributeError, TypeError, IndexError):
-        raise _damaged(path, table, "has row groups without statistics") from None
+        raise damaged(path, table, "has row groups without statistics") from None
     check_range(path, entry, table, md.num_rows, bounds)
     if m is not None:
         check_columns(path, schema, m)
@@ -158,13 +229,13 @@ def regular(path: Path, table: str) -> os.stat_result:
     try:
         st = path.lstat()
     except FileNotFoundError:
-        raise _damaged(path, table, "is missing") from None
+        raise damaged(path, table, "is missing") from None
     except OSError as e:
-        raise _damaged(path, table, f"cannot be read ({e.strerror or e})") from None
+        raise damaged(path, table, f"cannot be read ({e.strerror or e})") from None
     if stat.S_ISLNK(st.st_mode):
-        raise _damaged(path, table, "is a symbolic link, not a file (never followed)")
+        raise damaged(path, table, "is a symbolic link, not a file (never followed)")
     if not stat.S_ISREG(st.st_mode):
-        raise _damaged(path, table, "is not a regular file")
+        raise damaged(path, table, "is not a regular file")
     return st
 
 
@@ -230,6 +301,53 @@ def orbit_sum(path: Path, entry: FileEntry, table: str, read: Any) -> int:
     return total
 
 
+def known_whole(path: Path, st: os.stat_result, entry: FileEntry) -> bool:
+    """Whether the file ``st`` describes is the manifest's ``entry`` without reading it:
+    hashed whole and remembered by its stamp (:func:`check_table`, ``verify``, a
+    build's :func:`remember`), or written into its staging folder by a build on this
+    machine (:func:`is_staged`)."""
+    if _load().get(str(path.resolve())) == _stamp(st, entry):
+        return True
+    return is_staged(path, entry.fingerprint())
+
+
+class SoundChunks:
+    """The column chunks of one version of a file found to have the manifest's sha256
+    (by their place in the manifest's ``chunk_sha256``), remembered by its stamp as
+    whole files are: a look-up that reads a chunk again, in this process or a later
+    one, does not hash it again. What a process finds is saved when it ends (one
+    write, not one a chunk); a file that changed in the last 2 s is not remembered."""
+
+    def __init__(self, path: Path, st: os.stat_result, entry: FileEntry) -> None:
+        self._key = _CHUNKS + str(path.resolve())
+        self._known = _stamp(st, entry)
+        self._settled = _settled(st, time.time_ns())
+        self._cache = _cache_file()
+        hit = _FOUND.get(self._cache, {}).get(self._key) or _load().get(self._key)
+        ok = isinstance(hit, list) and hit[:-1] == self._known and isinstance(hit[-1], list)
+        self._sound: set[int] = set(hit[-1]) if ok else set()  # type: ignore[index]
+
+    def __contains__(self, place: int) -> bool:
+        return place in self._sound
+
+    def add(self, place: int) -> None:
+        """The chunk at ``place`` was just hashed and found sound."""
+        self._sound.add(place)
+        if self._settled:
+            if not _FOUND:
+                atexit.register(_save_found)
+            _FOUND.setdefault(self._cache, {})[self._key] = [*self._known, sorted(self._sound)]
+
+
+#: Sound chunks found by this process, by the memory they go to (saved at exit).
+_FOUND: dict[Path, dict[str, list[Any]]] = {}
+
+
+def _save_found() -> None:
+    for cache, found in _FOUND.items():
+        _save(found, cache)
+
+
 def check_file(path: Path, entry: FileEntry, table: str) -> None:
     cache = _load()
     if _check(path, entry, table, cache):
@@ -252,7 +370,7 @@ def _check(
     if cache.get(key) == known:
         return False
     if st.st_size != entry.bytes or sha256(path) != entry.sha256:
-        raise _damaged(path, table, "does not match its checksum in the manifest")
+        raise damaged(path, table, "does not match its checksum in the manifest")
     _footer_figures(path, entry, table, m)
     if _settled(st, now):
         cache[key] = known
@@ -304,8 +422,9 @@ def _staged_record(staging: Path) -> Path:
 
 
 def remember_staged(staging: Path, written: list[tuple[str, str]]) -> None:
-    """Level files (name, sha256) this build has just written into ``staging``
-    (:func:`is_staged`); a record that cannot be written only costs a resume."""
+    """Level files this build has just written into ``staging``, each (name, the
+    fingerprint of its entry: ``FileEntry.fingerprint``) (:func:`is_staged`); a
+    record that cannot be written only costs a resume."""
     record = _staged_record(staging)
     with contextlib.suppress(OSError, ValueError):
         known = json.loads(record.read_text()) if record.exists() else {}
@@ -318,9 +437,10 @@ def remember_staged(staging: Path, written: list[tuple[str, str]]) -> None:
 
 
 def is_staged(path: Path, digest: str) -> bool:
-    """Whether a build on this machine wrote the staged file ``path`` with that sha256,
-    and it is unchanged since: a staging folder handed over with a folder (a forged
-    progress file and level 0, hashes right) is no build of ours to resume."""
+    """Whether a build on this machine wrote the staged file ``path`` with the entry
+    of that fingerprint, and it is unchanged since: a staging folder handed over with
+    a folder (a forged progress file and level 0, hashes right) is no build of ours
+    to resume, nor are figures of a progress file edited since the build wrote it."""
     try:
         known = json.loads(_staged_record(path.parent).read_text())
         return known.get(path.name) == [*stamp(path.lstat()), digest]
@@ -370,8 +490,8 @@ def _cache_file() -> Path:
 _READ: dict[str, Any] = {}
 
 
-def _load() -> dict[str, list[Any]]:
-    path = _cache_file()
+def _load(path: Path | None = None) -> dict[str, list[Any]]:
+    path = path or _cache_file()
     try:
         key = [str(path), *stamp(path.stat())]
         if _READ.get("key") != key:
@@ -388,25 +508,26 @@ PRUNE_AT = 4096
 
 
 def _path_of(key: str) -> str:
-    for prefix in (_FOOTER, _ORBITS):
+    for prefix in (_FOOTER, _ORBITS, _CHUNKS):
         if key.startswith(prefix):
             return key[len(prefix) :]
     return key
 
 
-def _save(cache: dict[str, list[Any]]) -> None:
-    """Merged into the file as it is now, under a lock (processes at once each add
-    their own: a build's staged files must not be lost to another process's save),
-    written aside and renamed; a cache that cannot be written is simply not kept."""
+def _save(cache: dict[str, list[Any]], path: Path | None = None) -> None:
+    """Merged into the file (``path``, else the memory's) as it is now, under a lock
+    (processes at once each add their own: a build's staged files must not be lost to
+    another process's save), written aside and renamed; a cache that cannot be written
+    is simply not kept."""
     import fcntl
 
-    path = _cache_file()
+    path = path or _cache_file()
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            merged = {**_load(), **cache}
+            merged = {**_load(path), **cache}
             if len(merged) > PRUNE_AT:
                 merged = {k: v for k, v in merged.items() if os.path.lexists(_path_of(k))}
             tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")

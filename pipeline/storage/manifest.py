@@ -9,6 +9,9 @@ to levels); unknown extra fields are kept as they are.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from pipeline.engine.core import Graph
 from pipeline.errors import CorruptTable
 from pipeline.storage import files
 from pipeline.storage.format import (
+    CHUNKS_VERSION,
     CLASS_SIZE,
     COLUMNS,
     FILE_NAME,
@@ -26,9 +30,11 @@ from pipeline.storage.format import (
     NAME,
     ORBITS,
     READ_VERSIONS,
+    ROW_GROUP_ROWS,
 )
 
 _HEX = set("0123456789abcdef")
+_HEXES = re.compile("[0-9a-f]*")
 #: The most a file of ``rows`` rows can take on disk: every column at full width
 #: (state, parent, class size 8 bytes each, depth 1, path counts 16: 41 bytes),
 #: uncompressible, with page headers and the footer. A file's size is checked
@@ -78,6 +84,9 @@ class FileEntry:
     max_state: int | None
     #: The sha256 of the file's footer (files written since footers are hashed).
     footer_sha256: str | None = None
+    #: The sha256 of each column chunk, by row group then column in the file's order
+    #: (format version 2; checked as each is read: storage/reader.py).
+    chunk_sha256: tuple[tuple[str, ...], ...] | None = None
 
     @classmethod
     def parse(cls, doc: Any, where: str) -> FileEntry:
@@ -90,7 +99,7 @@ class FileEntry:
             raise _Invalid(f"{where}name {name!r} is not a level file name (dDDD-PPP.parquet)")
         footer = doc.get("footer_sha256")
         for d in (digest, *([footer] if footer is not None else [])):
-            if not isinstance(d, str) or len(d) != 64 or not set(d) <= _HEX:
+            if not _is_digest(d):
                 raise _Invalid(f"{where}sha256 is not a sha256 digest")
         entry = cls(
             name,
@@ -101,6 +110,7 @@ class FileEntry:
             _state(doc, "min_state", where),
             _state(doc, "max_state", where),
             footer,
+            _chunks(doc.get("chunk_sha256"), where),
         )
         if int(match.group(1)) != entry.depth:
             raise _Invalid(f"{where}name {name!r} does not match depth {entry.depth}")
@@ -115,7 +125,47 @@ class FileEntry:
         out = dict(self.__dict__)
         if out["footer_sha256"] is None:
             del out["footer_sha256"]
+        if self.chunk_sha256 is None:
+            del out["chunk_sha256"]
+        else:
+            out["chunk_sha256"] = [list(row) for row in self.chunk_sha256]
         return out
+
+    def fingerprint(self) -> str:
+        """The sha256 of the entry as JSON: every figure of it at once (what a build
+        remembers of a file it staged)."""
+        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()
+
+
+def _is_digest(d: Any) -> bool:
+    return isinstance(d, str) and len(d) == 64 and set(d) <= _HEX
+
+
+#: The most column chunks a level file's entry lists: row groups a file (FILE_ROWS
+#: rows in groups of ROW_GROUP_ROWS) and columns a row group (the format's five and
+#: a puzzle's own, with room).
+MOST_GROUPS = FILE_ROWS // ROW_GROUP_ROWS
+MOST_COLUMNS = 16
+
+
+def _chunks(doc: Any, where: str) -> tuple[tuple[str, ...], ...] | None:
+    """``chunk_sha256``: a list (row groups) of lists (columns) of sha256 digests."""
+    if doc is None:
+        return None
+    if not isinstance(doc, list) or len(doc) > MOST_GROUPS or not all(map(_digests, doc)):
+        raise _Invalid(f"{where}chunk_sha256 is not a list of row groups' column chunk digests")
+    return tuple(map(tuple, doc))
+
+
+def _digests(row: Any) -> bool:
+    """Whether ``row`` is a row group's list of column chunk digests (one match for all)."""
+    if not isinstance(row, list) or not 0 < len(row) <= MOST_COLUMNS:
+        return False
+    try:
+        joined = "".join(row)
+    except TypeError:  # not all strings
+        return False
+    return len(joined) == 64 * len(row) and _HEXES.fullmatch(joined) is not None
 
 
 @dataclass
@@ -235,6 +285,7 @@ class Manifest:
             _state(doc, "partial_depth", ""),
         )
         _agree(m)
+        _hashed(m)
         return m
 
 
@@ -304,6 +355,17 @@ def _agree_files(m: Manifest) -> None:
     stray = [f for f in m.files if f.depth not in levels]
     if stray:
         raise _Invalid(f"file {stray[0].name} belongs to no level (depth {stray[0].depth})")
+
+
+def _hashed(m: Manifest) -> None:
+    """Version 2 hashes every file's footer and column chunks (storage/reader.py); a
+    file of version 1 without them is hashed whole before it is read."""
+    if m.format_version < CHUNKS_VERSION:
+        return
+    for i, f in enumerate(m.files):
+        if f.footer_sha256 is None or f.chunk_sha256 is None:
+            missing = "footer_sha256" if f.footer_sha256 is None else "chunk_sha256"
+            raise _Invalid(f"files[{i}].{missing} is missing (format version {m.format_version})")
 
 
 def _agree_orbits(m: Manifest) -> None:

@@ -5,13 +5,26 @@
 row groups whose statistics overlap it. :class:`LevelFile` is one file opened for
 a table's point look-ups. :func:`row_group_mins` is where the row groups'
 statistics are read, for range reads, point look-ups and verify.
+
+Every file opened with its manifest entry (:func:`open_file`) is read as the
+manifest describes it. A look-up reads one column of one row group, a column
+chunk, whose pages carry a CRC32 that whoever changes a page can recompute; so
+the manifest (format version 2) holds the sha256 of every column chunk, and the
+file is read through :class:`HashedFile`, which hands pyarrow a byte only inside
+a chunk whose bytes, read in that same call, have the manifest's sha256. Where
+the chunks lie comes from the footer, whose own sha256 is checked first.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
-from collections.abc import Iterator, Sequence
+import hashlib
+import io
+import os
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -21,20 +34,78 @@ from pipeline import hints
 from pipeline.engine.core import NO_PARENT, Level, States
 from pipeline.engine.level import Chunk
 from pipeline.errors import CorruptTable
-from pipeline.storage import scratch
-from pipeline.storage.integrity import check_footer, row_group_bounds
+from pipeline.storage import integrity, scratch
+from pipeline.storage.integrity import row_group_bounds
 from pipeline.storage.manifest import FileEntry
 
 
 def open_file(path: Path, entry: FileEntry | None = None, table: str = "") -> pq.ParquetFile:
-    """A level file, opened to read with its page checksums checked; with its manifest
-    ``entry``, its size and footer are checked first. CorruptTable when it cannot be."""
-    if entry is not None:
-        check_footer(path, entry, table or path.parent.name)
+    """A level file, opened to read with its page checksums checked. With its manifest
+    ``entry``, what is read is first held against the manifest: its size and footer at
+    once, then each column chunk as it is read, against its sha256 (format version 2).
+    A file of version 1 is hashed whole first (remembered by its stamp); a file known
+    whole (:func:`integrity.known_whole`) is read as it is. Without ``entry``, the
+    caller has hashed the file. CorruptTable names the file."""
+    if entry is None:
+        return _native(path)
+    table = table or path.parent.name
+    fd = integrity.open_regular(path, table)
+    try:
+        tail = integrity.read_footer(fd, path, entry, table)
+        if entry.chunk_sha256 is None:
+            integrity.check_file(path, entry, table)  # format version 1: hashed whole
+        if entry.chunk_sha256 is None or integrity.known_whole(path, os.fstat(fd), entry):
+            os.close(fd)
+            return _native(path)
+        md = _metadata(path, tail)
+        listed = _listed(path, table, md, entry)
+        sound = integrity.SoundChunks(path, os.fstat(fd), entry)
+        source = HashedFile(fd, entry.bytes, listed, _blame(path, table), sound)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        raise
+    try:
+        return pq.ParquetFile(source, metadata=md, page_checksum_verification=True)
+    except (OSError, pa.ArrowException) as e:
+        raise _unreadable(path, e) from None
+
+
+def _native(path: Path) -> pq.ParquetFile:
     try:
         return pq.ParquetFile(path, page_checksum_verification=True)
     except (OSError, pa.ArrowException) as e:
         raise _unreadable(path, e) from None
+
+
+def _metadata(path: Path, tail: bytes) -> pq.FileMetaData:
+    """The file's metadata from its footer's bytes ``tail`` (held against the manifest)."""
+    try:
+        return pq.read_metadata(pa.BufferReader(b"PAR1" + tail))
+    except (OSError, pa.ArrowException) as e:
+        raise _unreadable(path, e, "footer") from None
+
+
+def _listed(path: Path, table: str, md: pq.FileMetaData, entry: FileEntry) -> list[Hashed]:
+    """Each column chunk's place (from the footer) with its sha256 (from the manifest)."""
+    try:
+        places, names = integrity.chunk_spans(md), integrity.chunk_names(md)
+    except (OSError, pa.ArrowException, ValueError, TypeError, IndexError) as e:
+        raise _unreadable(path, e, "footer") from None
+    digests = entry.chunk_sha256 or ()
+    if [len(row) for row in places] != [len(row) for row in digests]:
+        why = "has other row groups or columns than its manifest's chunk_sha256 lists"
+        raise integrity.damaged(path, table, why)
+    flat = [
+        (span, digest, name)
+        for row in zip(places, digests, names, strict=True)
+        for span, digest, name in zip(*row, strict=True)
+    ]
+    return [Hashed(a, b, d, name, i) for i, ((a, b), d, name) in enumerate(flat)]
+
+
+def _blame(path: Path, table: str) -> Callable[[str], Exception]:
+    return lambda why: integrity.damaged(path, table, why)
 
 
 def _unreadable(path: Path, e: BaseException, what: str = "") -> CorruptTable:
@@ -71,6 +142,106 @@ class LevelFile:
             return self._file.read(columns=names)
         except (OSError, KeyError, IndexError, pa.ArrowException) as e:
             raise _unreadable(self.path, e, ", ".join(names)) from None
+
+
+class Hashed(NamedTuple):
+    """A column chunk's bytes in its file, the sha256 they must have, what it is (row
+    group and column, for the error that names it) and its place in the manifest's
+    list."""
+
+    start: int
+    end: int
+    sha256: str
+    name: str
+    place: int
+
+
+class Sound(Protocol):
+    """The chunks (by place) known to have their sha256: found so before, or now."""
+
+    def __contains__(self, place: int) -> bool: ...
+
+    def add(self, place: int) -> None: ...
+
+
+class HashedFile(io.RawIOBase):
+    """A level file open at ``fd``, read as pyarrow reads it (seek, then read), that
+    hands over only bytes inside its column chunks: each read is widened to whole
+    chunks, and every chunk it touches is hashed and compared with the manifest's
+    before anything is returned, unless ``sound`` knows it (found sound before in
+    this version of the file). ``damaged(why)`` is the error to raise (it names the
+    file and the command that rebuilds its table)."""
+
+    def __init__(
+        self,
+        fd: int,
+        size: int,
+        chunks: Sequence[Hashed],
+        damaged: Callable[[str], Exception],
+        sound: Sound,
+    ) -> None:
+        super().__init__()
+        self._sound = sound
+        self._fd = fd
+        self._size = size
+        self._chunks = sorted(chunks)
+        self._starts = [c.start for c in self._chunks]
+        self._damaged = damaged
+        self._at = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._at, io.SEEK_END: self._size}[whence]
+        self._at = base + offset
+        return self._at
+
+    def tell(self) -> int:
+        return self._at
+
+    def read(self, n: int | None = -1) -> bytes:
+        lo = self._at
+        hi = self._size if n is None or n < 0 else min(self._size, lo + n)
+        if hi <= lo:
+            return b""
+        touched = self._touched(lo, hi)
+        a, b = min(lo, touched[0].start), max(hi, touched[-1].end)
+        data = os.pread(self._fd, b - a, a)
+        if len(data) != b - a:
+            raise self._damaged("is shorter than its footer says")
+        view = memoryview(data)
+        for c in touched:
+            if c.place in self._sound:
+                continue
+            if hashlib.sha256(view[c.start - a : c.end - a]).hexdigest() != c.sha256:
+                raise self._damaged(f"has {c.name} unlike the manifest's: its sha256 differs")
+            self._sound.add(c.place)
+        self._at = hi
+        return data if (a, b) == (lo, hi) else data[lo - a : hi - a]
+
+    def _touched(self, lo: int, hi: int) -> list[Hashed]:
+        """The chunks that hold ``[lo, hi)``, which must lie wholly inside them."""
+        i = bisect.bisect_right(self._starts, lo) - 1
+        out: list[Hashed] = []
+        reach = lo
+        while reach < hi:
+            if i < 0 or i >= len(self._chunks) or not self._starts[i] <= reach:
+                raise self._damaged(f"is read outside its column chunks (at byte {reach:,})")
+            c = self._chunks[i]
+            if c.end > reach:
+                out.append(c)
+                reach = c.end
+            i += 1
+        return out
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._fd)
+        super().close()
 
 
 def row_group_mins(pf: pq.ParquetFile) -> list[int]:

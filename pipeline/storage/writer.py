@@ -34,7 +34,7 @@ from pipeline.storage.format import (
     ZSTD_LEVEL,
     level_file_name,
 )
-from pipeline.storage.integrity import footer_sha256
+from pipeline.storage.integrity import chunk_sha256, footer_sha256
 
 #: The deepest level the format's ``depth`` column (uint8) holds.
 MAX_DEPTH = 255
@@ -231,6 +231,7 @@ def _finish(
         "bytes": data.size,
         "sha256": hashlib.sha256(data).hexdigest(),
         "footer_sha256": footer_sha256(data),
+        "chunk_sha256": chunk_sha256(data),
         "min_state": int(states[0]) if n else None,
         "max_state": int(states[-1]) if n else None,
     }
