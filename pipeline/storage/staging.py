@@ -155,9 +155,11 @@ class Progress:
     def record(self, level: LevelEntry, files: list[dict[str, Any]], seconds: float) -> None:
         """Note a level whose files are all written (``seconds``: build time since the last)."""
         self.levels.append(level)
-        self.files += [FileEntry.parse(f, "") for f in files]
-        # resumed only from files this machine wrote (integrity.is_staged)
-        remember_staged(self.staging, [(f["name"], f["sha256"]) for f in files])
+        entries = [FileEntry.parse(f, "") for f in files]
+        self.files += entries
+        # resumed only from files this machine wrote, each with every figure of its
+        # entry as written (integrity.is_staged)
+        remember_staged(self.staging, [(e.name, e.fingerprint()) for e in entries])
         self.doc["levels"].append(level.to_dict(files=False))
         self.doc["files"].extend(files)
         self.doc["seconds"] = round(self.doc["seconds"] + seconds, 4)
@@ -188,7 +190,7 @@ def _as_written(path: Path, entry: FileEntry) -> bool:
         st = path.lstat()
         if not stat.S_ISREG(st.st_mode) or st.st_size != entry.bytes:
             return False
-        if not is_staged(path, entry.sha256) or sha256(path) != entry.sha256:
+        if not is_staged(path, entry.fingerprint()) or sha256(path) != entry.sha256:
             return False
         pf = open_file(path)  # its footer is hashed with the rest of it
         check_range(
