@@ -9,7 +9,7 @@ Four guards, from cheapest to dearest:
   file is opened (:func:`check_footer`, :func:`read_footer`);
 - every column chunk is hashed into the manifest (format version 2:
   :func:`chunk_sha256`) and checked as a read takes it (storage/reader.py's
-  ``HashedFile``), each chunk of a file version once (:class:`SoundChunks`);
+  ``HashedFile``), each chunk of a file version once (:class:`Known`);
 - where neither can help (DuckDB reads pages without checking them; tables
   of format version 1, whose manifests hold no chunk hashes), a file's sha256
   is compared with the manifest's before it is first used, remembered outside
@@ -60,10 +60,12 @@ SETTLED_NS = 2_000_000_000
 FOOTER_LIMIT = 1 << 20
 #: (start, end) of a column chunk in its file.
 Span = tuple[int, int]
+#: The folder of a data folder where builds stage their files (storage/staging.py).
+STAGING = ".staging"
 #: What a remembered footer check is keyed by (a full check, by the path alone).
 _FOOTER = "footer:"
 _ORBITS = "orbits:"
-_CHUNKS = "chunks:"  # the column chunks of a file found sound (SoundChunks)
+_CHUNKS = "chunks:"  # the column chunks of a file found sound (Known)
 
 
 def footer_sha256(data: Any) -> str:
@@ -89,12 +91,6 @@ def chunk_spans(md: Any) -> list[list[Span]]:
             row.append((start, start + chunk.total_compressed_size))
         out.append(row)
     return out
-
-
-def chunk_names(md: Any) -> list[list[str]]:
-    """What each column chunk is, by row group then column ("row group 0's column state")."""
-    columns = [md.schema.column(c).name for c in range(md.num_columns)]
-    return [[f"row group {i}'s column {c}" for c in columns] for i in range(md.num_row_groups)]
 
 
 def chunk_sha256(data: Any) -> list[list[str]]:
@@ -301,29 +297,27 @@ def orbit_sum(path: Path, entry: FileEntry, table: str, read: Any) -> int:
     return total
 
 
-def known_whole(path: Path, st: os.stat_result, entry: FileEntry) -> bool:
-    """Whether the file ``st`` describes is the manifest's ``entry`` without reading it:
-    hashed whole and remembered by its stamp (:func:`check_table`, ``verify``, a
-    build's :func:`remember`), or written into its staging folder by a build on this
-    machine (:func:`is_staged`)."""
-    if _load().get(str(path.resolve())) == _stamp(st, entry):
-        return True
-    return is_staged(path, entry.fingerprint())
-
-
-class SoundChunks:
-    """The column chunks of one version of a file found to have the manifest's sha256
-    (by their place in the manifest's ``chunk_sha256``), remembered by its stamp as
-    whole files are: a look-up that reads a chunk again, in this process or a later
-    one, does not hash it again. What a process finds is saved when it ends (one
-    write, not one a chunk); a file that changed in the last 2 s is not remembered."""
+class Known:
+    """What the memory of checks knows of one version of a file (its stamp, and the
+    manifest's figures for it), without reading it: whether it is the manifest's
+    whole (hashed and remembered: :func:`check_table`, ``verify``, a build's
+    :func:`remember`; or staged by a build on this machine: :func:`is_staged`), and
+    which of its column chunks were found to have the manifest's sha256 (by their
+    place in ``chunk_sha256``). Chunks are remembered as whole files are, so a
+    look-up that reads one again, in this process or a later one, does not hash it
+    again; what a process finds is saved when it ends (one write, not one a chunk),
+    and a file that changed in the last 2 s is not remembered."""
 
     def __init__(self, path: Path, st: os.stat_result, entry: FileEntry) -> None:
-        self._key = _CHUNKS + str(path.resolve())
+        resolved = str(path.resolve())
+        cache = _load()
+        self._key = _CHUNKS + resolved
         self._known = _stamp(st, entry)
         self._settled = _settled(st, time.time_ns())
         self._cache = _cache_file()
-        hit = _FOUND.get(self._cache, {}).get(self._key) or _load().get(self._key)
+        staged = path.parent.parent.name == STAGING and is_staged(path, entry.fingerprint())
+        self.whole = cache.get(resolved) == self._known or staged
+        hit = _FOUND.get(self._cache, {}).get(self._key) or cache.get(self._key)
         ok = isinstance(hit, list) and hit[:-1] == self._known and isinstance(hit[-1], list)
         self._sound: set[int] = set(hit[-1]) if ok else set()  # type: ignore[index]
 

@@ -44,8 +44,8 @@ def open_file(path: Path, entry: FileEntry | None = None, table: str = "") -> pq
     ``entry``, what is read is first held against the manifest: its size and footer at
     once, then each column chunk as it is read, against its sha256 (format version 2).
     A file of version 1 is hashed whole first (remembered by its stamp); a file known
-    whole (:func:`integrity.known_whole`) is read as it is. Without ``entry``, the
-    caller has hashed the file. CorruptTable names the file."""
+    whole (:class:`integrity.Known`) is read as it is. Without ``entry``, the caller
+    has hashed the file. CorruptTable names the file."""
     if entry is None:
         return _native(path)
     table = table or path.parent.name
@@ -54,13 +54,15 @@ def open_file(path: Path, entry: FileEntry | None = None, table: str = "") -> pq
         tail = integrity.read_footer(fd, path, entry, table)
         if entry.chunk_sha256 is None:
             integrity.check_file(path, entry, table)  # format version 1: hashed whole
-        if entry.chunk_sha256 is None or integrity.known_whole(path, os.fstat(fd), entry):
+            known = None
+        else:
+            known = integrity.Known(path, os.fstat(fd), entry)
+        if known is None or known.whole:
             os.close(fd)
             return _native(path)
         md = _metadata(path, tail)
         listed = _listed(path, table, md, entry)
-        sound = integrity.SoundChunks(path, os.fstat(fd), entry)
-        source = HashedFile(fd, entry.bytes, listed, _blame(path, table), sound)
+        source = HashedFile(fd, entry.bytes, listed, _blame(path, table), known)
     except BaseException:
         with contextlib.suppress(OSError):
             os.close(fd)
@@ -89,19 +91,21 @@ def _metadata(path: Path, tail: bytes) -> pq.FileMetaData:
 def _listed(path: Path, table: str, md: pq.FileMetaData, entry: FileEntry) -> list[Hashed]:
     """Each column chunk's place (from the footer) with its sha256 (from the manifest)."""
     try:
-        places, names = integrity.chunk_spans(md), integrity.chunk_names(md)
+        places = integrity.chunk_spans(md)
+        columns = [md.schema.column(c).name for c in range(md.num_columns)]
     except (OSError, pa.ArrowException, ValueError, TypeError, IndexError) as e:
         raise _unreadable(path, e, "footer") from None
     digests = entry.chunk_sha256 or ()
-    if [len(row) for row in places] != [len(row) for row in digests]:
+    if [len(row) for row in places] != [len(row) for row in digests] or any(
+        len(row) != len(columns) for row in places
+    ):
         why = "has other row groups or columns than its manifest's chunk_sha256 lists"
         raise integrity.damaged(path, table, why)
-    flat = [
-        (span, digest, name)
-        for row in zip(places, digests, names, strict=True)
-        for span, digest, name in zip(*row, strict=True)
-    ]
-    return [Hashed(a, b, d, name, i) for i, ((a, b), d, name) in enumerate(flat)]
+    out: list[Hashed] = []
+    for group, (row, sums) in enumerate(zip(places, digests, strict=True)):
+        for c, ((a, b), digest) in enumerate(zip(row, sums, strict=True)):
+            out.append(Hashed(a, b, digest, group, columns[c], len(out)))
+    return out
 
 
 def _blame(path: Path, table: str) -> Callable[[str], Exception]:
@@ -145,14 +149,15 @@ class LevelFile:
 
 
 class Hashed(NamedTuple):
-    """A column chunk's bytes in its file, the sha256 they must have, what it is (row
-    group and column, for the error that names it) and its place in the manifest's
-    list."""
+    """A column chunk's bytes in its file, the sha256 they must have, what it is (its
+    row group and column, for the error that names it) and its place in the
+    manifest's list."""
 
     start: int
     end: int
     sha256: str
-    name: str
+    group: int
+    column: str
     place: int
 
 
@@ -218,7 +223,8 @@ class HashedFile(io.RawIOBase):
             if c.place in self._sound:
                 continue
             if hashlib.sha256(view[c.start - a : c.end - a]).hexdigest() != c.sha256:
-                raise self._damaged(f"has {c.name} unlike the manifest's: its sha256 differs")
+                what = f"row group {c.group}'s column {c.column}"
+                raise self._damaged(f"has {what} unlike the manifest's: its sha256 differs")
             self._sound.add(c.place)
         self._at = hi
         return data if (a, b) == (lo, hi) else data[lo - a : hi - a]
