@@ -201,3 +201,23 @@ def test_a_file_as_the_cache_folder_keeps_nothing_and_answers_right(folder: Path
     (folder / ".cache").write_bytes(b"not a folder")
     assert _moves(run_cli(*SOLVE, data=folder)) == 31
     assert (folder / ".cache").read_bytes() == b"not a folder"
+
+
+def test_no_array_is_derived_from_a_forged_page(folder: Path) -> None:
+    """The compact arrays are derived from the pattern tables' rows, each file hashed
+    whole first: a page forged with its CRC recomputed (a deep state swapped into the
+    largest level) is refused in one line naming the file, never derived from."""
+    from tests.test_trust_forged import forge_chunk, swap_in
+
+    for cache in (JOINED, COMPACT):
+        (folder / cache).unlink()
+    table = folder / "3x3-pdb-4a"
+    m = manifest.read(table)
+    largest = max(m.files, key=lambda e: e.rows)
+    deep = m.files[-1].min_state
+    assert deep is not None and largest.depth != m.files[-1].depth
+    forge_chunk(table / largest.name, 0, "state", swap_in(deep))
+    r = run_cli(*SOLVE, data=folder)
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stdout + r.stderr
+    assert f"{largest.name} does not match its checksum in the manifest" in r.stderr, r.stderr
+    assert not (folder / COMPACT).exists()

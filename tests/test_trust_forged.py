@@ -50,8 +50,9 @@ def forge_chunk(
     values = change(values)
     body = values.astype("<u8" if chunk.physical_type == "INT64" else "<i4").tobytes()
     frame = zstandard.ZstdCompressor(level=19, write_content_size=False).compress(body)
-    for pad in range(8, 64):
-        page = frame + struct.pack("<II", 0x184D2A50, pad - 8) + bytes(pad - 8)
+    for pad, salt in ((p, s) for p in range(9, 128) for s in range(16)):
+        # the CRC's varint length moves the header's: the padding's last byte moves the CRC
+        page = frame + struct.pack("<II", 0x184D2A50, pad - 8) + bytes(pad - 9) + bytes([salt])
         crc = zlib.crc32(page)
         header = t.encode(
             {
@@ -288,3 +289,22 @@ def test_a_resume_never_takes_an_edited_figure_of_the_progress_file(
     r = run_cli("solve", "2x4", "1 2 3 4 5 6 0 7", "--json", data=tmp_path)
     assert r.returncode == 0 and json.loads(r.stdout)["moves"] == 1, r.stderr
     assert _manifest(tmp_path, "2x4")["files"][5]["footer_sha256"] != "0" * 64
+
+
+def test_the_deepest_positions_are_never_read_from_a_forged_page(
+    copy_of: Callable[..., Path],
+) -> None:
+    """``longest`` (and the explorer's table page, the report's boards) read the deepest
+    level by pyarrow: a depth-30 position forged into depth 31's page was printed as
+    one of the two farthest from the goal, exit 0."""
+    folder = copy_of("3x3")
+    near = pq.read_table(folder / "3x3" / "d030-000.parquet", columns=["state"]).column(0)
+    path = folder / "3x3" / "d031-000.parquet"
+    far = pq.read_table(path, columns=["state"]).column(0).to_numpy()
+    stray = int(near.to_numpy().min())
+    assert stray < far[1]
+    forge_chunk(path, 0, "state", lambda s: np.array([stray, s[1]], np.uint64))
+    r = run_cli("longest", "3x3", data=folder)
+    one_line_error(r, "d031-000.parquet has row group 0's column state", "3x3 --force")
+    with pytest.raises(CorruptTable, match=r"d031-000\.parquet has row group 0's"):
+        pipeline.open(folder).deepest("3x3", 10)
