@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-paths bench-peer bench-serve bench-twisty test-twisty-samples test-spark-full bench-spark test-hostile test-newcomer clean distclean help
+.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-lookups bench-paths bench-peer bench-serve bench-twisty test-twisty-samples test-spark-full bench-spark test-hostile test-newcomer clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -47,6 +47,8 @@ help:
 	@echo "make bench-korf Korf's 100 15-puzzles solved optimally (pattern databases + IDA*)"
 	@echo "make bench-solve4  a 4x4 solve as a command vs importing pipeline (needs 4x4-pdb in DATA)"
 	@echo "make bench-pairs OLD=<rev>  interleaved builds of commit OLD and this tree (ROUNDS=5)"
+	@echo "make bench-lookups OLD=<rev> LOOKUP_DATA=<folder>  point look-ups of OLD and this tree"
+	@echo "                on the same files, cold and warm (3x4 built in LOOKUP_DATA; ROUNDS=5)"
 	@echo "make bench-peer PEER=<binary>  3x4 and 2x6 against a C++ breadth-first search built outside"
 	@echo "                the repository (PEER_ROUNDS=3): CPU, wall, memory, ratios, counts compared"
 	@echo "make bench-paths  2x5 and english33 plain and with --paths (PATHS_ROUNDS=3; OLD=<rev> adds"
@@ -222,6 +224,11 @@ ROUNDS ?= 5
 bench-pairs: $(STAMP)
 	@test -n "$(OLD)" || { echo "make bench-pairs: give OLD=<commit>"; exit 1; }
 	$(BIN)/python -m benchmarks.pairs $(OLD) --rounds $(ROUNDS)
+
+bench-lookups: $(STAMP)
+	@test -n "$(OLD)" || { echo "make bench-lookups: give OLD=<commit>"; exit 1; }
+	@test -n "$(LOOKUP_DATA)" || { echo "make bench-lookups: give LOOKUP_DATA=<a folder with 3x4 built>"; exit 1; }
+	$(BIN)/python -m benchmarks.lookups $(OLD) $(LOOKUP_DATA) --rounds $(ROUNDS)
 
 # Our builds of 3x4 and 2x6 against lightln2's PuzzleSearch (C++, one thread, counts
 # only; MIT), built outside the repository; interleaved rounds (benchmarks/peer.py).
