@@ -45,6 +45,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from pipeline import hints
 from pipeline.errors import CorruptTable
 from pipeline.storage.format import CLASS_SIZE, wrong_columns
@@ -75,7 +78,7 @@ def footer_sha256(data: Any) -> str:
     return hashlib.sha256(bytes(data[-(8 + length) :])).hexdigest()
 
 
-def chunk_spans(md: Any) -> list[list[Span]]:
+def chunk_spans(md: pq.FileMetaData) -> list[list[Span]]:
     """Each column chunk's bytes, by row group then column, as pyarrow reads them: from
     the dictionary page when there is one before the data pages, else the first data
     page, for ``total_compressed_size`` bytes. ``md``: the file's ``FileMetaData``."""
@@ -93,12 +96,9 @@ def chunk_spans(md: Any) -> list[list[Span]]:
     return out
 
 
-def chunk_sha256(data: Any) -> list[list[str]]:
+def chunk_sha256(data: bytes | pa.Buffer) -> list[list[str]]:
     """The sha256 of each column chunk of the Parquet file ``data`` (its bytes), by row
     group then column: what a manifest of format version 2 records."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     view = memoryview(data).cast("B")
     md = pq.read_metadata(pa.BufferReader(data))
     return [[hashlib.sha256(view[a:b]).hexdigest() for a, b in row] for row in chunk_spans(md)]
@@ -193,9 +193,6 @@ def _footer_figures(path: Path, entry: FileEntry, table: str, m: Manifest | None
     """:func:`check_range` of a file just hashed: the SQL paths count rows and levels
     by the manifest's figures, which the hash does not cover (and, with ``m``, its
     columns: :func:`check_columns`)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     try:
         pf = pq.ParquetFile(path)
         md, schema = pf.metadata, pf.schema_arrow
