@@ -331,6 +331,7 @@ class Known:
 
 
 #: Sound chunks found by this process, by the memory they go to (saved at exit).
+# Any: the memory's JSON lists (a stamp, the manifest's figures, the chunks' places)
 _FOUND: dict[Path, dict[str, list[Any]]] = {}
 
 

@@ -137,7 +137,7 @@ class FileEntry:
         return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()
 
 
-def _is_digest(d: Any) -> bool:
+def _is_digest(d: Any) -> bool:  # Any: a JSON value, checked here
     return isinstance(d, str) and len(d) == 64 and set(d) <= _HEX
 
 
@@ -148,6 +148,7 @@ MOST_GROUPS = FILE_ROWS // ROW_GROUP_ROWS
 MOST_COLUMNS = 16
 
 
+# Any: a JSON value, checked here
 def _chunks(doc: Any, where: str) -> tuple[tuple[str, ...], ...] | None:
     """``chunk_sha256``: a list (row groups) of lists (columns) of sha256 digests."""
     if doc is None:
@@ -157,7 +158,7 @@ def _chunks(doc: Any, where: str) -> tuple[tuple[str, ...], ...] | None:
     return tuple(map(tuple, doc))
 
 
-def _digests(row: Any) -> bool:
+def _digests(row: Any) -> bool:  # Any: a JSON value, checked here
     """Whether ``row`` is a row group's list of column chunk digests (one match for all)."""
     if not isinstance(row, list) or not 0 < len(row) <= MOST_COLUMNS:
         return False
