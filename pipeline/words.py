@@ -29,6 +29,19 @@ def size_of(nbytes: float) -> str:
     return f"{nbytes:,.0f} {unit}" if unit == "B" or nbytes >= 100 else f"{nbytes:.3g} {unit}"
 
 
+def figures(n: int) -> str:
+    """A count of any size to three significant figures, ``4.33e+19`` (``:.3g`` turns
+    an int into a float first: past 1e308 it fails)."""
+    digits = str(abs(int(n)))
+    if len(digits) <= 3:
+        return str(n)
+    head = (int(digits[:4].ljust(4, "0")) + 5) // 10  # three figures, the fourth rounded
+    exponent = len(digits) - 1 + (head >= 1000)
+    text = str(head // 10 if head >= 1000 else head)
+    sign = "-" if n < 0 else ""
+    return f"{sign}{text[0]}.{text[1:3]}e+{exponent}"
+
+
 def seconds(s: float) -> str:
     """A duration as people say it: ``0.95 s``, ``42 s``, ``3 min 20 s``, ``2 h 5 min``."""
     if s < 10:

@@ -33,6 +33,7 @@ from pipeline.puzzles.twisty import abstract, group, tables, tws
 from pipeline.puzzles.twisty.abstract import Pattern
 from pipeline.puzzles.twisty.pack import Packing, SetCode, set_code
 from pipeline.puzzles.twisty.tws import WILD, Definition, Part, Turn
+from pipeline.words import figures
 
 if TYPE_CHECKING:
     from pipeline.engine.packed import Kernels
@@ -43,8 +44,6 @@ ENCODING = (
     "(docs/DATA.md, pipeline/puzzles/twisty/pack.py)"
 )
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-#: Subsets of sets tried for a parity every move flips (bipartite graphs).
-MAX_PARITY_SETS = 10
 
 
 def load(path: Path, name: str, **options: object) -> TwistyPuzzle:
@@ -162,10 +161,10 @@ class TwistyPuzzle(Puzzle):
     def too_large(self) -> str:
         """Why it has no table of its own: how many positions it has."""
         count = group.reachable(self.definition, [t.parts for t in self.turns])
-        what = f"{count:,} positions" if count else f"up to {self.pack.size:.3g} positions"
+        what = f"{count:,} positions" if count else f"up to {figures(self.pack.size)} positions"
         return (
             f"{self.where}: its positions cannot fit a 64-bit state: {what} "
-            f"({self.pack.size:.3g} arrangements and orientations of its sets), "
+            f"({figures(self.pack.size)} arrangements and orientations of its sets), "
             "more than 2^64"
         )
 
@@ -565,9 +564,31 @@ def _graph(
     if any(int(i) >= len(turns) for i in inverse):
         return Graph.GENERAL, ()
     distinct = [i for i, p in enumerate(d.solved) if len(set(p.perm)) == len(p.perm)]
-    odd = [{i for i in distinct if parity(t.parts[i].perm)} for t in turns]
-    for k in range(1, min(len(distinct), MAX_PARITY_SETS) + 1):
-        for chosen in itertools.combinations(distinct, k):
-            if all(len(o & set(chosen)) % 2 == 1 for o in odd):
-                return Graph.BIPARTITE, chosen
-    return Graph.REVERSIBLE, ()
+    odd = [sum(1 << k for k, i in enumerate(distinct) if parity(t.parts[i].perm)) for t in turns]
+    chosen = flipped_by_all(odd)
+    if chosen is None:
+        return Graph.REVERSIBLE, ()
+    return Graph.BIPARTITE, tuple(distinct[k] for k in range(len(distinct)) if chosen >> k & 1)
+
+
+def flipped_by_all(odd: list[int]) -> int | None:
+    """Sets (a bit each) whose parities' sum every move flips, or None when no choice of
+    sets does: the solution over GF(2) of ``popcount(odd[t] & x)`` odd for every move t
+    (``odd[t]``: the sets move t permutes oddly), by Gauss-Jordan elimination: a few
+    operations a move and a set, where trying subsets grew as their binomials."""
+    pivots: dict[int, tuple[int, int]] = {}  # leading bit: (row, right-hand side)
+    for row in odd:
+        rhs = 1
+        for bit, (other, side) in pivots.items():
+            if row >> bit & 1:
+                row, rhs = row ^ other, rhs ^ side
+        if row == 0:
+            if rhs:
+                return None  # 0 = 1: no choice works
+            continue
+        lead = row.bit_length() - 1
+        for bit, (other, side) in list(pivots.items()):  # keep each pivot in its row alone
+            if other >> lead & 1:
+                pivots[bit] = (other ^ row, side ^ rhs)
+        pivots[lead] = (row, rhs)
+    return sum(1 << bit for bit, (_, side) in pivots.items() if side)

@@ -32,6 +32,7 @@ from pipeline.puzzles.twisty import tws
 from pipeline.puzzles.twisty.abstract import Pattern
 from pipeline.puzzles.twisty.board import TwistyPuzzle, states
 from pipeline.storage import files
+from pipeline.words import figures
 
 #: The tables `build --spec` builds: the definition's.
 TABLES = ("",)
@@ -79,7 +80,7 @@ def _patterns(
         if states >= 1 << 64:
             raise Problem(
                 f"twisty.pattern[{k}]",
-                f"its table would have {states:.3g} states, past 2^64: keep fewer pieces",
+                f"its table would have {figures(states)} states, past 2^64: keep fewer pieces",
             )
         out.append(made)
     return tuple(out)

@@ -47,6 +47,9 @@ MAX_TWISTS = 127
 MAX_MOVES = 256
 MAX_TURNS = 1024
 MAX_ORDER = 4096
+#: Piece entries (a position's label and twist) the moves with all their powers may hold
+#: together while a file is read: 4M, 64 MB (a 7x7x7 cube's moves hold about 24,000).
+MAX_KEPT = 1 << 22
 MAX_NAME = 64
 #: An orientation written ``?`` in a solved state: ignored for that piece.
 WILD = -1
@@ -401,7 +404,8 @@ class _Reader:
     def _finish(self, solved: tuple[Part, ...]) -> Definition:
         if not self.blocks and not self.sequences:
             raise LineProblem(0, "no moves: a definition has at least one Move block")
-        moves, rotations = [], []
+        moves: list[MoveBlock] = []
+        rotations: list[MoveBlock] = []
         names: set[str] = set()
         for n, m in self.blocks:
             if m.name in names:
@@ -461,12 +465,15 @@ def powers(sets: tuple[PieceSet, ...] | list[PieceSet], move: MoveBlock) -> list
     ``name2'`` for -2 (twsearch's ``expandonemove``)."""
     one = identity(sets)
     got = [move.parts]
+    pieces = sum(s.pieces for s in sets)
     while True:
         nxt = compose(sets, got[-1], move.parts)
         if nxt == one:
             break
         if len(got) == MAX_ORDER:
             raise LineProblem(0, f"move {move.name} has an order over {MAX_ORDER}")
+        if (len(got) + 1) * pieces > MAX_KEPT:
+            raise LineProblem(0, _too_many(f"move {move.name}'s powers"))
         got.append(nxt)
     order = len(got) + 1
     out = []
@@ -504,9 +511,16 @@ def _sequences(
     """The MoveSequence moves, each the product of moves, powers or rotations named
     before or after it (resolved in rounds, as twsearch does)."""
     known: dict[str, tuple[Part, ...]] = {}
+    pieces = sum(s.pieces for s in sets)
+
+    def keep(made: list[Turn]) -> None:
+        known.update({t.name: t.parts for t in made})
+        if len(known) * pieces > MAX_KEPT:
+            raise LineProblem(0, _too_many("the moves with their powers"))
+
     for m in moves + rotations:
-        known |= {t.name: t.parts for t in powers(sets, m)}
-    out = []
+        keep(powers(sets, m))
+    out: list[MoveBlock] = []
     while pending:
         left = []
         for n, name, words in pending:
@@ -518,7 +532,7 @@ def _sequences(
                     parts = compose(sets, parts, known[w])
                 move = MoveBlock(name, parts)
                 (rotations if is_rotation(name) else out).append(move)
-                known |= {t.name: t.parts for t in powers(sets, move)}
+                keep(powers(sets, move))
                 names.add(name)
             else:
                 left.append((n, name, words))
@@ -528,6 +542,13 @@ def _sequences(
             raise LineProblem(n, f"MoveSequence {name}: {bad[:MAX_NAME]!r} is no move")
         pending = left
     return out
+
+
+def _too_many(what: str) -> str:
+    return (
+        f"{what} hold more than {MAX_KEPT:,} piece positions (pieces times moves and "
+        "powers): a definition this large is refused"
+    )
 
 
 def _illegal(sets: list[PieceSet], solved: tuple[Part, ...], n: int, words: list[str]) -> Illegal:
