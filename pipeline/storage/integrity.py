@@ -89,8 +89,9 @@ def chunk_spans(md: pq.FileMetaData) -> list[list[Span]]:
         for c in range(group.num_columns):
             chunk = group.column(c)
             start = chunk.data_page_offset
-            if chunk.has_dictionary_page and 0 < (chunk.dictionary_page_offset or 0) < start:
-                start = chunk.dictionary_page_offset
+            dictionary = chunk.dictionary_page_offset or 0
+            if chunk.has_dictionary_page and 0 < dictionary < start:
+                start = dictionary
             row.append((start, start + chunk.total_compressed_size))
         out.append(row)
     return out

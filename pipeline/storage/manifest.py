@@ -191,7 +191,7 @@ class LevelEntry:
         }
         if not all(isinstance(v, int | float | bool) for v in stats.values()):
             raise _Invalid(f"{where}build statistics must be numbers")
-        seconds = _get(doc, "seconds", int | float, where)
+        seconds = _get(doc, "seconds", (int, float), where)
         return cls(
             _count(doc, "depth", where, 256), _count(doc, "positions", where), seconds, files, stats
         )

@@ -75,7 +75,7 @@ class Column:
         #: The zstd context of this column's pages (chosen on the first page).
         self.zstd: zstandard.ZstdCompressor | None = None
 
-    def schema_element(self) -> dict[int, t.Value]:
+    def schema_element(self) -> t.Struct:
         return {
             1: t.i32(self.physical),
             3: t.i32(_OPTIONAL if self.optional else _REQUIRED),
@@ -89,12 +89,13 @@ class Column:
         way for the column."""
         if self.zstd is None:
             probe = body[:PROBE]
-            fast, double = _contexts.fast.compress(probe), _contexts.double.compress(probe)
+            data = probe.data
+            fast, double = _contexts.fast.compress(data), _contexts.double.compress(data)
             slow = len(fast) > len(double) * (1 + MARGIN)
             self.zstd = _contexts.double if slow else _contexts.fast
             if len(probe) == len(body):
                 return double if slow else fast
-        return self.zstd.compress(body)
+        return self.zstd.compress(body.data)
 
 
 class _Contexts(threading.local):

@@ -68,7 +68,8 @@ def open_file(path: Path, entry: FileEntry | None = None, table: str = "") -> pq
             os.close(fd)
         raise
     try:
-        return pq.ParquetFile(source, metadata=md, page_checksum_verification=True)
+        native = pa.PythonFile(source, mode="r")
+        return pq.ParquetFile(native, metadata=md, page_checksum_verification=True)
     except (OSError, pa.ArrowException) as e:
         raise _unreadable(path, e) from None
 
@@ -280,7 +281,7 @@ class LevelFiles:
         """Every path count in row order: the raw file mapped (its pages are shared
         with the page cache, where the build just wrote them), else decoded."""
         if self.raw_counts is None:
-            parts = [c[2] for c in self.chunks(1 << 22, counts=True)]
+            parts = [c[2] for c in self.chunks(1 << 22, counts=True) if c[2] is not None]
             return np.concatenate(parts) if parts else np.empty(0, np.uint64)
         return scratch.mapped_counts(self.raw_counts, len(self))
 
@@ -334,9 +335,8 @@ class LevelFiles:
         if not parts:
             e = np.empty(0, np.uint64)
             return Level(self.depth, e, e)
-        counts = None
-        if parts[0].counts is not None:
-            counts = np.concatenate([p.counts for p in parts])  # type: ignore[misc]
+        counted = [p.counts for p in parts if p.counts is not None]
+        counts = np.concatenate(counted) if len(counted) == len(parts) else None
         if len(parts) == 1:
             return Level(self.depth, parts[0].states, parts[0].parents, parts[0].counts)
         states = np.concatenate([p.states for p in parts])
@@ -380,8 +380,10 @@ def u64(column: pa.ChunkedArray) -> np.ndarray:
     for chunk in column.chunks:
         n, off = len(chunk), chunk.offset
         validity, data = chunk.buffers()[:2]
+        assert data is not None, "a uint64 array has a data buffer"
         values = np.frombuffer(data, dtype=np.uint64, count=n, offset=8 * off)
         if chunk.null_count:
+            assert validity is not None, "an array with nulls has a validity buffer"
             bits = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")
             values = np.where(bits[off : off + n].astype(bool), values, NO_PARENT)
         parts.append(values)

@@ -170,16 +170,19 @@ class Slots:
         return self._stack.enter_context(open(path, "r+b"))
 
     def write(self, i: int, keys: np.ndarray) -> None:
-        self._keys[i].write(keys)  # type: ignore[arg-type]
+        self._keys[i].write(keys)
 
     def write_narrow(self, i: int, low: np.ndarray, high: np.ndarray) -> None:
         """5-byte keys: their low 4 bytes to the slot, their fifth to its ``.top``."""
-        self._keys[i].write(low)  # type: ignore[arg-type]
-        self._tops[i].write(high)  # type: ignore[arg-type, union-attr]
+        self._keys[i].write(low)
+        top = self._tops[i]
+        assert top is not None, "a narrow slot has its fifth bytes' file"
+        top.write(high)
 
     def write_counts(self, counts: States) -> None:
         """The path counts of the next chunk of the frontier."""
-        self._counts.write(counts)  # type: ignore[arg-type, union-attr]
+        assert self._counts is not None, "slots made with counts=True"
+        self._counts.write(counts)
 
     def __enter__(self) -> Slots:
         return self
@@ -194,14 +197,14 @@ class Slots:
         path = self.path(i)
         with open(path, "rb") as f:
             for run in runs:
-                if f.readinto(run) != run.nbytes:  # type: ignore[arg-type]
+                if f.readinto(run) != run.nbytes:
                     raise _cut_short(path, "its moves")
 
     def read_narrow(self, i: int, runs: list[tuple[np.ndarray, np.ndarray]]) -> None:
         """Slot ``i``'s 5-byte keys read into ``runs`` in turn: (4-byte parts, fifth bytes)."""
         with open(self.path(i), "rb") as low, open(self.path(i, "top"), "rb") as top:
             for keys, high in runs:
-                got = low.readinto(keys) + top.readinto(high)  # type: ignore[arg-type]
+                got = low.readinto(keys) + top.readinto(high)
                 if got != keys.nbytes + high.nbytes:
                     raise _cut_short(low.name, "its moves")
 

@@ -7,7 +7,7 @@ None are left out (Thrift's optional fields).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 _BYTE, _I32, _I64, _BINARY, _LIST, _STRUCT = 3, 5, 6, 8, 9, 12
 _TRUE, _FALSE = 1, 2
@@ -21,6 +21,11 @@ class Value:
     def __init__(self, kind: int, value: Any) -> None:
         self.kind = kind
         self.value = value
+
+
+#: A struct: field id to its Value, a nested struct, or None (left out).
+#: Any: the dict literals of mixed fields are not inferred as a recursive union.
+Struct: TypeAlias = dict[int, Any]
 
 
 def i8(v: int) -> Value:
@@ -43,12 +48,12 @@ def boolean(v: bool) -> Value:
     return Value(_TRUE if v else _FALSE, v)
 
 
-def lst(items: list[Value] | list[dict[int, Any]]) -> Value:
+def lst(items: list[Value] | list[Struct]) -> Value:
     """A list; its elements share one type (structs as dicts)."""
     return Value(_LIST, items)
 
 
-def encode(fields: dict[int, Any]) -> bytes:
+def encode(fields: Struct) -> bytes:
     """The struct ``fields`` in the compact protocol."""
     out = bytearray()
     _struct(out, fields)
@@ -66,11 +71,11 @@ def _zigzag(v: int) -> int:
     return v << 1 if v >= 0 else (-v << 1) - 1
 
 
-def _kind(v: Any) -> int:
+def _kind(v: Value | Struct) -> int:
     return _STRUCT if isinstance(v, dict) else v.kind
 
 
-def _struct(out: bytearray, fields: dict[int, Any]) -> None:
+def _struct(out: bytearray, fields: Struct) -> None:
     last = 0
     for fid in sorted(fields):
         v = fields[fid]
