@@ -1,4 +1,4 @@
-"""The marks step (a level over a dense rank: engine/marks.py, executors/local/marks.py).
+"""The dense engine's marks (a level over a dense rank: engine/marks.py, engine/dense.py).
 
 The sliding tiles of up to 12 cells rank their states (puzzles/tiles/moves.py):
 the rank numbers every arrangement, in the order of the states, and the step
@@ -20,11 +20,12 @@ import pytest
 from pipeline.build import loop as build
 from pipeline.engine import reference
 from pipeline.engine import rows as row_rules
-from pipeline.engine.budget import Budget
+from pipeline.engine.bitmaps import Bitmaps
+from pipeline.engine.budget import MIN_WORK, Budget
 from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Graph, Level
 from pipeline.engine.level import InMemory
-from pipeline.engine.marks import RankSpace
+from pipeline.engine.marks import Marks
 from pipeline.engine.rows import MoveRules
 from pipeline.executors.base import LevelJob
 from pipeline.executors.local.executor import LocalExecutor
@@ -39,8 +40,9 @@ def _states(cells: list[list[int]]) -> np.ndarray:
 
 def _ranks(name: str, states: np.ndarray) -> np.ndarray:
     """The rank of each state, one at a time (the bit each sets in a cleared array)."""
-    ranks = puzzles.get(name).kernels.ranks  # type: ignore[union-attr]
-    seen = np.zeros(-(-ranks.size // 64), np.uint64)
+    space = puzzles.get(name).kernels.space  # type: ignore[union-attr]
+    ranks = space.marks
+    seen = np.zeros(-(-space.size // 64), np.uint64)
     out = []
     for s in states:
         ranks.mark(np.array([s], np.uint64), seen, ranks.args)
@@ -56,7 +58,7 @@ def _ranks(name: str, states: np.ndarray) -> np.ndarray:
 def test_a_board_s_rank_numbers_every_arrangement_in_the_order_of_the_states() -> None:
     # 2x3: 6! = 720 arrangements (both halves: the rank does not know which are reachable).
     states = np.sort(_states([list(p) for p in itertools.permutations(range(6))]))
-    assert puzzles.get("2x3").kernels.ranks.size == 720  # type: ignore[union-attr]
+    assert puzzles.get("2x3").kernels.space.size == 720  # type: ignore[union-attr]
     assert np.array_equal(_ranks("2x3", states), np.arange(720))
 
 
@@ -67,21 +69,23 @@ def test_ranks_of_a_12_cell_board_unrank_to_their_states_in_order() -> None:
     boards = [list(range(12)), list(range(11, -1, -1))]
     boards += [list(rng.permutation(12)) for _ in range(2000)]
     states = np.unique(_states(boards))
-    ranks = puzzles.get("3x4").kernels.ranks  # type: ignore[union-attr]
-    space = RankSpace(ranks)
-    ranks.mark(states, space.seen, ranks.args)
-    words = np.flatnonzero(space.seen)
-    bits = np.unpackbits(space.seen[words].view(np.uint8), bitorder="little").reshape(-1, 64)
+    space = puzzles.get("3x4").kernels.space  # type: ignore[union-attr]
+    ranks = space.marks
+    seen = np.zeros(-(-space.size // 64), np.uint64)
+    marks = np.zeros(4 * len(seen), np.uint64)  # four bits a rank
+    ranks.mark(states, seen, ranks.args)
+    words = np.flatnonzero(seen)
+    bits = np.unpackbits(seen[words].view(np.uint8), bitorder="little").reshape(-1, 64)
     marked = (64 * words[:, None] + np.arange(64))[bits.astype(bool)]
     assert len(marked) == len(states) and marked[0] == 0 and marked[-1] == math.factorial(12) - 1
-    space.seen[:] = 0
+    seen[:] = 0
     for r in marked:
-        space.marks[r >> 4] |= np.uint64(1) << np.uint64(4 * (r & 15))  # tag 0
+        marks[r >> 4] |= np.uint64(1) << np.uint64(4 * (r & 15))  # tag 0
     out = [np.empty(len(states) + 2, np.uint64) for _ in range(2)]
     back = np.empty(len(states) + 2, np.uint8)
-    m = ranks.scan(space.marks, space.seen, 0, len(space.marks), *out, back, ranks.args)
+    m = ranks.scan(marks, seen, 0, len(marks), *out, back, ranks.args)
     assert m == len(states) and np.array_equal(out[0][:m], states)  # in the order of states
-    assert not space.marks.any() and int(np.unpackbits(space.seen.view(np.uint8)).sum()) == m
+    assert not marks.any() and int(np.unpackbits(seen.view(np.uint8)).sum()) == m
     assert np.all(back[:m] == 1)
 
 
@@ -168,11 +172,15 @@ def test_a_build_over_the_marks_resumes_and_gives_the_files_of_the_other_steps(
     assert [lv.depth for lv in m.levels if lv.stats.get("kept")] == [1, 31]
 
 
-def test_the_marks_are_taken_from_the_work_when_it_affords_them() -> None:
+def test_what_the_dense_engine_keeps_is_taken_from_the_work_when_it_affords_it() -> None:
     b = Budget(3 << 30)
     b.set_work(0, strict=False)
     before = b.work
-    assert b.affords(before // 4) and not b.affords(before // 4 + 1)
+    # The marks may take a quarter of the work (a level's keys need the rest) ...
+    assert b.affords(before // 4, Marks.SHARE) and not b.affords(before // 4 + 1, Marks.SHARE)
+    # ... the bitmaps all of it but the least a step works in.
+    assert b.affords(before - MIN_WORK, Bitmaps.SHARE)
+    assert not b.affords(before - MIN_WORK + 1, Bitmaps.SHARE)
     b.charge(before // 4)
     assert b.work == before - before // 4
     forced = Budget(1 << 30)

@@ -21,8 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.build import loop
-from pipeline.engine import dense
+from pipeline.engine import bitmaps, dense
 from pipeline.engine.core import Graph
 from pipeline.errors import BadPosition, BadSpec
 from pipeline.puzzles import registry as puzzles
@@ -262,7 +261,7 @@ def test_the_dense_search_writes_the_sorting_paths_files(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     build_local(puzzle(name), tmp_path / "dense")
-    monkeypatch.setattr(loop.Builder, "_dense", lambda self, executor: None)
+    monkeypatch.setattr(dense, "strategy", lambda space: None)  # no strategy searches it
     m = build_local(puzzle(name), tmp_path / "sorted")
     assert not any(lv.stats.get("dense") for lv in m.levels)
     assert files(tmp_path / "dense" / name) == files(tmp_path / "sorted" / name)
@@ -272,15 +271,15 @@ def test_a_stopped_dense_build_resumes_to_the_same_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     build_local(puzzle("mixed"), tmp_path / "whole")
-    step = dense.Search.step
+    step = bitmaps.Bitmaps.step
 
-    def stop_at_5(self, size):  # the level after depth 4 is never made
-        if size == TWSEARCH["mixed"][4]:
+    def stop_at_5(self, frontier, *rest):  # the level after depth 4 is never made
+        if len(frontier) == TWSEARCH["mixed"][4]:
             raise KeyboardInterrupt
-        return step(self, size)
+        return step(self, frontier, *rest)
 
     with monkeypatch.context() as mp:
-        mp.setattr(dense.Search, "step", stop_at_5)
+        mp.setattr(bitmaps.Bitmaps, "step", stop_at_5)
         with pytest.raises(KeyboardInterrupt):
             build_local(puzzle("mixed"), tmp_path / "resumed")
     m = build_local(puzzle("mixed"), tmp_path / "resumed")

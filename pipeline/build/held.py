@@ -39,7 +39,9 @@ class Output:
     The packed step lends its rows (pooled buffers): a kept level is copied into
     pooled columns, handed to the writer a part at a time as views; a level not
     kept is copied into pooled part buffers that go back to the pool once
-    written (``pool``), so the step's big buffers come back at once. Otherwise
+    written (``pool``), so the step's big buffers come back at once; a run that
+    is a whole part in pooled buffers of its own (the dense engine's bitmaps)
+    is handed over as it is, and goes back to the pool once written. Otherwise
     the writer, and a kept level, take the runs as they are.
     """
 
@@ -76,8 +78,11 @@ class Output:
                 self.handed += FILE_ROWS
             return True
         if self.pool is not None:
-            self._copy(run)
-            return True
+            if self._part or self.raw_counts is not None or len(states) != FILE_ROWS:
+                self._copy(run)
+                return True
+            self.writer.add(*run)  # a whole part: back to the pool once written
+            return False
         # Rows that are views of much larger buffers (the packed step resolves
         # into its sort buffers) are copied, so those buffers go back at once:
         # kept as views, english33-moves (a general graph, whose levels are all
@@ -254,7 +259,9 @@ class Held:
         columns = None
         if plan.keep and packed and not elsewhere:
             columns = Columns(self.pool, 3 if counts else 2, int(plan.guess * 1.15))
-        collect = (plan.keep and not packed and not elsewhere) or self.graph is Graph.GENERAL
+        # A general graph's levels go into the states seen, but for a level the executor
+        # holds (with the levels before it: ``_stop_seen``).
+        collect = ((plan.keep and not packed) or self._seen is not None) and not elsewhere
         parts = self.pool if packed and columns is None and not collect else None
         raw = None
         if parts is not None and counts:
@@ -274,7 +281,10 @@ class Held:
         (``files``: the executor holds it) a name that reads its files if asked."""
         if out.columns is not None:
             self._owned[depth] = out.columns.owned
-        self._add_seen([cols[0]] if cols[0] is not None else out.state_runs)
+        if cols[0] is not None or out.state_runs:
+            self._add_seen([cols[0]] if cols[0] is not None else out.state_runs)
+        else:
+            self._stop_seen()
         if files is not None:
             self.levels[depth] = Unwritten(depth, out.writer.rows, files)
         elif keep:
@@ -287,6 +297,13 @@ class Held:
         if self._seen is not None:
             self._seen.add(runs)
             self._seen_level = InMemory(-1, self._seen.states)
+
+    def _stop_seen(self) -> None:
+        """A level not collected (its executor holds it, with the levels before: the
+        dense engine): the states seen are let go, and a general graph's excluded
+        levels are every level by name from now on, read only if a step asks."""
+        self._seen = None
+        self._seen_level = None
 
     def let_go(self, out: Output) -> None:
         """Give back the buffers of an output that took no rows (the executor wrote files)."""

@@ -49,8 +49,8 @@ from pipeline.storage.staging import Progress, build_lock, check_disk, publish
 from pipeline.storage.writer import LevelWriter, write_json_atomic
 
 if TYPE_CHECKING:
-    from pipeline.engine.dense import Dense
-    from pipeline.engine.packed import Ranks
+    from pipeline.engine.packed import Kernels
+    from pipeline.engine.space import DenseSpace
 
 #: Warnings for whoever runs the build (the CLI prints them as `puzzledb: warning: ...`).
 log = logging.getLogger(__name__)
@@ -244,8 +244,8 @@ class Builder:
         #: Whether the objects loaded with the compiled moves are out of the collector's
         #: passes (gc.freeze) until the build ends.
         self.frozen = False
-        #: Whether the level steps mark moves over the puzzle's ranks (None: not decided).
-        self.ranked: bool | None = None
+        #: Whether the level steps may search the puzzle's dense space (None: not decided).
+        self.dense: bool | None = None
         #: Whether the executor holds the last level it made (StepStats.holds).
         self.holds = False
         #: A puzzle's own columns (symmetric peg tables: class_size), or None.
@@ -254,7 +254,6 @@ class Builder:
 
     def run(self, work: int | None, executor: Executor) -> Manifest:
         self.budget.set_work(3 * PART_BYTES, work, part_rows=FILE_ROWS)
-        dense = self._dense(executor)
         self.executor_name = executor.name
         place = Place(self.spill, self.held.pool, self.target.parent)
         # The writers stop first (every file written), then the executor (its scratch gone).
@@ -263,10 +262,7 @@ class Builder:
                 self.pending = Pending(writers.submit, self._record)  # compressing: as long
                 if not self.progress.levels:
                     self._roots()
-                if dense is not None:
-                    self._dense_levels(dense)
-                else:
-                    self._levels(step)
+                self._levels(step)
                 self.pending.settle()
         finally:
             if self.frozen:  # the process may go on (the API, the tests): collect as before
@@ -301,66 +297,6 @@ class Builder:
                 per_state = max(1.0, stats.pairs / size)
             depth, prev, size = depth + 1, size, positions
 
-    def _dense(self, executor: Executor) -> Dense | None:
-        """The puzzle's moves over dense states (engine/dense.py), when it has them, the
-        build asks no path counts, the executor lets the build search in its stead
-        (``dense_search``: the local one) and the bitmaps fit (decided before any
-        kernel compiles)."""
-        p = self.puzzle
-        if p.dense_states is None or not p.has_kernels or self.counts:
-            return None
-        if not executor.dense_search:
-            return None
-        from pipeline.engine.dense import search_bytes  # numba: kept off the solve path
-
-        if search_bytes(p.dense_states) > self.budget.work:
-            return None
-        before = rss()
-        memory_for_large_builds()
-        dense = p.kernels.dense if p.kernels is not None else None
-        self.warm_up = 0  # the compiled moves loaded before level 1
-        self.budget.charge(rss() - before)
-        return dense
-
-    def _dense_levels(self, dense: Dense) -> None:
-        """Every level by the dense search: no executor, no level held (the bitmaps hold
-        them); a resumed build marks its levels from their files first."""
-        from pipeline.engine.dense import Search  # numba: kept off the solve path's imports
-
-        search = Search(dense)
-        spare: list[tuple[np.ndarray, ...]] = []  # parts written: their buffers again
-        levels = self.progress.levels
-        for lv in levels:
-            for chunk in self._files(lv.depth).chunks(1 << 22):
-                search.mark(chunk[0], lv is levels[-1])
-        depth, size = levels[-1].depth, levels[-1].positions
-        prev = levels[-2].positions if len(levels) > 1 else 0
-        while size and (self.max_depth is None or depth < self.max_depth):
-            self._check_size(size / max(1, prev))
-            started = time.perf_counter()
-            backward = search.backward(size)
-            found = search.step(size)
-            if not found:
-                break
-            expanded = time.perf_counter()
-            writer = LevelWriter(self.staging, depth + 1, self.metadata, self.pending.submit, 2)
-            writer.recycle = lambda *cols: spare.append(cols)
-            for states, parents in search.rows(FILE_ROWS, spare):
-                writer.add(states, parents)
-            stats = {
-                "buckets": 1,
-                "expand_seconds": round(expanded - started, 4),
-                "dedup_seconds": round(time.perf_counter() - expanded, 4),
-                "rss_mib": rss() >> 20,
-                "kept": False,
-                "dense": True,
-                "backward": backward,
-            }
-            self.pending.add(depth + 1, writer, started, stats)
-            self.pending.settle(WRITE_LAG)
-            search.advance()
-            depth, prev, size = depth + 1, size, found
-
     def _level(
         self, executor: Executor, depth: int, size: int, growth: float, per_state: float
     ) -> tuple[int, StepStats]:
@@ -371,8 +307,8 @@ class Builder:
         rules = self._rules(size)
         held = self.held.bytes() + self.pending.bytes(self.held)
         packed = rules.packed is not None
-        ranked = packed and rules.packed.ranks is not None  # type: ignore[union-attr]
-        plan = self.budget.plan(size, growth, per_state, held, packed, self.counts, ranked)
+        dense = packed and rules.packed.space is not None  # type: ignore[union-attr]
+        plan = self.budget.plan(size, growth, per_state, held, packed, self.counts, dense)
         # The executor held the last level it made: it will hold this one too, likely.
         elsewhere = self.holds
         self.held.pool.trim(plan.spare)
@@ -493,44 +429,55 @@ class Builder:
             )
 
     def _rules(self, size: int) -> MoveRules:
-        """The puzzle's moves for a level of ``size`` states: compiled ones when it
-        has them and the level is large enough (numba loads the first time)."""
+        """The puzzle's moves for a level of ``size`` states: compiled ones when it has
+        them and the level is large enough, or from the first level when it declares
+        a dense space (``Puzzle.dense_states``) the build may search."""
         p = self.puzzle
         kernels = None
-        if p.has_kernels and size >= rows.PACKED_MIN:
-            before = rss()
-            first = self.warm_up is None
-            if first:  # numba and the kernels load, and the threaded step begins (small
-                # builds keep glibc's and numpy's defaults, which fault less)
-                memory_for_large_builds()
-                self.warm_up = self.progress.levels[-1].depth + 1
-            kernels = p.kernels
-            if first:
-                # What is loaded by now (the modules, numba, the compiled moves) stays for
-                # the build: out of the collector's passes, which walked all of it at
-                # every full collection (2% of 3x4's CPU: docs/BENCHMARKS.md).
-                gc.freeze()
-                self.frozen = True
-            self.budget.charge(rss() - before)
-            if self.counts and kernels.weigher is None:
-                kernels = None  # they cannot carry path counts
-            elif kernels.ranks is not None and not self._ranked(kernels.ranks):
-                kernels = replace(kernels, ranks=None)  # the moves sorted, not marked
+        first = p.dense_states is not None and not self.counts and self.dense is not False
+        if p.has_kernels and (size >= rows.PACKED_MIN or first):
+            kernels = self._kernels(size)
         skip_back = p.graph is not Graph.LAYERED
         return MoveRules(p.expand, kernels, p.expand_free, self.counts, skip_back)
 
-    def _ranked(self, ranks: Ranks) -> bool:
-        """Whether the level steps mark moves over the puzzle's ranks (not with path
-        counts; decided once a build): their marks, kept for the build, are taken
-        from the work when it affords them (engine/marks.py)."""
-        if self.ranked is None:
-            from pipeline.engine.marks import RankSpace  # numba: loaded with the kernels
+    def _kernels(self, size: int) -> Kernels | None:
+        """The compiled moves (numba loads them the first time) as a level of ``size``
+        states may use them: none with path counts they cannot carry, nor below
+        :data:`rows.PACKED_MIN` states but for the dense engine; the dense space
+        only when the build affords it (:meth:`_dense`)."""
+        before = rss()
+        first = self.warm_up is None
+        if first:  # numba and the kernels load, and the threaded step begins (small
+            # builds keep glibc's and numpy's defaults, which fault less)
+            memory_for_large_builds()
+            self.warm_up = self.progress.levels[-1].depth + 1
+        kernels = self.puzzle.kernels
+        if first:
+            # What is loaded by now (the modules, numba, the compiled moves) stays for
+            # the build: out of the collector's passes, which walked all of it at
+            # every full collection (2% of 3x4's CPU: docs/BENCHMARKS.md).
+            gc.freeze()
+            self.frozen = True
+        self.budget.charge(rss() - before)
+        if kernels is None or (self.counts and kernels.weigher is None):
+            return None  # they cannot carry path counts
+        if kernels.space is not None and not self._dense(kernels.space):
+            kernels = replace(kernels, space=None)  # the moves sorted
+        small = size < rows.PACKED_MIN and kernels.space is None
+        return None if small else kernels
 
-            nbytes = RankSpace.nbytes_for(ranks)
-            self.ranked = not self.counts and self.budget.affords(nbytes)
-            if self.ranked:
-                self.budget.charge(nbytes)
-        return self.ranked
+    def _dense(self, space: DenseSpace) -> bool:
+        """Whether the level steps may search the puzzle's dense space (not with path
+        counts; decided once a build): what the search keeps for the build
+        (engine/dense.py) is taken from the work when the budget affords it."""
+        if self.dense is None:
+            from pipeline.engine import dense  # numba: loaded with the kernels
+
+            kept = dense.memory(space)
+            self.dense = kept is not None and not self.counts and self.budget.affords(*kept)
+            if self.dense:
+                self.budget.charge(kept[0])  # type: ignore[index]
+        return self.dense
 
     def _stats(self, stats: StepStats, kept: bool) -> dict[str, float | int | bool]:
         out: dict[str, float | int | bool] = {}
@@ -538,6 +485,7 @@ class Builder:
             out["buckets"] = stats.buckets
         if stats.pairs is not None:
             out["pairs"] = stats.pairs
+        out |= stats.flags
         out |= {
             "expand_seconds": round(stats.expand, 4),
             "dedup_seconds": round(stats.dedup, 4),

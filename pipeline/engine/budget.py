@@ -31,12 +31,10 @@ PAIR_BYTES = 56
 #: the rows it resolves to (a child and a parent, 16 a child: a few keys make one
 #: child, and the buffer the sort left free takes some), with room to spare.
 KEY_BYTES = 20
-#: The same for a move of the marks step (executors/local/marks.py): its 4-byte key
-#: (with the moves back to a parent, left in as blanks, about 6 bytes a move) and its
-#: row's share of the runs waiting for the sink.
-RANKED_KEY_BYTES = 8
-#: The most of the work the marks of a rank space may take (they stay for the build).
-RANKED_SHARE = 4
+#: The same for a move of the dense engine (dense.py): the marks' 4-byte key (with the
+#: moves back to a parent, left in as blanks, about 6 bytes a move) and its row's share
+#: of the runs waiting for the sink (the bitmaps' moves cost nothing: counted alike).
+DENSE_MOVE_BYTES = 8
 #: Extra bytes a row carries with path counts (its parent's count, and the child's).
 COUNT_BYTES = 24
 #: Extra bytes a packed key carries with path counts: its parent's count, and again in the
@@ -131,10 +129,10 @@ def _no_huge_pages() -> None:
         _set_madvise_hugepage(False)
 
 
-def move_bytes(packed: bool, counts: bool = False, ranked: bool = False) -> int:
-    """Peak bytes one move costs the level step (``ranked``: the marks step's)."""
-    if ranked and not counts:
-        return RANKED_KEY_BYTES
+def move_bytes(packed: bool, counts: bool = False, dense: bool = False) -> int:
+    """Peak bytes one move costs the level step (``dense``: the dense engine's)."""
+    if dense and not counts:
+        return DENSE_MOVE_BYTES
     if packed:
         return KEY_BYTES + (KEY_COUNT_BYTES if counts else 0)
     return PAIR_BYTES + (COUNT_BYTES if counts else 0)
@@ -239,10 +237,13 @@ class Budget:
             return 0
         return int(self.parts * min(1.0, rows / self.part_rows))
 
-    def affords(self, nbytes: int) -> bool:
-        """Whether memory kept for the whole build (the marks of a rank space) fits in
-        :data:`RANKED_SHARE` th of the work (always, with a work given as it is)."""
-        return self.forced or nbytes * RANKED_SHARE <= self.work
+    def affords(self, nbytes: int, share: int = 1) -> bool:
+        """Whether memory kept for the whole build (the dense engine's) fits in a
+        ``share`` th of the work and leaves the least a step works in beside the
+        parts in flight (always, with a work given as it is)."""
+        if self.forced:
+            return True
+        return nbytes * share <= self.work and self.work - nbytes >= MIN_WORK + self.parts
 
     def charge(self, nbytes: int) -> None:
         """Take memory the process gained for good (compiled kernels) from the work
@@ -258,12 +259,12 @@ class Budget:
         held: int,
         packed: bool,
         counts: bool = False,
-        ranked: bool = False,
+        dense: bool = False,
     ) -> LevelPlan:
         """The plan of the step from a level of ``size`` states (``held`` bytes kept
-        meanwhile; ``counts``: with path counts; ``ranked``: by the marks step)."""
+        meanwhile; ``counts``: with path counts; ``dense``: by the dense engine)."""
         guess = int(size * max(growth, 1.0))
-        step = guess * (STATE_BYTES + per_state * move_bytes(packed, counts, ranked))
+        step = guess * (STATE_BYTES + per_state * move_bytes(packed, counts, dense))
         work = self.work - self.in_flight(guess)
         if self.strict and not self.forced and work < MIN_WORK:
             raise BadMemory(

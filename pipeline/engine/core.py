@@ -20,6 +20,10 @@ States = NDArray[np.uint64]
 #: Maps an array of states to the moves out of them as ``(src, child)``:
 #: ``src[k]`` indexes the input array, ``child[k]`` is the state one move away.
 Expander = Callable[[States], tuple[NDArray[np.intp], States]]
+#: Takes a run of a new level's rows (states, parents, path counts or None), each run
+#: above the last; returns whether it copied them (True: the step may reuse the
+#: arrays) or kept them (the step must not write them again).
+Sink = Callable[[States, States, "States | None"], bool]
 
 #: Internal marker for "no parent" (a root). Written as null in Parquet.
 NO_PARENT = np.uint64(0xFFFF_FFFF_FFFF_FFFF)

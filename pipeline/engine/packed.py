@@ -18,11 +18,10 @@ follow from the rest (``unpack``) and packing keeps the order of states (the
 15 puzzle drops cell 0's nibble: see puzzles/tiles/moves.py). :meth:`Kernels.key_bound`
 and :meth:`Kernels.children` turn child ranges into key ranges and back.
 
-A puzzle whose states number densely may also supply :class:`Ranks`: a rank
-that keeps the order of states, onto ``0 .. size - 1``. The local executor
-then marks each move's tag at its child's rank in an array (a few bits a
-rank) and reads the level back in order with :func:`scan_core`: no sort at
-all (executors/local/marks.py).
+A puzzle whose states number densely, onto ``0 .. size - 1`` in their order,
+may also supply its moves over that dense space (space.DenseSpace): the dense
+engine (dense.py) then finds each level's states by their rank, with no sort
+at all.
 
 Like reference.py it knows no puzzle: the kernels come with the puzzle.
 """
@@ -34,9 +33,9 @@ from typing import Any
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros  # LLVM's cttz: one instruction
 
 from pipeline.engine.core import States, absent
+from pipeline.engine.space import DenseSpace
 
 _EMPTY = np.empty(0, np.uint64)
 _NO_ROWS = np.empty((0, 2), np.uint64)
@@ -53,149 +52,6 @@ for _i in range(64):
 def bit_position(single_bit, bit_index):
     """Index of the one set bit of a uint64 (a multiply and a table look-up)."""
     return bit_index[(single_bit * np.uint64(_DEBRUIJN)) >> np.uint64(58)]
-
-
-@dataclass(frozen=True)
-class Ranks:
-    """A puzzle's states numbered densely, in their order: the marks step's kernels.
-
-    ``rank(state)`` maps every reachable state one to one into ``0 .. size - 1``
-    and keeps the order (a larger state has a larger rank), so a level marked in
-    an array indexed by rank reads back sorted. A key's tag (2 bits, as the
-    puzzle's :class:`Kernels`) must be the number of the child's own move back to
-    the parent, so that the tags marked at a rank name the moves of that state
-    that go back to a parent (its ``back`` bits). ``keys(states, skip, back,
-    out, scratch, args)`` writes ``rank(child) << 2 | tag`` (uint32) for each move
-    out of ``states``, in any order, into ``out`` (room for ``most`` a state;
-    ``scratch``: three uint64 a state), and :data:`NO_KEY` instead for a move to
-    ``skip[i]`` or a move ``k`` with bit ``k`` of ``back[i]`` set (either may be
-    empty); returns how many. ``scan`` is :func:`scan_core` and ``mark(states,
-    seen, args)`` is :func:`mark_core`, each with the family's functions
-    inlined (module-level ``@njit(cache=True)`` functions, as the resolver).
-    """
-
-    size: int
-    most: int
-    keys: Any
-    scan: Any
-    mark: Any
-    args: tuple[Any, ...]
-
-
-#: The key of a move left out (above every rank a level step marks).
-NO_KEY = np.uint32(0xFFFF_FFFF)
-#: Ranks a word of marks holds: four bits each, a bit a tag (tags of up to 2 bits).
-MARKS_PER_WORD = 16
-
-
-@njit(inline="always")
-def scan_core(marks, seen, w0, w1, states, parents, back, unrank, undo, args):
-    """The rows of the ranks marked in words ``w0 .. w1 - 1`` of ``marks`` (multiples
-    of 4), in order.
-
-    A rank's four bits are the tags of the moves into it: a rank set in ``seen``
-    (a bit a rank: the levels made before) is dropped, another is a new state,
-    ``unrank(rank, args)``, whose smallest parent is the least of ``undo(state
-    << 2 | tag, args)`` over its tags. Writes the states, parents and tags
-    (``back``, uint8) from the start of each (with room for two more), clears the
-    words read and sets the new states' bits in ``seen``; returns how many. The
-    ranks are listed first
-    (in ``states``), then turned into states in one loop over whole arrays,
-    which the compiler vectorizes when ``unrank`` allows."""
-    m = _marked(marks, seen, w0, w1, states, back)
-    _rows(states[:m], parents[:m], back[:m], unrank, undo, args)
-    return m
-
-
-@njit(inline="always")
-def _marked(marks, seen, w0, w1, ranks, back):
-    """The new ranks marked in words ``w0 .. w1 - 1`` and their tags; the words cleared
-    and the ranks added to ``seen``. Four words (a word of ``seen``) at a time, each
-    giving its first two ranks without a branch (a branch a rank, mispredicted
-    half the time in a level's widest words, cost half as much again)."""
-    m = 0
-    nibbles = np.uint64(0x1111_1111_1111_1111)
-    last = np.uint64(1) << np.uint64(63)
-    for v in range(w0 >> 2, w1 >> 2):
-        w = v << 2
-        if (marks[w] | marks[w + 1] | marks[w + 2] | marks[w + 3]) == 0:
-            continue
-        old = seen[v]
-        new = np.uint64(0)
-        for k in range(4):
-            x = marks[w + k]
-            marks[w + k] = 0
-            y = x | (x >> np.uint64(1))
-            y |= y >> np.uint64(2)
-            y &= nibbles & ~_spread((old >> np.uint64(16 * k)) & np.uint64(0xFFFF))
-            new |= _squeeze(y) << np.uint64(16 * k)
-            base = np.uint64((w + k) * MARKS_PER_WORD)
-            a = trailing_zeros(y | last)
-            ranks[m] = base + (a >> np.uint64(2))
-            back[m] = np.uint8((x >> a) & np.uint64(15))
-            y1 = y & (y - np.uint64(1))
-            a = trailing_zeros(y1 | last)
-            ranks[m + 1] = base + (a >> np.uint64(2))
-            back[m + 1] = np.uint8((x >> a) & np.uint64(15))
-            m += (y != 0) + (y1 != 0)
-            y1 &= y1 - np.uint64(1)
-            while y1:
-                a = trailing_zeros(y1)
-                y1 &= y1 - np.uint64(1)
-                ranks[m] = base + (a >> np.uint64(2))
-                back[m] = np.uint8((x >> a) & np.uint64(15))
-                m += 1
-        seen[v] = old | new
-    return m
-
-
-@njit(inline="always")
-def _rows(states, parents, back, unrank, undo, args):
-    """Ranks (in ``states``) and their tags to states and smallest parents, in place:
-    the states in a loop of their own (with the parents in it, it was not
-    vectorized), then the parents of the lowest two tags, and of any more."""
-    for i in range(len(states)):
-        states[i] = unrank(states[i], args)
-    top = ~np.uint64(0)
-    for i in range(len(states)):
-        key = states[i] << np.uint64(2)
-        tags = np.uint64(back[i])
-        rest = tags & (tags - np.uint64(1))
-        best = undo(key | trailing_zeros(tags), args)
-        other = undo(key | (trailing_zeros(rest | np.uint64(16)) & np.uint64(3)), args)
-        best = min(best, other if rest else top)
-        rest &= rest - np.uint64(1)
-        while rest:  # three parents or four
-            best = min(best, undo(key | trailing_zeros(rest), args))
-            rest &= rest - np.uint64(1)
-        parents[i] = best
-
-
-@njit(inline="always")
-def _squeeze(y):
-    """Bits 0, 4, 8, .. 60 of ``y`` (the others clear) as bits 0 .. 15."""
-    y = (y | (y >> np.uint64(3))) & np.uint64(0x0303_0303_0303_0303)
-    y = (y | (y >> np.uint64(6))) & np.uint64(0x000F_000F_000F_000F)
-    y = (y | (y >> np.uint64(12))) & np.uint64(0x0000_00FF_0000_00FF)
-    return (y | (y >> np.uint64(24))) & np.uint64(0xFFFF)
-
-
-@njit(inline="always")
-def _spread(y):
-    """Bits 0 .. 15 of ``y`` as bits 0, 4, 8, .. 60 (:func:`_squeeze` undone)."""
-    y = (y | (y << np.uint64(24))) & np.uint64(0x0000_00FF_0000_00FF)
-    y = (y | (y << np.uint64(12))) & np.uint64(0x000F_000F_000F_000F)
-    y = (y | (y << np.uint64(6))) & np.uint64(0x0303_0303_0303_0303)
-    return (y | (y << np.uint64(3))) & np.uint64(0x1111_1111_1111_1111)
-
-
-@njit(inline="always")
-def mark_core(states, seen, rank, args):
-    """Sets the bit of each state's rank in ``seen`` (a level the next one must not
-    hold again)."""
-    for i in range(len(states)):
-        r = rank(states[i], args)
-        seen[r >> np.uint64(6)] |= np.uint64(1) << (r & np.uint64(63))
 
 
 @dataclass(frozen=True)
@@ -227,11 +83,9 @@ class Kernels:
     weigher: Any = None
     #: The most bits a key uses (fewer than 64 leave room beside it: indexed.py).
     key_bits: int = 64
-    #: The same moves over states that fill ``0 .. N-1`` (engine/dense.py's ``Dense``):
-    #: the build then searches with bitmaps when they fit its memory. None: it sorts.
-    dense: Any = None
-    #: The states ranked densely, when they can be (None: the step sorts keys: marks.py).
-    ranks: Ranks | None = None
+    #: The same moves over the states numbered densely, when they can be: the dense
+    #: engine's (dense.py), when the build affords it. None: the step sorts keys.
+    space: DenseSpace | None = None
 
     def key_bound(self, state: int) -> int:
         """The smallest key whose child is ``state`` or more (``state`` up to 2**64)."""

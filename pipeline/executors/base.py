@@ -20,19 +20,15 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, Self
 
 from pipeline.engine.buffers import Pool
-from pipeline.engine.core import States
+from pipeline.engine.core import Sink
 from pipeline.engine.level import LevelSource
 from pipeline.engine.rows import MoveRules
 from pipeline.storage.reader import LevelFiles
-
-#: Takes a run of rows (states, parents, path sums); returns whether it copied
-#: them (True: the executor may reuse the arrays) or kept them.
-Sink = Callable[[States, States, "States | None"], bool]
 
 #: A level file's entry as storage/writer.write_part returns it: the fields of the
 #: manifest's FileEntry (name, depth, rows, bytes, sha256, state range), and a
@@ -95,9 +91,13 @@ class StepStats:
     expand: float = 0.0
     dedup: float = 0.0
     #: Whether the executor holds the new level for its next step, so that the build
-    #: need not keep it in memory (the local executor's marks step: its states and
-    #: the moves back to their parents; the next frontier is then only named).
+    #: need not keep it in memory (the local executor's dense engine: the next
+    #: frontier is then only named).
     holds: bool = False
+    #: How the level was made, in flags the executor names, recorded with the level's
+    #: stats as they are (the dense engine's: ``dense``, and ``backward`` for the
+    #: bitmaps).
+    flags: dict[str, bool] = field(default_factory=dict)
 
 
 class Executor(Protocol):
@@ -105,10 +105,6 @@ class Executor(Protocol):
 
     #: Its name in the registry (registry.py) and in the manifest's ``build``.
     name: str
-    #: Whether the build may search a puzzle of dense states by bitmaps in this
-    #: process (engine/dense.py) instead of asking it for each level: the local
-    #: executor's choice; the reference and cluster executors make every level.
-    dense_search: bool
 
     def bind(self, place: Place) -> Self:
         """Work in ``place`` during the next build; returns the executor, to enter."""
@@ -128,7 +124,6 @@ class Lifecycle:
     folder removed when the build ends (inherit it: sequential.py)."""
 
     place: Place | None = None
-    dense_search = False
 
     @classmethod
     def configured(cls, master: str, data: Path) -> Self:

@@ -27,7 +27,8 @@ functions and under TYPE_CHECKING count):
   (and the text helpers ``pipeline.words`` and ``pipeline.hints``, and
   ``pipeline.answers`` for ``Origin``), ``pipeline.draw`` (the drawing toolkit),
   ``pipeline.engine.core`` (states, graph kinds, expanders) and
-  ``pipeline.engine.packed`` and ``pipeline.engine.dense`` (the kernel
+  ``pipeline.engine.packed``, ``pipeline.engine.space``,
+  ``pipeline.engine.marks`` and ``pipeline.engine.bitmaps`` (the kernel
   toolkits of the ``*moves.py`` modules), nothing else of the engine, and never the build loop, the
   executors, the query, verify, API or CLI layers (``trusted.py`` also takes
   ``pipeline.hints`` for the rebuild command its errors name).

@@ -268,9 +268,11 @@ class Puzzle(ABC):
     kernels: Kernels | None = None
     #: Whether ``kernels`` may exist (known without compiling anything).
     has_kernels: bool = False
-    #: N when the states fill ``0 .. N-1`` (every number a position, reachable or
-    #: not) and ``kernels.dense`` searches them with bitmaps (engine/dense.py); None
-    #: otherwise. Known without compiling anything, like ``has_kernels``.
+    #: N when ``kernels.space`` numbers the states densely, ``0 .. N-1``, and the build
+    #: may search them so from its first level (engine/dense.py); None otherwise (a
+    #: puzzle whose kernels have a dense space all the same gets it for levels of
+    #: ``rows.PACKED_MIN`` states or more, as its other kernels). Known without
+    #: compiling anything, like ``has_kernels``.
     dense_states: int | None = None
 
     @abstractmethod

@@ -10,6 +10,11 @@ child of a state lands in one bucket and the buckets cover increasing ranges,
 so the rows are exactly those of the whole step, in the same order, whatever
 the number of buckets.
 
+A puzzle whose kernels number its states densely (``Kernels.space``, when the
+build affords it) has its levels made by the dense engine instead (engine/dense.py:
+marks or bitmaps, as the puzzle's moves decide), which holds each level it made
+for its next step (``StepStats.holds``).
+
 A puzzle with zero-cost moves has its level closed under them in rounds, each
 an ordinary (bucketed, spilled) step of this executor (closing.py).
 """
@@ -32,9 +37,10 @@ from pipeline.executors import closing
 from pipeline.executors.base import LevelJob, Lifecycle, Place, Sink, StepStats
 from pipeline.executors.local import lanes, spill
 from pipeline.storage import scratch
+from pipeline.storage.format import FILE_ROWS
 
 if TYPE_CHECKING:
-    from pipeline.engine.marks import RankSpace
+    from pipeline.engine.dense import DenseSearch
 
 
 class LocalExecutor(Lifecycle):
@@ -47,14 +53,13 @@ class LocalExecutor(Lifecycle):
     """
 
     name = "local"
-    dense_search = True
 
     def __init__(self, spill: Path | None = None, pool: Pool | None = None) -> None:
         self.spill = spill
         self.pool = pool if pool is not None else Pool(0)
-        #: The marks of a puzzle with ranks, and the two threads of the marks step,
-        #: kept from level to level (marks.py).
-        self.space: RankSpace | None = None
+        #: The dense engine's search of the build's puzzle, and its two threads, kept
+        #: from level to level (engine/dense.py).
+        self.search: DenseSearch | None = None
         self.threads: ThreadPoolExecutor | None = None
 
     def bind(self, place: Place) -> Self:
@@ -63,14 +68,14 @@ class LocalExecutor(Lifecycle):
         return super().bind(place)
 
     def _let_go(self) -> None:
-        """Let the marks and their threads go."""
-        self.space = None
+        """Let the dense search and its threads go."""
+        self.search = None
         if self.threads is not None:
             self.threads.shutdown()
             self.threads = None
 
     def close(self) -> None:
-        """Remove the spill files; let the marks go."""
+        """Remove the spill files; let the dense search go."""
         self._let_go()
         if self.spill is not None:
             shutil.rmtree(self.spill, ignore_errors=True)
@@ -87,10 +92,9 @@ class LocalExecutor(Lifecycle):
         stats = StepStats()
         if n == 0:
             return stats
-        if self._marking(job, rows):
-            from pipeline.executors.local import marks  # numba: loaded with the kernels
-
-            return marks.run(job, rows, sink, stats, self.space, self.threads)  # type: ignore[arg-type]
+        search = self._dense(job, rows)
+        if search is not None:
+            return _dense_step(search, job, rows, sink)
         clock = time.perf_counter()
         if n <= SAMPLE:  # the sample is the whole frontier: its moves are reused
             moves = rows.make(*sample(job.frontier, SAMPLE, *rows.want))
@@ -110,22 +114,28 @@ class LocalExecutor(Lifecycle):
             return spill.reexpand(job, rows, sink, rows.cuts(moves, k), branching, stats)
         return spill.spill(job, rows, sink, rows.cuts(moves, k), branching, stats, self.spill)
 
-    def _marking(self, job: LevelJob, rows: Rows) -> bool:
-        """Whether the level goes through the marks of the puzzle's ranks (marks.py),
-        which it then has (the build decides whether the puzzle's kernels rank their
-        states: Builder._ranked)."""
-        ranks = None if rows.counted or rows.kernels is None else rows.kernels.ranks
-        if ranks is None:
-            return False
-        from pipeline.executors.local import marks  # numba: loaded with the kernels
+    def _dense(self, job: LevelJob, rows: Rows) -> DenseSearch | None:
+        """The dense engine's search of the puzzle, when its kernels have a dense space
+        (the build left it in: Builder._dense), no path counts are asked, no number
+        of ranges is forced, and the level fits the work (engine/dense.py)."""
+        space = None if rows.counted or rows.kernels is None else rows.kernels.space
+        if space is None or job.buckets is not None:
+            return None
+        from pipeline.engine import dense  # numba: loaded with the kernels
 
-        if not marks.fits(ranks, job):
-            return False
-        if self.space is None or self.space.ranks is not ranks:
-            self.space = marks.RankSpace(ranks)
-        if self.threads is None:
-            self.threads = ThreadPoolExecutor(max_workers=2)
-        return True
+        if not dense.fits(space, len(job.frontier), job.held, job.work):
+            return None
+        if self.search is None or self.search.space is not space:
+            if self.threads is None:
+                self.threads = ThreadPoolExecutor(max_workers=2)
+            self.search = dense.DenseSearch(space, self.threads, self.pool, FILE_ROWS)
+        return self.search
+
+
+def _dense_step(search: DenseSearch, job: LevelJob, rows: Rows, sink: Sink) -> StepStats:
+    """One level by the dense engine, which holds it for its next step."""
+    made = search.step(job.frontier, job.excluded, rows.want[0], sink)
+    return StepStats(made.pairs, 1, made.expand, made.rows, holds=True, flags=made.flags)
 
 
 def _made(job: LevelJob, rows: Rows) -> np.ndarray:

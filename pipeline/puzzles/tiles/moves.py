@@ -21,18 +21,16 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from pipeline.engine.marks import NO_KEY, mark_core, scan_core
 from pipeline.engine.packed import (
     BIT_INDEX,
-    NO_KEY,
     Kernels,
-    Ranks,
     bit_position,
-    mark_core,
     resolve_with,
     room,
-    scan_core,
     weigh_core,
 )
+from pipeline.engine.space import DenseSpace, MarkKernels
 
 #: LLVM's count of trailing zeros (one instruction), typed as compiled code calls it:
 #: numba declares the intrinsic with its typing context as the first argument.
@@ -149,13 +147,13 @@ def tile_moves(adjacency: Sequence[Sequence[int]], low: int) -> Kernels:
             table[b, 1 + width + k] = adjacency[j].index(b)
     args: TileArgs = (table, np.uint64(low), BIT_INDEX, width, tag_bits, np.uint64(drop))
     unpack = _refill_all if drop else None
-    ranks = tile_ranks(adjacency, args)
+    space = tile_ranks(adjacency, args)
     return Kernels(
-        tag_bits, _tile_keys, args, _tile_resolve, drop, unpack, _tile_weigh, ranks=ranks
+        tag_bits, _tile_keys, args, _tile_resolve, drop, unpack, _tile_weigh, space=space
     )
 
 
-# -- the dense rank (packed.Ranks): boards of up to RANK_CELLS cells -------------------
+# -- the dense rank (the dense engine's marks): boards of up to RANK_CELLS cells -------
 
 #: The most cells a board is ranked for: 12! ranks take 240 MB of marks (13! would
 #: take 3.1 GB); the ranks' loops run over this many cells, the ones past a
@@ -323,10 +321,11 @@ def _rank_of(s, args):
     return _rank(s, args[1])
 
 
-def tile_ranks(adjacency: Sequence[Sequence[int]], moves: TileArgs) -> Ranks | None:
-    """The dense rank of a board of up to :data:`RANK_CELLS` cells (every tile once,
-    keys of 2 tag bits, ``moves`` the args of :func:`tile_moves`); None for a larger
-    board or one with a cell of more than four neighbours."""
+def tile_ranks(adjacency: Sequence[Sequence[int]], moves: TileArgs) -> DenseSpace | None:
+    """The moves over the dense rank of a board of up to :data:`RANK_CELLS` cells
+    (every tile once, keys of 2 tag bits, ``moves`` the args of :func:`tile_moves`),
+    by the dense engine's marks; None for a larger board or one with a cell of more
+    than four neighbours."""
     n = len(adjacency)
     if n > RANK_CELLS or max(len(a) for a in adjacency) > 4:
         return None
@@ -338,4 +337,5 @@ def tile_ranks(adjacency: Sequence[Sequence[int]], moves: TileArgs) -> Ranks | N
         padded[b, 1 : 1 + width] = table[b, 1 : 1 + width]
         padded[b, 5 : 5 + width] = table[b, 1 + width : 1 + 2 * width]
     args = ((padded, *moves[1:3], 4, 2, moves[5]), (n,))
-    return Ranks(math.factorial(n), 4, _tile_ranked_keys, _tile_scan, _tile_mark, args)
+    marks = MarkKernels(_tile_ranked_keys, _tile_scan, _tile_mark, args)
+    return DenseSpace(math.factorial(n), 4, marks=marks)

@@ -141,7 +141,7 @@ class TwistyPuzzle(Puzzle):
         self.columns, self.inverse = _columns(d, self.turns)
         self.graph, self.parity_sets = _graph(d, self.turns, self.inverse)
         self.has_kernels = self.tabulated and self._keys_fit()
-        # A move a byte in the dense search (engine/dense.py: NO_MOVE is 255).
+        # A move a byte in the dense engine's bitmaps (engine/bitmaps.py: NO_MOVE is 255).
         dense = self.tabulated and len(self.turns) < 255
         self.dense_states = self.pack.size if dense else None
         self.by_name = {t.name: t for t in self._all_turns()}
@@ -219,7 +219,7 @@ class TwistyPuzzle(Puzzle):
     @property
     def groups(self) -> np.ndarray:
         """Each move's group when the search has all its base move's powers (two of them
-        in a row make one or none: engine/dense.py), else -1."""
+        in a row make one or none: engine/space.py's BitmapKernels), else -1."""
         bases = [m.name for m in self.definition.moves]
         count = {b: sum(t.base == b for t in self.definition.turns) for b in bases}
         mine = {b: sum(t.base == b for t in self.turns) for b in bases}

@@ -1,5 +1,5 @@
 """Twisty moves as compiled kernels: the fast level step's (engine/packed.py) and the
-dense search's (engine/dense.py).
+dense engine's bitmaps (engine/bitmaps.py: a twisty state is its own rank).
 
 A state splits into its sets' coordinates (a division a set), each coordinate
 into arrangement and orientation (another), and a move is then two table
@@ -8,7 +8,7 @@ out twice, a row a coordinate and a column a move: once for the moves, once
 for their inverses in the same order, so that every kernel reads a state's
 moves (or their inverses) from contiguous columns, split once. A packed key
 is ``child << tag_bits | t``, the parent the child moved by t's inverse; the
-dense search keeps, a state, the move that first reached it.
+bitmaps keep, a state, the move that first reached it.
 Imported on first use, like the other ``moves.py`` modules.
 """
 
@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pipeline.engine.dense import NO_MOVE, Dense, backward_core, forward_core, rows_core
+from pipeline.engine.bitmaps import backward_core, forward_core, rows_core
 from pipeline.engine.packed import Kernels, resolve_core, room, weigh_core
+from pipeline.engine.space import BitmapKernels, DenseSpace
 from pipeline.puzzles.twisty import ranks, tables
 from pipeline.puzzles.twisty.pack import multinomial
 from pipeline.puzzles.twisty.tables import COMPUTED, COUPLED, TABLED, MoveTables
@@ -34,7 +35,7 @@ _FA, _FB, _BA, _BB, _N, _TAG, _PLAIN = 0, 1, 2, 3, 9, 10, 11
 def _fill(s, a, b, out, args):
     """``out[t]``: state ``s`` moved by column t of tables ``a`` and ``b`` (the moves'
     or their inverses'), when no move is blocked. (A branch to :func:`_fill_checked`
-    in here made the dense search 1.6 times slower: each has its kernels.)"""
+    in here made the bitmaps 1.6 times slower: each has its kernels.)"""
     aoff, boff, qe, sizes, weights, n = args[4], args[5], args[6], args[7], args[8], args[9]
     last = len(sizes) - 1
     c = s % sizes[last]
@@ -142,7 +143,7 @@ def _twisty_weigh(keys, states, counts, low, out, args):
     return weigh_core(keys, states, counts, low, out, _twisty_undo, args)
 
 
-# -- the dense search ---------------------------------------------------------------
+# -- the dense engine's bitmaps --------------------------------------------------------
 @njit(inline="always")
 def _children(s, out, args):
     _fill(s, args[_FA], args[_FB], out, args)
@@ -592,22 +593,21 @@ def kernel_args(tabs: MoveTables, turns: int, inverse: np.ndarray) -> tuple:
 
 def twisty_moves(tabs: MoveTables, turns: int, inverse: np.ndarray, groups: np.ndarray) -> Kernels:
     """The kernels for the first ``turns`` columns of the tables (``inverse[t]``: the
-    column that undoes turn t), with the dense search's."""
+    column that undoes turn t), with the dense engine's bitmaps over the states."""
     args = kernel_args(tabs, turns, inverse)
     mixed = len(args) > _EXT
     plain = args[_PLAIN] and not (mixed and tabs.rules)  # no move is ever blocked
-    dense = None
-    if turns < NO_MOVE:
-        if mixed:
-            backward = _mixed_backward_plain if plain else _mixed_backward
-            kernels = (_mixed_forward, backward, _mixed_rows)
-        elif plain:
-            kernels = (_twisty_forward, _twisty_backward, _twisty_rows)
-        else:
-            kernels = (_twisty_forward_checked, _twisty_backward_checked, _twisty_rows)
-        dense = Dense(tabs.pack.size, turns, *kernels, args, np.asarray(groups, np.int64))
+    if mixed:
+        backward = _mixed_backward_plain if plain else _mixed_backward
+        kernels = (_mixed_forward, backward, _mixed_rows)
+    elif plain:
+        kernels = (_twisty_forward, _twisty_backward, _twisty_rows)
+    else:
+        kernels = (_twisty_forward_checked, _twisty_backward_checked, _twisty_rows)
+    bitmaps = BitmapKernels(*kernels, args, np.asarray(groups, np.int64))
+    space = DenseSpace(tabs.pack.size, turns, bitmaps=bitmaps)
     if mixed:
         return Kernels(args[_TAG], _mixed_keys, args, _mixed_resolve, weigher=_mixed_weigh,
-                       dense=dense)  # fmt: skip
+                       space=space)  # fmt: skip
     keys = _twisty_keys if plain else _twisty_keys_checked
-    return Kernels(args[_TAG], keys, args, _twisty_resolve, weigher=_twisty_weigh, dense=dense)
+    return Kernels(args[_TAG], keys, args, _twisty_resolve, weigher=_twisty_weigh, space=space)
