@@ -77,12 +77,12 @@ class Output:
                 self.writer.add(*(c[part] for c in self.columns.arrays()))
                 self.handed += FILE_ROWS
             return True
-        if self.pool is not None:
-            if self._part or self.raw_counts is not None or len(states) != FILE_ROWS:
-                self._copy(run)
-                return True
-            self.writer.add(*run)  # a whole part: back to the pool once written
+        if self.pool is not None and self._whole_part(run):
+            self.writer.add(*run)  # back to the pool once written (writer.recycle)
             return False
+        if self.pool is not None:
+            self._copy(run)
+            return True
         # Rows that are views of much larger buffers (the packed step resolves
         # into its sort buffers) are copied, so those buffers go back at once:
         # kept as views, english33-moves (a general graph, whose levels are all
@@ -98,6 +98,15 @@ class Output:
     def parts(self, entries: list[dict[str, Any]]) -> None:
         """The level as files the executor wrote (in state order): the writer takes no rows."""
         self.written = entries
+
+    def _whole_part(self, run: tuple[States, ...]) -> bool:
+        """Whether a run is a whole part on its own, each column in a buffer of its own
+        no more than twice its size: handed to the writer as it is (no copy)."""
+        if self._part or self.raw_counts is not None or len(run[0]) != FILE_ROWS:
+            return False
+        owners = [owner(c) for c in run]
+        mine = all(o.nbytes <= 2 * c.nbytes for o, c in zip(owners, run, strict=True))
+        return mine and len({id(o) for o in owners}) == len(owners)
 
     def _copy(self, run: tuple[States, ...]) -> None:
         """The run into pooled part buffers, each handed to the writer when full."""
@@ -259,9 +268,7 @@ class Held:
         columns = None
         if plan.keep and packed and not elsewhere:
             columns = Columns(self.pool, 3 if counts else 2, int(plan.guess * 1.15))
-        # A general graph's levels go into the states seen, but for a level the executor
-        # holds (with the levels before it: ``_stop_seen``).
-        collect = ((plan.keep and not packed) or self._seen is not None) and not elsewhere
+        collect = (plan.keep and not packed and not elsewhere) or self.graph is Graph.GENERAL
         parts = self.pool if packed and columns is None and not collect else None
         raw = None
         if parts is not None and counts:
@@ -281,10 +288,7 @@ class Held:
         (``files``: the executor holds it) a name that reads its files if asked."""
         if out.columns is not None:
             self._owned[depth] = out.columns.owned
-        if cols[0] is not None or out.state_runs:
-            self._add_seen([cols[0]] if cols[0] is not None else out.state_runs)
-        else:
-            self._stop_seen()
+        self._add_seen([cols[0]] if cols[0] is not None else out.state_runs)
         if files is not None:
             self.levels[depth] = Unwritten(depth, out.writer.rows, files)
         elif keep:
@@ -297,13 +301,6 @@ class Held:
         if self._seen is not None:
             self._seen.add(runs)
             self._seen_level = InMemory(-1, self._seen.states)
-
-    def _stop_seen(self) -> None:
-        """A level not collected (its executor holds it, with the levels before: the
-        dense engine): the states seen are let go, and a general graph's excluded
-        levels are every level by name from now on, read only if a step asks."""
-        self._seen = None
-        self._seen_level = None
 
     def let_go(self, out: Output) -> None:
         """Give back the buffers of an output that took no rows (the executor wrote files)."""

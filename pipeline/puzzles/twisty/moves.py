@@ -1,5 +1,6 @@
 """Twisty moves as compiled kernels: the fast level step's (engine/packed.py) and the
-dense engine's bitmaps (engine/bitmaps.py: a twisty state is its own rank).
+dense engine's (a twisty state is its own rank): its bitmaps (engine/bitmaps.py),
+and its marks (engine/marks.py) for a search of at most four moves.
 
 A state splits into its sets' coordinates (a division a set), each coordinate
 into arrangement and orientation (another), and a move is then two table
@@ -18,8 +19,9 @@ import numpy as np
 from numba import njit
 
 from pipeline.engine.bitmaps import backward_core, forward_core, rows_core
+from pipeline.engine.marks import NO_KEY, TAGS, mark_core, scan_core
 from pipeline.engine.packed import Kernels, resolve_core, room, weigh_core
-from pipeline.engine.space import BitmapKernels, DenseSpace
+from pipeline.engine.space import BitmapKernels, DenseSpace, MarkKernels
 from pipeline.puzzles.twisty import ranks, tables
 from pipeline.puzzles.twisty.pack import multinomial
 from pipeline.puzzles.twisty.tables import COMPUTED, COUPLED, TABLED, MoveTables
@@ -29,6 +31,8 @@ _BLOCKED = 0xFFFF_FFFF
 #: literal indices to slice them: args[4] .. args[9] are aoff, boff, qe, sizes,
 #: weights and n).
 _FA, _FB, _BA, _BB, _N, _TAG, _PLAIN = 0, 1, 2, 3, 9, 10, 11
+#: The marks' kernels take one argument more: each move's inverse (its tag).
+_INV = 12
 
 
 @njit(inline="always")
@@ -563,6 +567,62 @@ def _extra(tabs: MoveTables, turns: int, inv: np.ndarray) -> tuple:
     )
 
 
+# -- the dense engine's marks (a state its own rank; at most 4 moves, each undone by one)
+@njit(nogil=True, cache=True)
+def _twisty_marked_keys(states, skip, back, out, scratch, args):
+    """Keys ``child << 2 | tag`` (``tag``: the child's move back, ``args[_INV][t]``) of
+    every move but a move ``t`` with bit ``t`` of ``back[i]`` set, NO_KEY for a move to
+    ``skip[i]``; returns how many."""
+    n, inverse = args[_N], args[_INV]
+    kids = np.empty(n, np.uint64)
+    use_skip, use_back = len(skip) > 0, len(back) > 0
+    m = 0
+    for i in range(len(states)):
+        _fill(states[i], args[_FA], args[_FB], kids, args)
+        for t in range(n):
+            if use_back and (back[i] >> t) & 1:
+                continue  # a move back to a parent
+            c = kids[t]
+            key = np.uint32((c << np.uint64(2)) | np.uint64(inverse[t]))
+            out[m] = NO_KEY if use_skip and c == skip[i] else key
+            m += 1
+    return m
+
+
+@njit(inline="always")
+def _same(s, args):
+    return s
+
+
+@njit(inline="always")
+def _marked_undo(key, args):
+    """The parent of a key ``child << 2 | tag``: the child moved by its move ``tag``."""
+    t = np.int64(key & np.uint64(3))
+    return _moved(key >> np.uint64(2), args[_FA], args[_FB], t, args)
+
+
+@njit(nogil=True, cache=True)
+def _twisty_scan(marks, seen, w0, w1, states, parents, back, args):
+    return scan_core(marks, seen, w0, w1, states, parents, back, _same, _marked_undo, args)
+
+
+@njit(nogil=True, cache=True)
+def _twisty_mark(states, seen, args):
+    mark_core(states, seen, _same, args)
+
+
+def _marks(args: tuple, inverse: np.ndarray, size: int) -> MarkKernels | None:
+    """The marks' kernels, where they serve: at most :data:`TAGS` moves, none ever
+    blocked, each move's inverse a move (its tag), keys within 32 bits."""
+    turns = args[_N]
+    if not args[_PLAIN] or turns > TAGS or any(int(i) >= turns for i in inverse):
+        return None
+    if size << 2 >= int(NO_KEY):
+        return None
+    with_inverse = (*args, np.asarray(inverse, np.int64))
+    return MarkKernels(_twisty_marked_keys, _twisty_scan, _twisty_mark, with_inverse)
+
+
 def kernel_args(tabs: MoveTables, turns: int, inverse: np.ndarray) -> tuple:
     """The arguments every kernel takes: the moves' tables and their inverses' (flat,
     ``turns`` columns each), each set's offsets in them, orientation count, size and
@@ -605,7 +665,9 @@ def twisty_moves(tabs: MoveTables, turns: int, inverse: np.ndarray, groups: np.n
     else:
         kernels = (_twisty_forward_checked, _twisty_backward_checked, _twisty_rows)
     bitmaps = BitmapKernels(*kernels, args, np.asarray(groups, np.int64))
-    space = DenseSpace(tabs.pack.size, turns, bitmaps=bitmaps)
+    # The marks' kernels read tabled sets only: a computed set's puzzle takes the bitmaps.
+    marks = None if mixed else _marks(args, inverse, tabs.pack.size)
+    space = DenseSpace(tabs.pack.size, turns, marks=marks, bitmaps=bitmaps)
     if mixed:
         return Kernels(args[_TAG], _mixed_keys, args, _mixed_resolve, weigher=_mixed_weigh,
                        space=space)  # fmt: skip

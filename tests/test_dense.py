@@ -1,0 +1,96 @@
+"""The dense engine (engine/dense.py): its rule, and its two strategies on one puzzle.
+
+The rule picks the marks for at most four moves a state and the bitmaps for
+more, each where the space has its kernels. A twisty search of four moves has
+both (its state is its own rank): built by either strategy, by the sorting
+path and by the reference executor, it gives the same files, each level the
+count of our own breadth-first search.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pipeline.build import held, loop
+from pipeline.engine import dense
+from pipeline.engine.bitmaps import Bitmaps
+from pipeline.engine.marks import Marks
+from pipeline.executors.local import executor as local
+from pipeline.executors.sequential import SequentialExecutor
+from pipeline.puzzles import registry as puzzles
+from pipeline.storage import format as storage_format
+from pipeline.storage import writer
+from tests.conftest import build_local, distances_from
+from tests.test_twisty import puzzle
+
+#: The pocket cube in quarter turns of two faces: U, U', R, R'.
+TWO_FACES = {"moves": ["U", "R"], "quarter": True}
+
+
+def test_the_rule_picks_the_marks_for_four_moves_and_the_bitmaps_for_more() -> None:
+    tiles = puzzles.get("3x4").kernels.space  # type: ignore[union-attr]
+    two = puzzle("pocket", **TWO_FACES).kernels.space  # type: ignore[union-attr]
+    nine = puzzle("pocket").kernels.space  # type: ignore[union-attr]
+    assert (tiles.moves, two.moves, nine.moves) == (4, 4, 9)
+    assert dense.strategy(tiles) is Marks and tiles.bitmaps is None
+    assert dense.strategy(two) is Marks and two.bitmaps is not None  # both: the moves decide
+    assert dense.strategy(nine) is Bitmaps and nine.marks is None  # 9 moves: no two-bit tags
+    assert dense.strategy(dataclasses.replace(two, moves=5)) is Bitmaps
+    assert dense.strategy(dataclasses.replace(two, marks=None)) is Bitmaps
+    assert dense.strategy(dataclasses.replace(two, size=1 << 30)) is Bitmaps  # keys pass 32 bits
+    assert dense.strategy(dataclasses.replace(tiles, moves=5)) is None
+    # Kept for the build: the marks 5/8 of a byte a rank; the bitmaps three bits and a byte.
+    assert dense.memory(tiles) == (479_001_600 // 2 + 479_001_600 // 8, Marks.SHARE)
+    assert dense.memory(nine) == (3 * 57_409 * 8 + 3_674_160, Bitmaps.SHARE)
+
+
+def _shas(folder: Path) -> list[str]:
+    return [f["sha256"] for f in json.loads((folder / "_manifest.json").read_text())["files"]]
+
+
+@pytest.fixture
+def small_parts(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Level files of 1,024 rows: the bitmaps' runs are then whole parts, which the
+    build hands to the writers as they are (build/held.py Output)."""
+    for module in (storage_format, writer, held, loop, local):
+        monkeypatch.setattr(module, "FILE_ROWS", 1024)
+    return 1024
+
+
+def test_both_strategies_the_sort_and_the_reference_write_the_same_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_parts: int
+) -> None:
+    p = puzzle("pocket", **TWO_FACES)
+    by_marks = build_local(p, tmp_path / "marks")
+    with monkeypatch.context() as mp:
+        mp.setattr(dense, "TAGS", 0)  # no move fits the marks' tags: the bitmaps
+        by_bitmaps = build_local(p, tmp_path / "bitmaps")
+    with monkeypatch.context() as mp:
+        mp.setattr(dense, "strategy", lambda space: None)  # no strategy: sorted
+        by_sort = build_local(p, tmp_path / "sorted")
+    reference = loop.build(p, tmp_path / "reference", executor=SequentialExecutor(ranges=3))
+    # Each depth as our own breadth-first search counts it (29,160 positions).
+    moves = lambda s: p.expand(np.array([s], np.uint64))[1].tolist()  # noqa: E731
+    depths = Counter(distances_from(p.solved, moves).values())
+    want = [depths[d] for d in range(len(depths))]
+    assert sum(want) == 29_160
+    for m in (by_marks, by_bitmaps, by_sort, reference):
+        assert [lv.positions for lv in m.levels] == want
+    shas = _shas(tmp_path / "marks" / p.name)
+    assert len(shas) > len(want)  # levels of several parts
+    for other in ("bitmaps", "sorted", "reference"):
+        assert _shas(tmp_path / other / p.name) == shas, other
+    # How each level was made: the marks say dense; the bitmaps which way they went.
+    assert all(lv.stats.get("dense") and "backward" not in lv.stats for lv in by_marks.levels[1:])
+    # Forward only: the 3,674,160 ranks hold 29,160 positions, never fewer left than a
+    # frontier (the rings of test_twisty.py fill theirs and end backwards).
+    assert [lv.stats["backward"] for lv in by_bitmaps.levels[1:]] == [False] * (len(want) - 1)
+    assert not any(lv.stats.get("dense") for lv in by_sort.levels)
+    # The engine held each level it made: the build kept none but the first.
+    assert [lv.depth for lv in by_bitmaps.levels if lv.stats.get("kept")] == [1]
