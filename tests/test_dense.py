@@ -27,7 +27,7 @@ from pipeline.puzzles import registry as puzzles
 from pipeline.storage import format as storage_format
 from pipeline.storage import writer
 from tests.conftest import build_local, distances_from
-from tests.test_twisty import puzzle
+from tests.test_twisty import TWSEARCH, puzzle
 
 #: The pocket cube in quarter turns of two faces: U, U', R, R'.
 TWO_FACES = {"moves": ["U", "R"], "quarter": True}
@@ -94,3 +94,20 @@ def test_both_strategies_the_sort_and_the_reference_write_the_same_files(
     assert not any(lv.stats.get("dense") for lv in by_sort.levels)
     # The engine held each level it made: the build kept none but the first.
     assert [lv.depth for lv in by_bitmaps.levels if lv.stats.get("kept")] == [1]
+
+
+@pytest.mark.parametrize("name", ["gate", "pocket"])  # moves blocked (Illegal lines), or none
+def test_the_bitmaps_forward_or_backward_at_every_level_write_the_same_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    # Each way alone makes every level (the build goes forward, then backward once few
+    # ranks are left): each state's smallest parent either way, moves blocked or not.
+    files = {}
+    for way in (False, True):
+        with monkeypatch.context() as mp:
+            mp.setattr(Bitmaps, "backward", lambda self, frontier, way=way: way)
+            m = build_local(puzzle(name), tmp_path / str(way))
+        assert {lv.stats["backward"] for lv in m.levels[1:]} == {way}
+        assert [lv.positions for lv in m.levels] == TWSEARCH[name]
+        files[way] = _shas(tmp_path / str(way) / name)
+    assert files[False] == files[True]

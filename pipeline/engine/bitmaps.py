@@ -41,20 +41,24 @@ MARK_ROWS = 1 << 22
 
 
 @njit(inline="always")
-def forward_core(frontier, seen, nxt, move, kids, groups, bit_index, children, args):
+def forward_core(frontier, seen, nxt, move, kids, base, groups, bit_index, block, near, args):
     """The next level from the frontier's moves: each unseen child marked in ``seen``
     and ``nxt`` with the move that reached it first; returns how many (``kids``: room
-    for a state's children; ``groups``: see space.BitmapKernels)."""
+    for a state's children, ``base`` for its block's terms; ``groups``, ``block`` and
+    ``near``: see space.BitmapKernels)."""
     count = 0
+    lo, hi = np.uint64(1), np.uint64(0)  # the block whose terms ``base`` holds: none yet
     for w in range(len(frontier)):
         word = frontier[w]
         while word:
             low = word & (~word + np.uint64(1))
             word ^= low
             s = np.uint64(w * 64 + bit_position(low, bit_index))
+            if s < lo or s >= hi:
+                lo, hi = block(s, base, args)
             last = move[s]
             group = groups[last] if last != NO_MOVE and groups[last] >= 0 else -2
-            children(s, kids, args)
+            near(s, lo, base, kids, args)
             for t in range(len(kids)):
                 if groups[t] == group:
                     continue
@@ -72,11 +76,13 @@ def forward_core(frontier, seen, nxt, move, kids, groups, bit_index, children, a
 
 
 @njit(inline="always")
-def backward_core(frontier, seen, nxt, move, size, kids, bit_index, parents, args):
+def backward_core(frontier, seen, nxt, move, size, kids, base, bit_index, block, near, args):
     """The next level from the ranks not seen: each keeps its smallest parent in the
-    frontier (``move``: the move from it); returns how many."""
+    frontier (``move``: the move from it); returns how many (``block`` and ``near``
+    give a rank's parents)."""
     count = 0
     words = len(seen)
+    lo, hi = np.uint64(1), np.uint64(0)
     for w in range(words):
         word = ~seen[w]
         if w == words - 1 and size % 64:
@@ -86,7 +92,9 @@ def backward_core(frontier, seen, nxt, move, size, kids, bit_index, parents, arg
             low = word & (~word + np.uint64(1))
             word ^= low
             c = np.uint64(w * 64 + bit_position(low, bit_index))
-            parents(c, kids, args)
+            if c < lo or c >= hi:
+                lo, hi = block(c, base, args)
+            near(c, lo, base, kids, args)
             best = _ALL
             bt = -1
             for t in range(len(kids)):
@@ -104,12 +112,14 @@ def backward_core(frontier, seen, nxt, move, size, kids, bit_index, parents, arg
 
 
 @njit(inline="always")
-def rows_core(nxt, move, pos, states, parents, bit_index, undo, args):
+def rows_core(nxt, move, pos, states, parents, base, bit_index, block, undo, args):
     """The level's rows from bit ``pos`` on, in increasing order, until ``states`` is
-    full: (the bit to go on from, rows written)."""
+    full: (the bit to go on from, rows written). A parent is ``undo(c, lo, base, t,
+    args)``, from the terms of ``c``'s block by ``block`` (its inverse moves')."""
     m = 0
     w = pos >> 6
     word = nxt[w] & (_ALL << np.uint64(pos & 63)) if w < len(nxt) else np.uint64(0)
+    lo, hi = np.uint64(1), np.uint64(0)
     while w < len(nxt):
         while word:
             if m == len(states):
@@ -118,8 +128,10 @@ def rows_core(nxt, move, pos, states, parents, bit_index, undo, args):
             low = word & (~word + np.uint64(1))
             word ^= low
             c = np.uint64(w * 64 + bit_position(low, bit_index))
+            if c < lo or c >= hi:
+                lo, hi = block(c, base, args)
             states[m] = c
-            parents[m] = undo(c, np.int64(move[c]), args)
+            parents[m] = undo(c, lo, base, np.int64(move[c]), args)
             m += 1
         w += 1
         if w < len(nxt):
@@ -185,7 +197,7 @@ class Bitmaps:
         """The level after the frontier (its bits; ``held`` and ``skip_back`` change
         nothing here): its rows to ``sink`` in order, then it becomes the frontier."""
         clock = time.perf_counter()
-        backward = self.size - self.seen_count < len(frontier)
+        backward = self.backward(len(frontier))
         self.next.fill(0)
         k = self.kernels
         if backward:
@@ -200,6 +212,12 @@ class Bitmaps:
         self.frontier, self.next = self.next, self.frontier
         flags = {"dense": True, "backward": backward}
         return DenseStep(found, None, expanded - clock, time.perf_counter() - expanded, flags)
+
+    def backward(self, frontier: int) -> bool:
+        """Whether the step from a frontier of ``frontier`` states runs backwards: fewer
+        ranks are left unseen than the frontier holds (each then looks for its
+        parents, where each frontier state looks for its children)."""
+        return self.size - self.seen_count < frontier
 
     def _rows(self, sink: Sink) -> None:
         """The next level's rows to ``sink``, in increasing order, in runs of ``chunk``

@@ -50,10 +50,14 @@ class MarkKernels:
 class BitmapKernels:
     """The bitmaps' kernels (bitmaps.py): ``forward``, ``backward`` and ``rows`` are
     :func:`bitmaps.forward_core`, :func:`bitmaps.backward_core` and
-    :func:`bitmaps.rows_core` with the family's ``children(s, out, args)`` (each
-    move's child of ``s``, ``~0`` where a move is blocked), ``parents(c, out,
-    args)`` (``c`` moved back by each move's inverse) and ``undo(c, t, args)``
-    (``c`` moved back by move t's inverse) inlined. Ranks are the states.
+    :func:`bitmaps.rows_core` with the family's functions inlined. Ranks are the
+    states, read in increasing order, and a family may share a move's terms across
+    a block of them (the twisty states that differ in their last digit only):
+    ``block(s, base, args)`` fills ``base`` for the block of ``s`` and returns its
+    bounds ``(lo, hi)``; ``near(s, lo, base, out, args)`` then writes each move's
+    child of ``s`` (``~0`` where a move is blocked) for the forward kernel, or ``s``
+    moved back by each move's inverse for the backward one, and ``undo(c, lo,
+    base, t, args)`` is ``c`` moved back by move t's inverse for the rows.
 
     ``groups[t]``: the group of move t, when its group is closed (two of its moves
     in a row make one of them or none: the powers F, F2, F' of one turn), else -1.

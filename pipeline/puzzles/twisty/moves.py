@@ -148,66 +148,138 @@ def _twisty_weigh(keys, states, counts, low, out, args):
 
 
 # -- the dense engine's bitmaps --------------------------------------------------------
+# The bitmaps read states in increasing order, and the states that differ only in the
+# last set's orientation digit (a block of ``qe[last]`` of them) share every term of a
+# move but that digit's: those terms are summed once a block (``base``), and a state's
+# child is one addition more, where _fill divides by every set's sizes again.
 @njit(inline="always")
-def _children(s, out, args):
-    _fill(s, args[_FA], args[_FB], out, args)
+def _block(s, a, b, base, args):
+    """``base[t]``: state ``s`` moved by column t of tables ``a`` and ``b`` without the
+    term of the last set's orientation digit (``~0`` where blocked); returns the
+    bounds of ``s``'s block."""
+    aoff, boff, qe, sizes, weights, n = args[4], args[5], args[6], args[7], args[8], args[9]
+    last = len(sizes) - 1
+    none = ~np.uint64(0)
+    base[:] = 0
+    first = s
+    for k in range(last, -1, -1):
+        c = s % sizes[k]
+        s = s // sizes[k]
+        r = np.int64(c // qe[k])
+        q = c - np.uint64(r) * qe[k]
+        ra, qb = aoff[k] + r * n, boff[k] + np.int64(q) * n
+        if k == last:
+            first -= q
+        for t in range(n):
+            x = a[ra + t]
+            low = np.uint64(b[qb + t]) if k != last else np.uint64(0)
+            if x == _BLOCKED:
+                base[t] = none
+            elif base[t] != none:
+                base[t] += (np.uint64(x) * qe[k] + low) * weights[k]
+    return first, first + qe[last]
 
 
 @njit(inline="always")
-def _children_checked(s, out, args):
-    _fill_checked(s, args[_FA], args[_FB], out, args)
+def _digit(s, lo, args):
+    """The row of the last set's orientation digit of ``s`` (in its block from ``lo``)."""
+    last = len(args[5]) - 1
+    return args[5][last] + np.int64(s - lo) * args[9]
 
 
 @njit(inline="always")
-def _parents(c, out, args):
-    _fill(c, args[_BA], args[_BB], out, args)
+def _forward_block(s, base, args):
+    return _block(s, args[_FA], args[_FB], base, args)
 
 
 @njit(inline="always")
-def _parents_checked(c, out, args):
+def _backward_block(s, base, args):
+    return _block(s, args[_BA], args[_BB], base, args)
+
+
+@njit(inline="always")
+def _children(s, lo, base, out, args):
+    """Each move's child of ``s`` (no move blocked)."""
+    qb, b = _digit(s, lo, args), args[_FB]
+    for t in range(args[_N]):
+        out[t] = base[t] + np.uint64(b[qb + t])
+
+
+@njit(inline="always")
+def _children_checked(s, lo, base, out, args):
+    """Each move's child of ``s``, ``~0`` where blocked."""
+    qb, b = _digit(s, lo, args), args[_FB]
+    for t in range(args[_N]):
+        out[t] = base[t] + np.uint64(b[qb + t]) if base[t] != ~np.uint64(0) else base[t]
+
+
+@njit(inline="always")
+def _parents(c, lo, base, out, args):
+    """``c`` moved back by each move's inverse (no move blocked)."""
+    qb, b = _digit(c, lo, args), args[_BB]
+    for t in range(args[_N]):
+        out[t] = base[t] + np.uint64(b[qb + t])
+
+
+@njit(inline="always")
+def _parents_checked(c, lo, base, out, args):
     """``c`` moved back by each move's inverse; ``~0`` for a move that does not reach
     ``c`` (c is an Illegal position: no move reaches it)."""
-    _fill_checked(c, args[_BA], args[_BB], out, args)
-    for t in range(len(out)):
-        p = out[t]
+    qb, b = _digit(c, lo, args), args[_BB]
+    for t in range(args[_N]):
+        p = base[t] + np.uint64(b[qb + t]) if base[t] != ~np.uint64(0) else base[t]
         if p != ~np.uint64(0) and _moved(p, args[_FA], args[_FB], t, args) == ~np.uint64(0):
-            out[t] = ~np.uint64(0)
+            p = ~np.uint64(0)
+        out[t] = p
 
 
 @njit(inline="always")
-def _back(c, t, args):
-    return _moved(c, args[_BA], args[_BB], t, args)
+def _back(c, lo, base, t, args):
+    """``c`` moved back by move t's inverse (a parent: never blocked)."""
+    return base[t] + np.uint64(args[_BB][_digit(c, lo, args) + t])
 
 
 @njit(nogil=True, cache=True)
 def _twisty_forward(frontier, seen, nxt, move, groups, bit_index, args):
-    kids = np.empty(args[_N], np.uint64)
-    return forward_core(frontier, seen, nxt, move, kids, groups, bit_index, _children, args)
+    kids, base = np.empty(args[_N], np.uint64), np.empty(args[_N], np.uint64)
+    fill = _children
+    return forward_core(
+        frontier, seen, nxt, move, kids, base, groups, bit_index, _forward_block, fill, args
+    )
 
 
 @njit(nogil=True, cache=True)
 def _twisty_forward_checked(frontier, seen, nxt, move, groups, bit_index, args):
-    kids = np.empty(args[_N], np.uint64)
+    kids, base = np.empty(args[_N], np.uint64), np.empty(args[_N], np.uint64)
     fill = _children_checked
-    return forward_core(frontier, seen, nxt, move, kids, groups, bit_index, fill, args)
+    return forward_core(
+        frontier, seen, nxt, move, kids, base, groups, bit_index, _forward_block, fill, args
+    )
 
 
 @njit(nogil=True, cache=True)
 def _twisty_backward(frontier, seen, nxt, move, size, bit_index, args):
-    kids = np.empty(args[_N], np.uint64)
-    return backward_core(frontier, seen, nxt, move, size, kids, bit_index, _parents, args)
+    kids, base = np.empty(args[_N], np.uint64), np.empty(args[_N], np.uint64)
+    fill = _parents
+    return backward_core(
+        frontier, seen, nxt, move, size, kids, base, bit_index, _backward_block, fill, args
+    )
 
 
 @njit(nogil=True, cache=True)
 def _twisty_backward_checked(frontier, seen, nxt, move, size, bit_index, args):
-    kids = np.empty(args[_N], np.uint64)
+    kids, base = np.empty(args[_N], np.uint64), np.empty(args[_N], np.uint64)
     fill = _parents_checked
-    return backward_core(frontier, seen, nxt, move, size, kids, bit_index, fill, args)
+    return backward_core(
+        frontier, seen, nxt, move, size, kids, base, bit_index, _backward_block, fill, args
+    )
 
 
 @njit(nogil=True, cache=True)
 def _twisty_rows(nxt, move, pos, states, parents, bit_index, args):
-    return rows_core(nxt, move, pos, states, parents, bit_index, _back, args)
+    base = np.empty(args[_N], np.uint64)
+    block = _backward_block
+    return rows_core(nxt, move, pos, states, parents, base, bit_index, block, _back, args)
 
 
 # -- sets whose orientations are computed (tables.py's COUPLED and COMPUTED) ----------
