@@ -552,39 +552,62 @@ def _mixed_weigh(keys, states, counts, low, out, args):
     return weigh_core(keys, states, counts, low, out, _mixed_undo, _cx(args))
 
 
-@njit(nogil=True, cache=True)
-def _mixed_forward(frontier, seen, nxt, move, groups, bit_index, args):
-    kids = np.empty(args[_N], np.uint64)
-    cx = _cx(args)
-    return forward_core(frontier, seen, nxt, move, kids, groups, bit_index, _mixed_children, cx)
+# The bitmaps' kernels of a puzzle with a computed set: each state a block of its own
+# (the block's terms are summed from tabled orientations, which a computed set has not).
+@njit(inline="always")
+def _mixed_alone(s, base, cx):
+    """A block of one state: its moves are made in full."""
+    return s, s + np.uint64(1)
 
 
 @njit(inline="always")
-def _mixed_parents_plain(c, out, cx):
+def _mixed_near_children(s, lo, base, out, cx):
+    _mixed_children(s, out, cx)
+
+
+@njit(inline="always")
+def _mixed_near_parents(c, lo, base, out, cx):
+    _mixed_parents(c, out, cx)
+
+
+@njit(inline="always")
+def _mixed_near_parents_plain(c, lo, base, out, cx):
     """``c`` moved back by each move's inverse (no move is ever blocked)."""
     args = cx[0]
     ext = args[_EXT]
     _mixed_fill(c, args[_BA], args[_BB], ext[11], ext[12], out, cx)
 
 
+@njit(inline="always")
+def _mixed_near_back(c, lo, base, t, cx):
+    return _mixed_back(c, t, cx)
+
+
+@njit(nogil=True, cache=True)
+def _mixed_forward(frontier, seen, nxt, move, groups, bit_index, args):
+    kids, base, cx = np.empty(args[_N], np.uint64), np.empty(0, np.uint64), _cx(args)
+    block, near = _mixed_alone, _mixed_near_children
+    return forward_core(frontier, seen, nxt, move, kids, base, groups, bit_index, block, near, cx)
+
+
 @njit(nogil=True, cache=True)
 def _mixed_backward_plain(frontier, seen, nxt, move, size, bit_index, args):
-    kids = np.empty(args[_N], np.uint64)
-    cx = _cx(args)
-    parents = _mixed_parents_plain
-    return backward_core(frontier, seen, nxt, move, size, kids, bit_index, parents, cx)
+    kids, base, cx = np.empty(args[_N], np.uint64), np.empty(0, np.uint64), _cx(args)
+    block, near = _mixed_alone, _mixed_near_parents_plain
+    return backward_core(frontier, seen, nxt, move, size, kids, base, bit_index, block, near, cx)
 
 
 @njit(nogil=True, cache=True)
 def _mixed_backward(frontier, seen, nxt, move, size, bit_index, args):
-    kids = np.empty(args[_N], np.uint64)
-    cx = _cx(args)
-    return backward_core(frontier, seen, nxt, move, size, kids, bit_index, _mixed_parents, cx)
+    kids, base, cx = np.empty(args[_N], np.uint64), np.empty(0, np.uint64), _cx(args)
+    block, near = _mixed_alone, _mixed_near_parents
+    return backward_core(frontier, seen, nxt, move, size, kids, base, bit_index, block, near, cx)
 
 
 @njit(nogil=True, cache=True)
 def _mixed_rows(nxt, move, pos, states, parents, bit_index, args):
-    return rows_core(nxt, move, pos, states, parents, bit_index, _mixed_back, _cx(args))
+    base, block, undo = np.empty(0, np.uint64), _mixed_alone, _mixed_near_back
+    return rows_core(nxt, move, pos, states, parents, base, bit_index, block, undo, _cx(args))
 
 
 def _extra(tabs: MoveTables, turns: int, inv: np.ndarray) -> tuple:
