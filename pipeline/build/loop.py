@@ -473,10 +473,10 @@ class Builder:
         if self.dense is None:
             from pipeline.engine import dense  # numba: loaded with the kernels
 
-            kept = dense.memory(space)
-            self.dense = kept is not None and not self.counts and self.budget.affords(*kept)
-            if self.dense:
-                self.budget.charge(kept[0])  # type: ignore[index]
+            kept = None if self.counts else dense.memory(space)
+            self.dense = kept is not None and self.budget.affords(*kept)
+            if kept is not None and self.dense:
+                self.budget.charge(kept[0])
         return self.dense
 
     def _stats(self, stats: StepStats, kept: bool) -> dict[str, float | int | bool]:

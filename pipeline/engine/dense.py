@@ -20,12 +20,12 @@ takes one of two strategies, each holding what it needs from level to level:
 tags a rank's marks hold (``DenseSpace.moves <= marks.TAGS``), else the
 bitmaps; each only where the space has its kernels. Why by branching: the
 marks cost bytes and passes per move, which their cache-sized ranges and two
-threads repay when a state has few moves (the sliding tiles' at most 4:
-3x4 searched in about 6.5 s of CPU by the marks against 23.9 s by the
-bitmaps, docs/BENCHMARKS.md), and their tags cannot name more than four
-moves at all. The bitmaps cost the same bytes whatever the moves and touch
-each child's bit once: with many moves a state (the cube's 18) a level's
-keys would take 72 bytes a frontier state.
+threads repay when a state has few moves (the sliding tiles' at most four:
+on 3x4 the marks take a fraction of the bitmaps' CPU, docs/BENCHMARKS.md),
+and their tags cannot name more than four moves at all. The bitmaps cost
+the same bytes whatever the moves and touch each child's bit once: with
+many moves a state (the cube's 18) a level's keys would take 72 bytes a
+frontier state.
 
 **What the search holds.** After a step the strategy holds the level it made,
 the next step's frontier, so the caller need not keep it. A step whose
@@ -80,7 +80,9 @@ class DenseSearch:
     (the bitmaps' runs of rows: pooled buffers of ``chunk`` rows).
     """
 
-    def __init__(self, space: DenseSpace, threads: ThreadPoolExecutor, pool: Pool, chunk: int):
+    def __init__(
+        self, space: DenseSpace, threads: ThreadPoolExecutor, pool: Pool, chunk: int
+    ) -> None:
         kind = strategy(space)
         if kind is None:
             raise ValueError("no strategy of the dense engine searches this space")
