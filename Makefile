@@ -56,7 +56,8 @@ help:
 	@echo "make bench-serve the explorer: page times cold and warm, server memory, a load test"
 	@echo "make bench-twisty  twisty definitions built from .tws files (TWISTY_FILES; default our"
 	@echo "                cube2, pocket, toplayer), time and memory, beside twsearch -g when"
-	@echo "                TWSEARCH=<binary built outside the repo> (RUNS=3): medians and ratios"
+	@echo "                TWSEARCH=<binary built outside the repo> (RUNS=3): medians and ratios;"
+	@echo "                OLD=<rev> adds that commit's builds, SEARCH=1 the dense engine's steps alone"
 	@echo "make test-twisty-samples TWSEARCH_SAMPLES=DIR  five of twsearch's sample definitions"
 	@echo "                (its samples/main, not shipped here) built, each level equal to twsearch -g"
 	@echo "make bench-spark  2x5 through the local executor and Spark (threshold 100,000 and 0):"
@@ -184,7 +185,7 @@ test-twisty-samples: $(TEST_STAMP)
 	$(BIN)/python -m pytest -m full tests/full/test_twisty_samples.py --twsearch-samples '$(TWSEARCH_SAMPLES)'
 
 bench-twisty: $(STAMP)
-	$(BIN)/python -m benchmarks.twisty --rounds $(RUNS) $(if $(TWSEARCH),--twsearch $(TWSEARCH)) $(TWISTY_FILES)
+	$(BIN)/python -m benchmarks.twisty --rounds $(RUNS) $(if $(TWSEARCH),--twsearch $(TWSEARCH)) $(if $(OLD),--old $(OLD)) $(if $(SEARCH),--search) $(TWISTY_FILES)
 
 bench-pegs: $(STAMP)
 	$(BIN)/python -m benchmarks.pegs
