@@ -21,7 +21,7 @@ from pipeline.build import loop as build
 from pipeline.engine import reference
 from pipeline.engine import rows as row_rules
 from pipeline.engine.bitmaps import Bitmaps
-from pipeline.engine.budget import MIN_WORK, Budget
+from pipeline.engine.budget import Budget
 from pipeline.engine.buffers import Pool
 from pipeline.engine.core import Graph, Level
 from pipeline.engine.level import InMemory
@@ -178,9 +178,8 @@ def test_what_the_dense_engine_keeps_is_taken_from_the_work_when_it_affords_it()
     before = b.work
     # The marks may take a quarter of the work (a level's keys need the rest) ...
     assert b.affords(before // 4, Marks.SHARE) and not b.affords(before // 4 + 1, Marks.SHARE)
-    # ... the bitmaps all of it but the least a step works in.
-    assert b.affords(before - MIN_WORK, Bitmaps.SHARE)
-    assert not b.affords(before - MIN_WORK + 1, Bitmaps.SHARE)
+    # ... the bitmaps all of it (a level costs them nothing more).
+    assert b.affords(before, Bitmaps.SHARE) and not b.affords(before + 1, Bitmaps.SHARE)
     b.charge(before // 4)
     assert b.work == before - before // 4
     forced = Budget(1 << 30)

@@ -239,11 +239,8 @@ class Budget:
 
     def affords(self, nbytes: int, share: int = 1) -> bool:
         """Whether memory kept for the whole build (the dense engine's) fits in a
-        ``share`` th of the work and leaves the least a step works in beside the
-        parts in flight (always, with a work given as it is)."""
-        if self.forced:
-            return True
-        return nbytes * share <= self.work and self.work - nbytes >= MIN_WORK + self.parts
+        ``share`` th of the work (always, with a work given as it is)."""
+        return self.forced or nbytes * share <= self.work
 
     def charge(self, nbytes: int) -> None:
         """Take memory the process gained for good (compiled kernels) from the work
@@ -266,7 +263,9 @@ class Budget:
         guess = int(size * max(growth, 1.0))
         step = guess * (STATE_BYTES + per_state * move_bytes(packed, counts, dense))
         work = self.work - self.in_flight(guess)
-        if self.strict and not self.forced and work < MIN_WORK:
+        # A level of the dense engine needs no more than what it keeps, which came off
+        # the work before within its share (affords).
+        if self.strict and not self.forced and work < MIN_WORK and not dense:
             raise BadMemory(
                 f"a memory budget of {size_of(self.total)} is too small for a level of about "
                 f"{guess:,} positions: give at least {-(-(self.total - work + MIN_WORK) >> 20)}MB "

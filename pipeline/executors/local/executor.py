@@ -106,7 +106,7 @@ class LocalExecutor(Lifecycle):
         stats.buckets = k
         stats.expand += time.perf_counter() - clock
         if rows.kernels is not None:
-            self._let_go()  # the marks' memory back to the level step
+            self._let_go()  # the dense search's memory back to the level step
             return lanes.run(job, rows, sink, k, moves, branching, stats, self.pool, self.spill)
         if k == 1:  # a frontier no larger than the sample: its moves are made
             return _whole(job, rows, sink, stats, moves if n <= SAMPLE else None)
