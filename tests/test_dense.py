@@ -125,3 +125,16 @@ def test_a_budget_that_affords_the_bitmaps_builds_by_them_with_little_work_left(
     m = build_local(puzzle("pocket"), tmp_path, memory=memory)
     assert [lv.positions for lv in m.levels] == TWSEARCH["pocket"]
     assert all(lv.stats.get("dense") for lv in m.levels[1:])
+
+
+def test_path_counts_go_by_the_sort_and_a_partial_build_by_the_engine(tmp_path: Path) -> None:
+    p = puzzle("pocket")
+    counted = build_local(p, tmp_path / "paths", paths=True)
+    assert counted.has_paths and not any(lv.stats.get("dense") for lv in counted.levels)
+    assert [lv.positions for lv in counted.levels] == TWSEARCH["pocket"]
+    part = build_local(p, tmp_path / "part", max_depth=6)
+    assert part.partial_depth == 6
+    assert [lv.positions for lv in part.levels] == TWSEARCH["pocket"][:7]
+    assert all(lv.stats.get("dense") for lv in part.levels[1:])
+    build_local(p, tmp_path / "whole")
+    assert _shas(tmp_path / "part" / p.name) == _shas(tmp_path / "whole" / p.name)[:7]
