@@ -25,6 +25,7 @@ from pipeline.engine.marks import Marks
 from pipeline.executors.local import executor as local
 from pipeline.executors.sequential import SequentialExecutor
 from pipeline.puzzles import registry as puzzles
+from pipeline.puzzles.twisty import moves as twisty_moves
 from pipeline.storage import format as storage_format
 from pipeline.storage import writer
 from tests.conftest import build_local, distances_from
@@ -138,3 +139,28 @@ def test_path_counts_go_by_the_sort_and_a_partial_build_by_the_engine(tmp_path: 
     assert all(lv.stats.get("dense") for lv in part.levels[1:])
     build_local(p, tmp_path / "whole")
     assert _shas(tmp_path / "part" / p.name) == _shas(tmp_path / "whole" / p.name)[:7]
+
+
+@pytest.mark.parametrize(
+    ("name", "entries", "block"),
+    [
+        ("mixed", twisty_moves.LOW_ENTRIES, 288),  # its last two sets' coordinates
+        ("rings", twisty_moves.LOW_ENTRIES, 3_150),  # every set: the whole space
+        ("pocket", twisty_moves.LOW_ENTRIES, 729),  # the last set's orientation
+        ("pocket", 1, 1),  # a block of one state
+    ],
+)
+def test_the_bitmaps_blocks_of_every_kind_write_the_sorting_paths_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, entries: int, block: int
+) -> None:
+    # A twisty state's moves summed once a block of states (puzzles/twisty/moves.py):
+    # the same rows whatever the block.
+    monkeypatch.setattr(twisty_moves, "LOW_ENTRIES", entries)
+    p = puzzle(name)
+    assert int(p.kernels.space.bitmaps.args[12]) == block  # type: ignore[union-attr]
+    m = build_local(p, tmp_path / "blocks")
+    with monkeypatch.context() as mp:
+        mp.setattr(dense, "strategy", lambda space: None)
+        build_local(puzzle(name), tmp_path / "sorted")
+    assert [lv.positions for lv in m.levels] == TWSEARCH[name]
+    assert _shas(tmp_path / "blocks" / name) == _shas(tmp_path / "sorted" / name)

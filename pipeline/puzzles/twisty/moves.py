@@ -31,8 +31,10 @@ _BLOCKED = 0xFFFF_FFFF
 #: literal indices to slice them: args[4] .. args[9] are aoff, boff, qe, sizes,
 #: weights and n).
 _FA, _FB, _BA, _BB, _N, _TAG, _PLAIN = 0, 1, 2, 3, 9, 10, 11
-#: The marks' kernels take one argument more: each move's inverse (its tag).
+#: The marks' kernels take one argument more: each move's inverse (its tag); the
+#: bitmaps' three: a block's size and its low digit's terms (:func:`low_tables`).
 _INV = 12
+_LOW, _LOW_FORWARD, _LOW_BACK = 12, 13, 14
 
 
 @njit(inline="always")
@@ -148,131 +150,112 @@ def _twisty_weigh(keys, states, counts, low, out, args):
 
 
 # -- the dense engine's bitmaps --------------------------------------------------------
-# The bitmaps read states in increasing order, and the states that differ only in the
-# last set's orientation digit (a block of ``qe[last]`` of them) share every term of a
-# move but that digit's: those terms are summed once a block (``base``), and a state's
-# child is one addition more, where _fill divides by every set's sizes again.
+# The bitmaps read states in increasing order. The states of a block (those that differ
+# only in their low digit: the coordinates of the last sets, or the last orientation)
+# share each move's terms but the low digit's: those are summed once a block
+# (``base``), and a state's child is one look-up more in a table of the low digit's
+# terms (:func:`low_tables`), where _fill divides by every set's sizes again. With
+# moves blocked (Illegal lines) each state is its own block.
 @njit(inline="always")
-def _block(s, a, b, base, args):
-    """``base[t]``: state ``s`` moved by column t of tables ``a`` and ``b`` without the
-    term of the last set's orientation digit (``~0`` where blocked); returns the
-    bounds of ``s``'s block."""
-    aoff, boff, qe, sizes, weights, n = args[4], args[5], args[6], args[7], args[8], args[9]
-    last = len(sizes) - 1
-    none = ~np.uint64(0)
-    base[:] = 0
-    first = s
-    for k in range(last, -1, -1):
-        c = s % sizes[k]
-        s = s // sizes[k]
-        r = np.int64(c // qe[k])
-        q = c - np.uint64(r) * qe[k]
-        ra, qb = aoff[k] + r * n, boff[k] + np.int64(q) * n
-        if k == last:
-            first -= q
-        for t in range(n):
-            x = a[ra + t]
-            low = np.uint64(b[qb + t]) if k != last else np.uint64(0)
-            if x == _BLOCKED:
-                base[t] = none
-            elif base[t] != none:
-                base[t] += (np.uint64(x) * qe[k] + low) * weights[k]
-    return first, first + qe[last]
+def _block(s, a, b, low, base, args):
+    """``base[t]``: the first state of ``s``'s block moved by column t of tables ``a``
+    and ``b``, less the low digit's term ``low[t]``; returns the block's bounds."""
+    n, size = args[_N], args[_LOW]
+    first = s - s % size
+    _fill(first, a, b, base, args)
+    for t in range(n):
+        base[t] -= low[t]
+    return first, first + size
 
 
 @njit(inline="always")
-def _digit(s, lo, args):
-    """The row of the last set's orientation digit of ``s`` (in its block from ``lo``)."""
-    last = len(args[5]) - 1
-    return args[5][last] + np.int64(s - lo) * args[9]
+def _near(s, lo, base, low, out, args):
+    """Each move's term (child, or parent) of ``s`` in its block from ``lo``."""
+    n = args[_N]
+    row = np.int64(s - lo) * n
+    for t in range(n):
+        out[t] = base[t] + low[row + t]
 
 
 @njit(inline="always")
 def _forward_block(s, base, args):
-    return _block(s, args[_FA], args[_FB], base, args)
+    return _block(s, args[_FA], args[_FB], args[_LOW_FORWARD], base, args)
 
 
 @njit(inline="always")
 def _backward_block(s, base, args):
-    return _block(s, args[_BA], args[_BB], base, args)
+    return _block(s, args[_BA], args[_BB], args[_LOW_BACK], base, args)
 
 
 @njit(inline="always")
 def _children(s, lo, base, out, args):
-    """Each move's child of ``s`` (no move blocked)."""
-    qb, b = _digit(s, lo, args), args[_FB]
-    for t in range(args[_N]):
-        out[t] = base[t] + np.uint64(b[qb + t])
-
-
-@njit(inline="always")
-def _children_checked(s, lo, base, out, args):
-    """Each move's child of ``s``, ``~0`` where blocked."""
-    qb, b = _digit(s, lo, args), args[_FB]
-    for t in range(args[_N]):
-        out[t] = base[t] + np.uint64(b[qb + t]) if base[t] != ~np.uint64(0) else base[t]
+    _near(s, lo, base, args[_LOW_FORWARD], out, args)
 
 
 @njit(inline="always")
 def _parents(c, lo, base, out, args):
-    """``c`` moved back by each move's inverse (no move blocked)."""
-    qb, b = _digit(c, lo, args), args[_BB]
-    for t in range(args[_N]):
-        out[t] = base[t] + np.uint64(b[qb + t])
+    _near(c, lo, base, args[_LOW_BACK], out, args)
+
+
+@njit(inline="always")
+def _back(c, lo, base, t, args):
+    """``c`` moved back by move t's inverse."""
+    return base[t] + args[_LOW_BACK][np.int64(c - lo) * args[_N] + t]
+
+
+@njit(inline="always")
+def _alone(s, base, args):
+    """A block of one state (moves blocked): its moves are made in full."""
+    return s, s + np.uint64(1)
+
+
+@njit(inline="always")
+def _children_checked(s, lo, base, out, args):
+    _fill_checked(s, args[_FA], args[_FB], out, args)
 
 
 @njit(inline="always")
 def _parents_checked(c, lo, base, out, args):
     """``c`` moved back by each move's inverse; ``~0`` for a move that does not reach
     ``c`` (c is an Illegal position: no move reaches it)."""
-    qb, b = _digit(c, lo, args), args[_BB]
-    for t in range(args[_N]):
-        p = base[t] + np.uint64(b[qb + t]) if base[t] != ~np.uint64(0) else base[t]
+    _fill_checked(c, args[_BA], args[_BB], out, args)
+    for t in range(len(out)):
+        p = out[t]
         if p != ~np.uint64(0) and _moved(p, args[_FA], args[_FB], t, args) == ~np.uint64(0):
-            p = ~np.uint64(0)
-        out[t] = p
+            out[t] = ~np.uint64(0)
 
 
 @njit(inline="always")
-def _back(c, lo, base, t, args):
-    """``c`` moved back by move t's inverse (a parent: never blocked)."""
-    return base[t] + np.uint64(args[_BB][_digit(c, lo, args) + t])
+def _back_checked(c, lo, base, t, args):
+    return _moved(c, args[_BA], args[_BB], t, args)
 
 
 @njit(nogil=True, cache=True)
 def _twisty_forward(frontier, seen, nxt, move, groups, bit_index, args):
     kids, base = np.empty(args[_N], np.uint64), np.empty(args[_N], np.uint64)
-    fill = _children
-    return forward_core(
-        frontier, seen, nxt, move, kids, base, groups, bit_index, _forward_block, fill, args
-    )
+    block, fill = _forward_block, _children
+    return forward_core(frontier, seen, nxt, move, kids, base, groups, bit_index, block, fill, args)
 
 
 @njit(nogil=True, cache=True)
 def _twisty_forward_checked(frontier, seen, nxt, move, groups, bit_index, args):
-    kids, base = np.empty(args[_N], np.uint64), np.empty(args[_N], np.uint64)
-    fill = _children_checked
-    return forward_core(
-        frontier, seen, nxt, move, kids, base, groups, bit_index, _forward_block, fill, args
-    )
+    kids, base = np.empty(args[_N], np.uint64), np.empty(0, np.uint64)
+    block, fill = _alone, _children_checked
+    return forward_core(frontier, seen, nxt, move, kids, base, groups, bit_index, block, fill, args)
 
 
 @njit(nogil=True, cache=True)
 def _twisty_backward(frontier, seen, nxt, move, size, bit_index, args):
     kids, base = np.empty(args[_N], np.uint64), np.empty(args[_N], np.uint64)
-    fill = _parents
-    return backward_core(
-        frontier, seen, nxt, move, size, kids, base, bit_index, _backward_block, fill, args
-    )
+    block, fill = _backward_block, _parents
+    return backward_core(frontier, seen, nxt, move, size, kids, base, bit_index, block, fill, args)
 
 
 @njit(nogil=True, cache=True)
 def _twisty_backward_checked(frontier, seen, nxt, move, size, bit_index, args):
-    kids, base = np.empty(args[_N], np.uint64), np.empty(args[_N], np.uint64)
-    fill = _parents_checked
-    return backward_core(
-        frontier, seen, nxt, move, size, kids, base, bit_index, _backward_block, fill, args
-    )
+    kids, base = np.empty(args[_N], np.uint64), np.empty(0, np.uint64)
+    block, fill = _alone, _parents_checked
+    return backward_core(frontier, seen, nxt, move, size, kids, base, bit_index, block, fill, args)
 
 
 @njit(nogil=True, cache=True)
@@ -280,6 +263,48 @@ def _twisty_rows(nxt, move, pos, states, parents, bit_index, args):
     base = np.empty(args[_N], np.uint64)
     block = _backward_block
     return rows_core(nxt, move, pos, states, parents, base, bit_index, block, _back, args)
+
+
+@njit(nogil=True, cache=True)
+def _twisty_rows_checked(nxt, move, pos, states, parents, bit_index, args):
+    base = np.empty(0, np.uint64)
+    block = _alone
+    return rows_core(nxt, move, pos, states, parents, base, bit_index, block, _back_checked, args)
+
+
+#: The most entries (a state's terms in a block, times the moves) of a low digit's table.
+LOW_ENTRIES = 1 << 17
+
+
+def low_tables(tabs: MoveTables, turns: int, inverse: np.ndarray) -> tuple:
+    """The size of a block (the states that differ in their low digit only) and the
+    terms of its low digit, for the moves and their inverses: each move's term of
+    every low digit (``digit * turns + t``). The low digit is the coordinates of the
+    last sets together, as many as fit :data:`LOW_ENTRIES`; else the last set's
+    orientation (its terms the set's orientation table), up to 16 times as many;
+    else none (a block of one state)."""
+    weights, sizes = tabs.pack.weights, [c.size for c in tabs.pack.sets]
+    k = len(sizes)
+    while k > 0 and weights[k - 1] * sizes[k - 1] * turns <= LOW_ENTRIES:
+        k -= 1
+    columns = (np.arange(turns), np.asarray(inverse, np.intp))
+    last = tabs.sets[-1]
+    if k == len(sizes) and last.q * turns > LOW_ENTRIES << 4:  # a block of one state
+        return (np.uint64(1), np.zeros(turns, np.uint64), np.zeros(turns, np.uint64))
+    if k == len(sizes):  # no whole set fits: the last one's orientation
+        return (np.uint64(last.q), *(last.b[:, c].astype(np.uint64).ravel() for c in columns))
+    size = weights[k] * sizes[k]  # the sets from k on
+    digit = np.arange(size, dtype=np.uint64)
+    out = []
+    for cols in columns:
+        terms = np.zeros((size, turns), np.uint64)
+        for j in range(k, len(sizes)):
+            t, q = tabs.sets[j], np.uint64(tabs.sets[j].q)
+            c = digit // np.uint64(weights[j]) % np.uint64(sizes[j])
+            a, b = t.a[c // q][:, cols].astype(np.uint64), t.b[c % q][:, cols].astype(np.uint64)
+            terms += (a * q + b) * np.uint64(weights[j])
+        out.append(terms.ravel())
+    return (np.uint64(size), *out)
 
 
 # -- sets whose orientations are computed (tables.py's COUPLED and COMPUTED) ----------
@@ -752,14 +777,18 @@ def twisty_moves(tabs: MoveTables, turns: int, inverse: np.ndarray, groups: np.n
     args = kernel_args(tabs, turns, inverse)
     mixed = len(args) > _EXT
     plain = args[_PLAIN] and not (mixed and tabs.rules)  # no move is ever blocked
+    groups = np.asarray(groups, np.int64)
     if mixed:
         backward = _mixed_backward_plain if plain else _mixed_backward
-        kernels = (_mixed_forward, backward, _mixed_rows)
-    elif plain:
-        kernels = (_twisty_forward, _twisty_backward, _twisty_rows)
+        bitmaps = BitmapKernels(_mixed_forward, backward, _mixed_rows, args, groups)
     else:
-        kernels = (_twisty_forward_checked, _twisty_backward_checked, _twisty_rows)
-    bitmaps = BitmapKernels(*kernels, args, np.asarray(groups, np.int64))
+        bitmaps = BitmapKernels(
+            _twisty_forward if plain else _twisty_forward_checked,
+            _twisty_backward if plain else _twisty_backward_checked,
+            _twisty_rows if plain else _twisty_rows_checked,
+            (*args, *low_tables(tabs, turns, inverse)),
+            groups,
+        )
     # The marks' kernels read tabled sets only: a computed set's puzzle takes the bitmaps.
     marks = None if mixed else _marks(args, inverse, tabs.pack.size)
     space = DenseSpace(tabs.pack.size, turns, marks=marks, bitmaps=bitmaps)
