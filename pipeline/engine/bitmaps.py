@@ -162,6 +162,9 @@ class Bitmaps:
         self.next = np.zeros(words, np.uint64)
         self.move = np.zeros(space.size, np.uint8)
         self.seen_count = 0
+        #: Whether the bitmaps were written (pages never written are never touched:
+        #: fresh ones are not cleared).
+        self.written = False
 
     @staticmethod
     def kept(space: DenseSpace) -> int:
@@ -176,8 +179,9 @@ class Bitmaps:
     def restart(self, frontier: LevelSource, excluded: Sequence[LevelSource]) -> None:
         """Seen afresh: the frontier (with no move that reached it) and the levels
         checked against it."""
-        for bits in (self.seen, self.frontier, self.next):
+        for bits in (self.seen, self.frontier, self.next) if self.written else ():
             bits.fill(0)
+        self.written = True
         for level in excluded:
             for states, _, _ in level.chunks(MARK_ROWS):
                 self._mark(states, False)
