@@ -39,9 +39,9 @@ class Output:
     The packed step lends its rows (pooled buffers): a kept level is copied into
     pooled columns, handed to the writer a part at a time as views; a level not
     kept is copied into pooled part buffers that go back to the pool once
-    written (``pool``), so the step's big buffers come back at once; a run that
-    is a whole part in pooled buffers of its own (the dense engine's bitmaps)
-    is handed over as it is, and goes back to the pool once written. Otherwise
+    written (``pool``), so the step's big buffers come back at once; a run in
+    buffers of its own with room for a part (the dense engine's bitmaps) becomes
+    the part itself, no copy, and goes back to the pool once written. Otherwise
     the writer, and a kept level, take the runs as they are.
     """
 
@@ -77,8 +77,7 @@ class Output:
                 self.writer.add(*(c[part] for c in self.columns.arrays()))
                 self.handed += FILE_ROWS
             return True
-        if self.pool is not None and self._whole_part(run):
-            self.writer.add(*run)  # back to the pool once written (writer.recycle)
+        if self.pool is not None and self._adopt(run):
             return False
         if self.pool is not None:
             self._copy(run)
@@ -99,14 +98,23 @@ class Output:
         """The level as files the executor wrote (in state order): the writer takes no rows."""
         self.written = entries
 
-    def _whole_part(self, run: tuple[States, ...]) -> bool:
-        """Whether a run is a whole part on its own, each column in a buffer of its own
-        no more than twice its size: handed to the writer as it is (no copy)."""
-        if self._part or self.raw_counts is not None or len(run[0]) != FILE_ROWS:
+    def _adopt(self, run: tuple[States, ...]) -> bool:
+        """Take a run as the part to fill, in its own buffers (no copy), when no part is
+        being filled and each column starts a buffer of its own with room for a part
+        (at most twice over: the dense engine's bitmaps hand their rows in pooled
+        buffers of a part); they go back to the pool once written."""
+        if self._part or self.raw_counts is not None:
             return False
         owners = [owner(c) for c in run]
-        mine = all(o.nbytes <= 2 * c.nbytes for o, c in zip(owners, run, strict=True))
-        return mine and len({id(o) for o in owners}) == len(owners)
+        if len({id(o) for o in owners}) < len(owners):
+            return False
+        for o, c in zip(owners, run, strict=True):
+            if not FILE_ROWS <= len(o) <= 2 * FILE_ROWS or c.ctypes.data != o.ctypes.data:
+                return False
+        self._part, self._filled = [o[:FILE_ROWS] for o in owners], len(run[0])
+        if self._filled == FILE_ROWS:
+            self._hand()
+        return True
 
     def _copy(self, run: tuple[States, ...]) -> None:
         """The run into pooled part buffers, each handed to the writer when full."""
