@@ -265,8 +265,9 @@ class Builder:
                 self._levels(step)
                 self.pending.settle()
         finally:
-            if self.frozen:  # the process may go on (the API, the tests): collect as before
-                gc.unfreeze()
+            if self.frozen:  # the process may go on (the API, the tests): collect as before,
+                gc.unfreeze()  # and now: garbage frozen with the kernels (a twisty
+                gc.collect()  # puzzle's tables) would wait for a full collection
         made = self._manifest()
         write_json_atomic(self.staging / MANIFEST, made.to_dict())
         self.progress.finish()
