@@ -204,12 +204,11 @@ class Bitmaps:
         backward = self.backward(len(frontier))
         self.next.fill(0)
         k = self.kernels
+        bits = (self.frontier, self.seen, self.next, self.move)
         if backward:
-            args = (self.frontier, self.seen, self.next, self.move, np.uint64(self.size))
-            found = int(k.backward(*args, BIT_INDEX, k.args))
+            found = int(k.backward(*bits, np.uint64(self.size), BIT_INDEX, k.args))
         else:
-            args = (self.frontier, self.seen, self.next, self.move, k.groups)
-            found = int(k.forward(*args, BIT_INDEX, k.args))
+            found = int(k.forward(*bits, k.groups, BIT_INDEX, k.args))
         self.seen_count += found
         expanded = time.perf_counter()
         self._rows(sink)

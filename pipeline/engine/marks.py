@@ -361,8 +361,8 @@ class Marks:
                 _local.keys = np.empty(n * most, np.uint32)
                 _local.scratch = np.empty(3 * n, np.uint64)
             skip = _NONE if parents is None else parents
-            back = _NO_BACK if back is None else back
-            m = k.keys(states, skip, back, _local.keys, _local.scratch, k.args)
+            tags = _NO_BACK if back is None else back
+            m = k.keys(states, skip, tags, _local.keys, _local.scratch, k.args)
             with lock:
                 at = fill[0]
                 fill[0] += m
