@@ -81,10 +81,12 @@ def search(path: Path) -> None:
     from pipeline.build.held import Unwritten
     from pipeline.engine import dense
     from pipeline.engine.bitmaps import Bitmaps
+    from pipeline.engine.budget import memory_for_large_builds
     from pipeline.engine.buffers import Pool
     from pipeline.engine.level import InMemory
     from pipeline.puzzles.twisty.board import load
 
+    memory_for_large_builds()  # as a build takes its memory (budget.py)
     puzzle = load(path, "bench")
     space = puzzle.kernels.space  # type: ignore[union-attr]
     engine = dense.DenseSearch(space, ThreadPoolExecutor(2), Pool(0), 1 << 20)
