@@ -27,17 +27,21 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import cast
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros  # LLVM's cttz: one instruction
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from pipeline.engine.core import Sink, States
 from pipeline.engine.level import Chunk, LevelSource
 from pipeline.engine.space import DenseSpace, DenseStep, MarkKernels
 
+#: LLVM's count of trailing zeros (one instruction), typed as compiled code calls it:
+#: numba declares the intrinsic with its typing context as the first argument.
+_trailing_zeros = cast("Callable[[np.uint64], np.uint64]", trailing_zeros)
 #: Moves a rank's marks can name: four bits, a bit a tag.
 TAGS = 4
 #: The key of a move left out (above every rank a level step marks).
@@ -88,17 +92,17 @@ def _marked(marks, seen, w0, w1, ranks, back):
             y &= nibbles & ~_spread((old >> np.uint64(16 * k)) & np.uint64(0xFFFF))
             new |= _squeeze(y) << np.uint64(16 * k)
             base = np.uint64((w + k) * MARKS_PER_WORD)
-            a = trailing_zeros(y | last)
+            a = _trailing_zeros(y | last)
             ranks[m] = base + (a >> np.uint64(2))
             back[m] = np.uint8((x >> a) & np.uint64(15))
             y1 = y & (y - np.uint64(1))
-            a = trailing_zeros(y1 | last)
+            a = _trailing_zeros(y1 | last)
             ranks[m + 1] = base + (a >> np.uint64(2))
             back[m + 1] = np.uint8((x >> a) & np.uint64(15))
             m += (y != 0) + (y1 != 0)
             y1 &= y1 - np.uint64(1)
             while y1:
-                a = trailing_zeros(y1)
+                a = _trailing_zeros(y1)
                 y1 &= y1 - np.uint64(1)
                 ranks[m] = base + (a >> np.uint64(2))
                 back[m] = np.uint8((x >> a) & np.uint64(15))
@@ -119,12 +123,12 @@ def _rows(states, parents, back, unrank, undo, args):
         key = states[i] << np.uint64(2)
         tags = np.uint64(back[i])
         rest = tags & (tags - np.uint64(1))
-        best = undo(key | trailing_zeros(tags), args)
-        other = undo(key | (trailing_zeros(rest | np.uint64(16)) & np.uint64(3)), args)
+        best = undo(key | _trailing_zeros(tags), args)
+        other = undo(key | (_trailing_zeros(rest | np.uint64(16)) & np.uint64(3)), args)
         best = min(best, other if rest else top)
         rest &= rest - np.uint64(1)
         while rest:  # three parents or four
-            best = min(best, undo(key | trailing_zeros(rest), args))
+            best = min(best, undo(key | _trailing_zeros(rest), args))
             rest &= rest - np.uint64(1)
         parents[i] = best
 
