@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 #: A compiled kernel (a numba dispatcher): its arguments are in its docstring.
-Kernel = Callable[..., Any]
+Kernel = Callable[..., Any]  # Any: numba types a kernel's result by its arguments
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class MarkKernels:
     keys: Kernel
     scan: Kernel
     mark: Kernel
-    args: tuple[Any, ...]
+    args: tuple[Any, ...]  # Any: the family's arrays and numbers, its kernels' to read
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class BitmapKernels:
     forward: Kernel
     backward: Kernel
     rows: Kernel
-    args: tuple[Any, ...]
+    args: tuple[Any, ...]  # Any: the family's arrays and numbers, its kernels' to read
     groups: np.ndarray
 
 
