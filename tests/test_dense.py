@@ -26,6 +26,7 @@ from pipeline.executors.local import executor as local
 from pipeline.executors.sequential import SequentialExecutor
 from pipeline.puzzles import registry as puzzles
 from pipeline.puzzles.twisty import moves as twisty_moves
+from pipeline.puzzles.twisty import tables
 from pipeline.storage import format as storage_format
 from pipeline.storage import writer
 from tests.conftest import build_local, distances_from
@@ -99,12 +100,25 @@ def test_both_strategies_the_sort_and_the_reference_write_the_same_files(
     assert [lv.depth for lv in by_bitmaps.levels if lv.stats.get("kept")] == [1]
 
 
-@pytest.mark.parametrize("name", ["gate", "pocket"])  # moves blocked (Illegal lines), or none
+@pytest.mark.parametrize(
+    ("name", "computed"),
+    [
+        ("gate", False),  # moves blocked (Illegal lines)
+        ("pocket", False),  # none blocked
+        ("gate", True),  # its sets computed (tables.py), moves blocked
+        ("mixed", True),  # its sets computed, none blocked
+    ],
+)
 def test_the_bitmaps_forward_or_backward_at_every_level_write_the_same_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, computed: bool
 ) -> None:
     # Each way alone makes every level (the build goes forward, then backward once few
-    # ranks are left): each state's smallest parent either way, moves blocked or not.
+    # ranks are left): each state's smallest parent either way, moves blocked or not,
+    # in blocks or (a set computed) each state alone.
+    if computed:
+        monkeypatch.setattr(tables, "MAX_ENTRIES", 0)
+        monkeypatch.setattr(tables, "MAX_ARRANGED", 0)
+        assert {t.kind for t in puzzle(name).tables.sets} == {tables.COMPUTED}
     files = {}
     for way in (False, True):
         with monkeypatch.context() as mp:

@@ -32,7 +32,8 @@ _BLOCKED = 0xFFFF_FFFF
 #: weights and n).
 _FA, _FB, _BA, _BB, _N, _TAG, _PLAIN = 0, 1, 2, 3, 9, 10, 11
 #: The marks' kernels take one argument more: each move's inverse (its tag); the
-#: bitmaps' three: a block's size and its low digit's terms (:func:`low_tables`).
+#: bitmaps' three: a block's size and its low digit's terms (:func:`low_tables`). Both
+#: only where every set is tabled: a computed set's data is args[12] (_EXT).
 _INV = 12
 _LOW, _LOW_FORWARD, _LOW_BACK = 12, 13, 14
 
@@ -155,7 +156,7 @@ def _twisty_weigh(keys, states, counts, low, out, args):
 # share each move's terms but the low digit's: those are summed once a block
 # (``base``), and a state's child is one look-up more in a table of the low digit's
 # terms (:func:`low_tables`), where _fill divides by every set's sizes again. With
-# moves blocked (Illegal lines) each state is its own block.
+# moves blocked (Illegal lines), or a set computed, each state is its own block.
 @njit(inline="always")
 def _block(s, a, b, low, base, args):
     """``base[t]``: the first state of ``s``'s block moved by column t of tables ``a``
@@ -205,7 +206,8 @@ def _back(c, lo, base, t, args):
 
 @njit(inline="always")
 def _alone(s, base, args):
-    """A block of one state (moves blocked): its moves are made in full."""
+    """A block of one state (moves blocked, or a set computed): its moves are made in
+    full."""
     return s, s + np.uint64(1)
 
 
@@ -578,13 +580,8 @@ def _mixed_weigh(keys, states, counts, low, out, args):
 
 
 # The bitmaps' kernels of a puzzle with a computed set: each state a block of its own
-# (the block's terms are summed from tabled orientations, which a computed set has not).
-@njit(inline="always")
-def _mixed_alone(s, base, cx):
-    """A block of one state: its moves are made in full."""
-    return s, s + np.uint64(1)
-
-
+# (a block's low digit's terms are its sets' tables, :func:`low_tables`, which a
+# computed set has not).
 @njit(inline="always")
 def _mixed_near_children(s, lo, base, out, cx):
     _mixed_children(s, out, cx)
@@ -611,27 +608,27 @@ def _mixed_near_back(c, lo, base, t, cx):
 @njit(nogil=True, cache=True)
 def _mixed_forward(frontier, seen, nxt, move, groups, bit_index, args):
     kids, base, cx = np.empty(args[_N], np.uint64), np.empty(0, np.uint64), _cx(args)
-    block, near = _mixed_alone, _mixed_near_children
+    block, near = _alone, _mixed_near_children
     return forward_core(frontier, seen, nxt, move, kids, base, groups, bit_index, block, near, cx)
 
 
 @njit(nogil=True, cache=True)
 def _mixed_backward_plain(frontier, seen, nxt, move, size, bit_index, args):
     kids, base, cx = np.empty(args[_N], np.uint64), np.empty(0, np.uint64), _cx(args)
-    block, near = _mixed_alone, _mixed_near_parents_plain
+    block, near = _alone, _mixed_near_parents_plain
     return backward_core(frontier, seen, nxt, move, size, kids, base, bit_index, block, near, cx)
 
 
 @njit(nogil=True, cache=True)
 def _mixed_backward(frontier, seen, nxt, move, size, bit_index, args):
     kids, base, cx = np.empty(args[_N], np.uint64), np.empty(0, np.uint64), _cx(args)
-    block, near = _mixed_alone, _mixed_near_parents
+    block, near = _alone, _mixed_near_parents
     return backward_core(frontier, seen, nxt, move, size, kids, base, bit_index, block, near, cx)
 
 
 @njit(nogil=True, cache=True)
 def _mixed_rows(nxt, move, pos, states, parents, bit_index, args):
-    base, block, undo = np.empty(0, np.uint64), _mixed_alone, _mixed_near_back
+    base, block, undo = np.empty(0, np.uint64), _alone, _mixed_near_back
     return rows_core(nxt, move, pos, states, parents, base, bit_index, block, undo, _cx(args))
 
 
