@@ -123,10 +123,13 @@ def _no_huge_pages() -> None:
     numpy is imported), for the rest of the process as the mmap threshold above;
     left as it is where numpy has none.
     """
-    with contextlib.suppress(ImportError, AttributeError):
-        from numpy._core.multiarray import _set_madvise_hugepage
+    with contextlib.suppress(ImportError):
+        from numpy._core import multiarray
 
-        _set_madvise_hugepage(False)
+        # Any: a private switch that numpy's stubs do not declare.
+        switch = getattr(multiarray, "_set_madvise_hugepage", None)
+        if switch is not None:
+            switch(False)
 
 
 def move_bytes(packed: bool, counts: bool = False, dense: bool = False) -> int:

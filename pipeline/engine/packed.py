@@ -187,7 +187,8 @@ class Kernels:
         kept child's path count, the sum of its moves' (exact: OverflowError past 64
         bits), as a third column."""
         n = len(rows) + len(more)
-        out = out or tuple(np.empty(n, np.uint64) for _ in range(3))
+        if out is None:
+            out = (np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(n, np.uint64))
         return self._resolve(rows[:, 0], more[:, 0], rows[:, 1], more[:, 1], _pair(exclude), out)
 
     def resolve_indexed(
@@ -203,7 +204,8 @@ class Kernels:
         (:meth:`index`): a move's count is row ``r`` of its run's table (``items``
         reads ``tables[0]``, ``more`` reads ``tables[1]``)."""
         n = len(items) + len(more)
-        out = out or tuple(np.empty(n, np.uint64) for _ in range(3))
+        if out is None:
+            out = (np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(n, np.uint64))
         return self._resolve(items, more, *tables, _pair(exclude), out, low)
 
     def _resolve(
@@ -318,7 +320,7 @@ def resolve_with(
         kb = run_b[j] if j < nb else top
         take_a = ka <= kb
         key = ka if take_a else kb
-        i += take_a
+        i += int(take_a)
         j += not take_a
         c = child(key, shift, args)
         p = undo(key, args)

@@ -112,10 +112,10 @@ def search(
     yield current
     while len(current):
         exclude = [kept[d] for d in excluded_depths(graph, current.depth)]
-        children, parents, counts = step_counted(
+        children, parents, sums = step_counted(
             current.states, expand, exclude, current.counts if counts else None
         )
-        level = Level(current.depth + 1, children, parents, counts)
+        level = Level(current.depth + 1, children, parents, sums)
         if expand_free is not None:
             level = close(level, expand_free, exclude)
         if len(level) == 0:

@@ -195,15 +195,18 @@ class Rows:
         long as each other) when given: None if the children do not fit in them.
         ``tables``: the counts of indexed runs (``moves`` and ``more``)."""
         assert self.kernels is not None
-        if self.low:
-            assert tables is not None
-            more = _NO_KEYS if more is None else more
-            return self.kernels.resolve_indexed(moves, tables, self.low, tuple(exclude), more, out)
-        if self.counted:
+        if self.counted:  # three columns (indexed runs are counted too), else two
+            three = None if out is None else (out[0], out[1], out[2])
+            if self.low:
+                assert tables is not None
+                more = _NO_KEYS if more is None else more
+                ex = tuple(exclude)
+                return self.kernels.resolve_indexed(moves, tables, self.low, ex, more, three)
             more = _NO_ROWS if more is None else more
-            return self.kernels.resolve_counted(moves, tuple(exclude), more, out)
+            return self.kernels.resolve_counted(moves, tuple(exclude), more, three)
         args = {} if more is None else {"more": more}
-        got = self.kernels.resolve(moves, tuple(exclude), out=out and out[:2], **args)
+        two = None if out is None else (out[0], out[1])
+        got = self.kernels.resolve(moves, tuple(exclude), out=two, **args)
         return None if got is None else (*got, None)
 
 
