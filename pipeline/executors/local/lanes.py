@@ -22,10 +22,10 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from pipeline.storage.scratch import Slots
 
 if TYPE_CHECKING:
     from pipeline.engine import indexed
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 #: A level of at least this many states is worked in two lanes (threads).
 LANE_MIN = 1 << 14
@@ -101,6 +104,7 @@ def _resolve(
     runs, free = _sorted(pool, rows, runs, buffers, taken)
     sorted_at = time.perf_counter()
     stats.expand += sorted_at - clock
+    assert stats.pairs is not None  # the level step counts its moves (from 0)
     stats.pairs += len(runs[0]) + len(runs[1])
     splits = [lo, hi]
     if children is not None:
@@ -141,14 +145,11 @@ def _expanded(
     counts = current.path_counts() if rows.low else None
     for lo, hi in itertools.pairwise(edges):
         clock = time.perf_counter()
-        parts = _bounded_map(
-            pool,
-            lambda part, lo=lo, hi=hi: (
-                *_chunk_keys(rows, buffers, part, lo, hi, share),
-                len(part[0]),
-            ),
-            current.chunks(chunk, *rows.want),
-        )
+
+        def keys(part: Chunk, lo: int = lo, hi: int = hi) -> tuple[States, States, int]:
+            return (*_chunk_keys(rows, buffers, part, lo, hi, share), len(part[0]))
+
+        parts = _bounded_map(pool, keys, current.chunks(chunk, *rows.want))
         runs, taken, cut = _two_runs(parts, len(current), estimate, buffers, rows)
         tables = None if counts is None else (counts[:cut], counts[cut:])
         stats.expand += time.perf_counter() - clock
@@ -170,7 +171,7 @@ def _spilled(
     k = len(edges) - 1
     counts = job.frontier.path_counts() if rows.low else None
     bits = rows.spare_bits()
-    word = 8 if bits else 8 * rows.width  # bytes a spilled move
+    word: float = 8 if bits else 8 * rows.width  # bytes a spilled move
     narrow = None if bits else _narrow(rows, edges)
     if narrow is not None:
         word = float(np.where(narrow[0], 5, 8).mean())  # buckets: about equal in moves
@@ -239,9 +240,10 @@ def _spill_pass(
         ):
             _write_chunk(slots, flags, out, bounds)
             if index:
+                assert counts is not None  # indexed moves: the frontier has path counts
                 if pack:
-                    slots.write_counts(counts)  # type: ignore[arg-type]
-                index.add(len(counts), bounds)  # type: ignore[arg-type]
+                    slots.write_counts(counts)
+                index.add(len(counts), bounds)
             buffers.give(out)
     stats.expand += time.perf_counter() - clock
     return slots, index
@@ -390,6 +392,7 @@ def _chunk_keys(
         return keys, buffer
     if rows.low:
         return moves.index(keys, states, rows.low), buffer
+    assert counts is not None  # counted moves: the chunk has its path counts
     flat = buffers.take(2 * len(keys))
     counted = moves.weigh(keys, states, counts, flat.reshape(-1, 2))
     del keys
@@ -449,12 +452,15 @@ def _two_runs(
         flat = buffers.take(n * width)
         return flat if width == 1 else flat.reshape(-1, width)
 
-    got = [next(parts, None), next(parts, None)]
+    one, two = next(parts, None), next(parts, None)
     rest = next(parts, None)
     if rest is None:
+        empty: tuple[States, States | None, int]
         empty = (np.empty((0, width) if width > 1 else 0, np.uint64), None, 0)
-        (a, buf_a, n), (b, buf_b, _) = (g if g is not None else empty for g in got)
+        (a, buf_a, n), (b, buf_b, _) = (g if g is not None else empty for g in (one, two))
         return (a, b), [x for x in (buf_a, buf_b) if x is not None], n
+    assert one is not None and two is not None  # a third chunk came after them
+    got = [one, two]
     runs = [take(max(estimate, 1024)) for _ in range(2)]
     taken = list(runs)
     fill = [0, 0]
@@ -483,11 +489,9 @@ def _two_runs(
     return (runs[0][: fill[0]], runs[1][: fill[1]]), taken, first[1]
 
 
-def _bounded_map(
-    pool: ThreadPoolExecutor, fn: Callable[..., Any], items: Iterator[Any]
-) -> Iterator[Any]:
+def _bounded_map(pool: ThreadPoolExecutor, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
     """``pool.map`` that reads at most two items ahead (chunks read from files)."""
-    pending: list[Any] = []
+    pending: list[Future[R]] = []
     for item in items:
         pending.append(pool.submit(fn, item))
         if len(pending) > 2:

@@ -98,6 +98,7 @@ def _spill_run(
 ) -> None:
     """The buckets ``run[0] <= b < run[1]``: their moves spilled, then resolved in order."""
     clock = time.perf_counter()
+    assert stats.pairs is not None  # the level step counts its moves (from 0)
     first, last = run
     cut_keys = np.array([rows.key_bound(e) for e in edges[1:-1]], np.uint64)
     with Buckets(scratch, first, last, rows.width) as buckets:
