@@ -69,7 +69,7 @@ class Output:
             writer.recycle = pool.give
 
     def sink(self, states: States, parents: States, sums: States | None) -> bool:
-        run = (states, parents) if sums is None else (states, parents, sums)
+        run: tuple[States, ...] = (states, parents) if sums is None else (states, parents, sums)
         if self.columns is not None:
             self.columns.add(*run)
             while self.columns.rows - self.handed >= FILE_ROWS:
@@ -119,7 +119,7 @@ class Output:
     def _copy(self, run: tuple[States, ...]) -> None:
         """The run into pooled part buffers, each handed to the writer when full."""
         if self.raw_counts is not None:
-            self.raw_counts.write(run[2])
+            self.raw_counts.write(run[2].data)
         at, m = 0, len(run[0])
         while at < m:
             if not self._part:

@@ -250,7 +250,7 @@ class Builder:
         self.holds = False
         #: A puzzle's own columns (symmetric peg tables: class_size), or None.
         of = puzzle.extra_columns
-        self.extra = (puzzle.extra_fields, of) if of is not None else None  # type: ignore[attr-defined]
+        self.extra = (puzzle.extra_fields, of) if of is not None else None
 
     def run(self, work: int | None, executor: Executor) -> Manifest:
         self.budget.set_work(3 * PART_BYTES, work, part_rows=FILE_ROWS)
