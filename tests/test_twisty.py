@@ -261,10 +261,11 @@ def test_the_dense_search_writes_the_sorting_paths_files(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made = build_local(puzzle(name), tmp_path / "dense")
-    # floppy's four half turns go by the marks, the others by the bitmaps; the rings fill
-    # their ranks, so their last levels go backwards (each rank looks for its parents).
+    # floppy's four half turns go by the marks, the others by the bitmaps; the rings and
+    # toplayer (its ? pieces keep no digit) fill their ranks, so their last levels go
+    # backwards (each rank looks for its parents).
     ways = [lv.stats.get("backward") for lv in made.levels[1:]]
-    assert ways[-1] is {"floppy": None, "rings": True}.get(name, False)
+    assert ways[-1] is {"floppy": None, "rings": True, "toplayer": True}.get(name, False)
     monkeypatch.setattr(dense, "strategy", lambda space: None)  # no strategy searches it
     m = build_local(puzzle(name), tmp_path / "sorted")
     assert not any(lv.stats.get("dense") for lv in m.levels)
