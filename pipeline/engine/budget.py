@@ -126,7 +126,7 @@ def _no_huge_pages() -> None:
     with contextlib.suppress(ImportError):
         from numpy._core import multiarray
 
-        # Any: a private switch that numpy's stubs do not declare.
+        # A private switch, which numpy's stubs do not declare: looked up by name.
         switch = getattr(multiarray, "_set_madvise_hugepage", None)
         if switch is not None:
             switch(False)

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from pipeline.engine.core import States, absent
-from pipeline.engine.space import DenseSpace
+from pipeline.engine.space import DenseSpace, Kernel
 
 _EMPTY = np.empty(0, np.uint64)
 _NO_ROWS = np.empty((0, 2), np.uint64)
@@ -73,14 +73,14 @@ class Kernels:
     """
 
     tag_bits: int
-    expand: Any
-    args: tuple[Any, ...]
-    resolver: Any
+    expand: Kernel
+    args: tuple[Any, ...]  # Any: the family's arrays and numbers, its kernels' to read
+    resolver: Kernel
     drop: int = 0
-    unpack: Any = None
+    unpack: Kernel | None = None
     #: ``weigher(keys, states, counts, low, out, args)``: :func:`weigh_core` with the
     #: family's ``undo`` inlined (path counts need it; None: no counts on keys).
-    weigher: Any = None
+    weigher: Kernel | None = None
     #: The most bits a key uses (fewer than 64 leave room beside it: indexed.py).
     key_bits: int = 64
     #: The same moves over the states numbered densely, when they can be: the dense
@@ -92,6 +92,7 @@ class Kernels:
         if not self.drop:
             return state << self.tag_bits
         packed = state >> self.drop
+        assert self.unpack is not None  # packed children come with their unpack
         if packed < 1 << (64 - self.drop):
             whole = int(self.unpack(np.array([packed], np.uint64))[0])
             packed += whole < state  # the one state of this packed value lies below
@@ -100,7 +101,10 @@ class Kernels:
     def children(self, keys: States) -> States:
         """The child of each key."""
         packed = keys >> np.uint64(self.tag_bits)
-        return self.unpack(packed) if self.drop else packed
+        if not self.drop:
+            return packed
+        assert self.unpack is not None  # packed children come with their unpack
+        return self.unpack(packed)
 
     def keys(
         self,
@@ -133,6 +137,7 @@ class Kernels:
     ) -> States:
         """Rows ``(key, count of the key's parent)`` for keys made from ``states``
         (in the kernel's order: state by state); ``out`` (n, 2) is written when given."""
+        assert self.weigher is not None  # asked only of kernels that carry path counts
         if out is None:
             out = np.empty((len(keys), 2), np.uint64)
         if not self.weigher(keys, states, counts, np.uint64(0), out, self.args):
@@ -143,6 +148,7 @@ class Kernels:
         """The keys made from ``states`` as moves ``key << low | r``, in place: ``r`` the
         row of the key's parent in ``states``, where its path count will be found
         after the sort (rows.py: indexed runs)."""
+        assert self.weigher is not None  # asked only of kernels that carry path counts
         if not self.weigher(keys, states, _EMPTY, np.uint64(low), keys.reshape(-1, 1), self.args):
             raise AssertionError("a kernel made keys out of the order of its states")
         return keys
