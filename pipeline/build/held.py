@@ -64,6 +64,7 @@ class Output:
         self._part: list[States] = []
         self._filled = 0
         #: The entries of the files an executor wrote itself (None: it handed rows).
+        # Any: a file entry's JSON values, as the manifest records them.
         self.written: list[dict[str, Any]] | None = None
         if pool is not None:
             writer.recycle = pool.give
@@ -94,6 +95,7 @@ class Output:
             self.runs.append(run)
         return views  # True: copied, the caller's buffers are free again
 
+    # Any: a file entry's JSON values, as the manifest records them.
     def parts(self, entries: list[dict[str, Any]]) -> None:
         """The level as files the executor wrote (in state order): the writer takes no rows."""
         self.written = entries
@@ -184,11 +186,14 @@ class Unwritten:
 class Pending:
     """Levels computed but not yet all written, oldest first."""
 
+    # Any: the writers' pool's submit, whose futures its LevelWriters read.
     def __init__(self, submit: Callable[..., Any], record: Callable[..., None]) -> None:
         self.submit = submit
         self._record = record
+        # Any: a level's stats, JSON values as the manifest records them.
         self._items: list[tuple[int, LevelWriter, float, float, dict[str, Any]]] = []
 
+    # Any: a level's stats, JSON values as the manifest records them.
     def add(self, depth: int, writer: LevelWriter, started: float, stats: dict[str, Any]) -> None:
         writer.finish()
         self._items.append((depth, writer, started, time.perf_counter(), stats))
