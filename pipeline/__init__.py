@@ -10,8 +10,8 @@ from pipeline.engine.kernel_cache import use_versioned_cache
 
 use_versioned_cache()  # before numba is imported: kernel_cache.py says why
 if "numpy" not in _sys.modules:
-    # numpy's OpenBLAS starts a thread a core that spins for its first work, about 0.1 s
-    # of CPU, 8% of a 2x5 build (docs/BENCHMARKS.md); puzzledb calls no BLAS routine.
+    # numpy's OpenBLAS starts a thread a core that spins for its first work
+    # (docs/BENCHMARKS.md has its cost); puzzledb calls no BLAS routine.
     # One thread, unless the environment says otherwise (or numpy came first).
     _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

@@ -455,8 +455,8 @@ class Builder:
         kernels = self.puzzle.kernels
         if first:
             # What is loaded by now (the modules, numba, the compiled moves) stays for
-            # the build: out of the collector's passes, which walked all of it at
-            # every full collection (2% of 3x4's CPU: docs/BENCHMARKS.md).
+            # the build: out of the collector's passes, which would walk all of it at
+            # every full collection (its cost: docs/BENCHMARKS.md).
             gc.freeze()
             self.frozen = True
         self.budget.charge(rss() - before)

@@ -57,7 +57,7 @@ def _options(
 
 
 #: Each command's line in `puzzledb --help`, short enough for 80 columns (click cuts
-#: a longer first sentence with "...": issue #45); `CMD --help` gives the whole text.
+#: a longer first sentence with "..."); `CMD --help` gives the whole text.
 SHORT = {
     "list": "The puzzles, built or not, with their titles.",
     "build": "Build tables (resumes a stopped build).",

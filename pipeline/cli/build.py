@@ -107,7 +107,7 @@ def build(
     names = _names(base, puzzle or [], default, symmetry, spec, root, memory)
     for line in _searched(base, names):
         typer.echo(line, err=True)
-    new = not data.exists()  # a build from another folder quietly made ./data (issue #45)
+    new = not data.exists()  # said once made, so a build from elsewhere makes no silent ./data
     with BuildBars() as bars:
         manifests = base.build(
             names,

@@ -117,9 +117,8 @@ def _no_huge_pages() -> None:
 
     Where the kernel defragments for those who ask (its default, ``defrag``
     madvise), a fault with no free huge page at hand compacts memory first, in
-    the faulting thread: with a build's arrays made anew from level to level,
-    3x4 took 1.1 s more CPU and 0.6 s more wall, 2x6 1.5 s and 0.8 s
-    (docs/BENCHMARKS.md). numpy's own switch (NUMPY_MADVISE_HUGEPAGE=0 before
+    the faulting thread, and a build makes its arrays anew from level to level
+    (the cost: docs/BENCHMARKS.md). numpy's own switch (NUMPY_MADVISE_HUGEPAGE=0 before
     numpy is imported), for the rest of the process as the mmap threshold above;
     left as it is where numpy has none.
     """

@@ -2,9 +2,8 @@
 
 The same ranks as :class:`pack.SetCode` (a multiset's lexicographic rank,
 halved for a set of even moves), a row at a time: numpy's whole-array form
-spent most of its time dividing uint64 arrays (a 1.8-million-row table took 5
-s). Imported on first use: numba takes 0.4 s to load, which reading a
-position should not pay.
+spends most of its time dividing uint64 arrays. Imported on first use: loading
+numba is a cost that reading a position should not pay.
 """
 
 from __future__ import annotations
