@@ -41,8 +41,8 @@ _LOW, _LOW_FORWARD, _LOW_BACK = 12, 13, 14
 @njit(inline="always")
 def _fill(s, a, b, out, args):
     """``out[t]``: state ``s`` moved by column t of tables ``a`` and ``b`` (the moves'
-    or their inverses'), when no move is blocked. (A branch to :func:`_fill_checked`
-    in here made the bitmaps 1.6 times slower: each has its kernels.)"""
+    or their inverses'), when no move is blocked. No branch to :func:`_fill_checked`
+    in here: a branch in this loop slows the bitmaps, so each has its own kernels."""
     aoff, boff, qe, sizes, weights, n = args[4], args[5], args[6], args[7], args[8], args[9]
     last = len(sizes) - 1
     c = s % sizes[last]
