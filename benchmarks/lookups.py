@@ -9,7 +9,7 @@ this tree's reading of an older folder (``v1``) read it as format version 1 wrot
 
 - ``show`` of the deepest position (a command: probes levels until it finds it),
 - ``solve`` of it (a command: the walk to the goal, a row group a depth),
-- ``position``: ``look.position`` of it in a process (what ``/api/position``
+- ``position``: ``documents.position`` of it in a process (what ``/api/position``
   answers: the position and every move from it), the call alone timed,
 - ``walk``: ``db.solve`` of it in a process, the call alone timed,
 
@@ -40,10 +40,12 @@ MEASURE = (
     "w = time.perf_counter() - t; r = resource.getrusage(resource.RUSAGE_CHILDREN); "
     "print(json.dumps({'wall': w, 'cpu': r.ru_utime + r.ru_stime}))"
 )
-#: A call on one position in a fresh process, the call alone timed: ``look.position``
+#: A call on one position in a fresh process, the call alone timed: ``documents.position``
 #: (what ``/api/position`` answers) or ``db.solve`` (the walk to the goal).
 CALL = (
-    "import json, sys, time, pipeline; from pipeline.serve import look; "
+    "import json, sys, time, pipeline\n"
+    "try:\n    from pipeline.serve import documents as look\n"
+    "except ImportError:  # a commit from before the name\n    from pipeline.serve import look\n"
     "db = pipeline.open(sys.argv[1]); t, c = time.perf_counter(), time.process_time(); "
     "look.position(db, sys.argv[2], sys.argv[3]) if sys.argv[4] == 'position' "
     "else db.solve(sys.argv[2], sys.argv[3]); "

@@ -115,9 +115,9 @@ def measure(data: Path, name: str, requests: int, clients: int) -> dict[str, flo
 
 
 def _moves(db: pipeline.Database, name: str, text: str) -> list[dict]:
-    from pipeline.serve import look
+    from pipeline.serve import documents
 
-    return look.position(db, name, text)["moves"]
+    return documents.position(db, name, text)["moves"]
 
 
 def report(name: str, r: dict[str, float]) -> bool:

@@ -78,7 +78,7 @@ def search(path: Path) -> None:
 
     import numpy as np
 
-    from pipeline.build.held import Unwritten
+    from pipeline.build.resident import Unwritten
     from pipeline.engine import dense
     from pipeline.engine.bitmaps import Bitmaps
     from pipeline.engine.budget import memory_for_large_builds

@@ -471,7 +471,7 @@ class Database:
         """Check the table against its puzzle (see pipeline.verify.checks)."""
         from pipeline.verify.checks import verify_all
 
-        return verify_all(self.puzzle(puzzle).bind(self.data), self.table(puzzle), on_level)
+        return verify_all(self.puzzle(puzzle).in_folder(self.data), self.table(puzzle), on_level)
 
     def draw(self, puzzle: str, position: str | int) -> str:
         return self.puzzle(puzzle).draw(self.state(puzzle, position))

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.build import held, loop
+from pipeline.build import loop, resident
 from pipeline.engine import dense
 from pipeline.engine.bitmaps import Bitmaps
 from pipeline.engine.budget import rss
@@ -61,8 +61,8 @@ def _shas(folder: Path) -> list[str]:
 @pytest.fixture
 def small_parts(monkeypatch: pytest.MonkeyPatch) -> int:
     """Level files of 1,024 rows: the bitmaps' runs are then whole parts, which the
-    build hands to the writers as they are (build/held.py Output)."""
-    for module in (storage_format, writer, held, loop, local):
+    build hands to the writers as they are (build/resident.py Output)."""
+    for module in (storage_format, writer, resident, loop, local):
         monkeypatch.setattr(module, "FILE_ROWS", 1024)
     return 1024
 

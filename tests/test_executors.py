@@ -74,7 +74,7 @@ def test_an_unknown_executor_is_refused() -> None:
 
 def test_an_executor_removes_its_scratch_even_when_the_build_fails(tmp_path: Path) -> None:
     place = Place(tmp_path / "spill", Pool(0), tmp_path)
-    with pytest.raises(RuntimeError), LocalExecutor().bind(place):
+    with pytest.raises(RuntimeError), LocalExecutor().working_in(place):
         place.scratch.mkdir()
         (place.scratch / "slot0000.bin").write_bytes(b"moves")
         raise RuntimeError("a level failed")

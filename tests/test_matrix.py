@@ -134,7 +134,7 @@ def _solution(db: pipeline.Database, p: Puzzle, name: str, s: int) -> None:
     if isinstance(sol, Refused):
         assert sql_depth(db, walked, p.variants(s)) is None, sol
         return
-    judge = db.puzzle(walked).bind(db.data)
+    judge = db.puzzle(walked).in_folder(db.data)
     for a, b in zip(sol.line, sol.line[1:], strict=False):
         assert one_move(judge, a, b), (p.text(a), p.text(b))
     end = sol.line[-1] if sol.origin.towards else sol.line[0]

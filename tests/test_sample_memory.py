@@ -51,7 +51,7 @@ def test_sample_of_files_holds_one_chunk_at_a_time(tmp_path: Path) -> None:
     stride = ROWS // 1000
     assert got["picks"] == states[::stride].tolist()  # 1,001 picks over the six files
     assert len(got["picks"]) == 1001 and got["parents"]
-    # Held every chunk before (at least 192 MiB of states at the end; 7.3
+    # Resident every chunk before (at least 192 MiB of states at the end; 7.3
     # chunks measured); now the chunk being read, the one before and Arrow's
     # read buffers (3.2 chunks measured).
     assert got["peak"] < 5 * CHUNK, got["peak"]

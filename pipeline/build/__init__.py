@@ -1,2 +1,2 @@
 """The build loop: loop.py (levels from an executor to Parquet, resumable),
-held.py (which finished levels stay in memory, which are still being written)."""
+resident.py (which finished levels stay in memory, which are still being written)."""

@@ -7,7 +7,7 @@ level step itself is an executor's (executors/base.py): the local one by
 default. Every level takes the same path: a :class:`LevelJob` to the executor
 (entered for the whole build: ``with``), whose rows go to the writers or
 whose files (an executor that writes them itself: Spark) are recorded as
-they are. Levels stay in memory while they fit (held.py decides which, and
+they are. Levels stay in memory while they fit (resident.py decides which, and
 lends the buffers), else the next step reads them back from their files.
 """
 
@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline import hints
-from pipeline.build.held import Held, Output, Pending
+from pipeline.build.resident import Output, Pending, Resident
 from pipeline.engine import rows
 from pipeline.engine.budget import Budget, LevelPlan, memory_for_large_builds, rss, size_of
 from pipeline.engine.core import Graph, Level, excluded_depths
@@ -138,7 +138,7 @@ def build(
             return built
     if paths and puzzle.expand_free is not None:
         raise PuzzleDBError(f"{puzzle.name}: path counts are not defined for zero-cost moves")
-    puzzle = puzzle.bind(data)  # a derived table reads the tables it comes from
+    puzzle = puzzle.in_folder(data)  # a derived table reads the tables it comes from
     with os_errors(data, puzzle.name), build_lock(data, puzzle.name):
         budget = Budget.parse(memory)
         if budget.asked is not None:
@@ -231,7 +231,7 @@ class Builder:
         skip_back = puzzle.has_kernels and puzzle.graph is not Graph.LAYERED
         #: Scratch of the level steps (spill files, raw path counts), gone at the end.
         self.spill = scratch.folder(self.staging)
-        self.held = Held(
+        self.resident = Resident(
             puzzle.graph, self.staging, self.progress, skip_back, self.spill, budget.total
         )
         self.clock = self.last = time.perf_counter()
@@ -255,10 +255,10 @@ class Builder:
     def run(self, work: int | None, executor: Executor) -> Manifest:
         self.budget.set_work(3 * PART_BYTES, work, part_rows=FILE_ROWS)
         self.executor_name = executor.name
-        place = Place(self.spill, self.held.pool, self.target.parent)
+        place = Place(self.spill, self.resident.pool, self.target.parent)
         # The writers stop first (every file written), then the executor (its scratch gone).
         try:
-            with executor.bind(place) as step, ThreadPoolExecutor(max_workers=2) as writers:
+            with executor.working_in(place) as step, ThreadPoolExecutor(max_workers=2) as writers:
                 self.pending = Pending(writers.submit, self._record)  # compressing: as long
                 if not self.progress.levels:
                     self._roots()
@@ -284,7 +284,7 @@ class Builder:
         writer.add(roots.states, roots.parents, roots.counts)
         stats = {} if self.puzzle.expand_free is not None else {"buckets": 1}
         self._record(0, writer.close(), started, time.perf_counter(), stats)
-        self.held.keep(roots)
+        self.resident.keep(roots)
 
     def _levels(self, executor: Executor) -> None:
         depth, size = self.progress.levels[-1].depth, self.progress.levels[-1].positions
@@ -306,14 +306,14 @@ class Builder:
         and the step's stats."""
         self._check_size(growth)
         rules = self._rules(size)
-        held = self.held.bytes() + self.pending.bytes(self.held)
+        held = self.resident.bytes() + self.pending.bytes(self.resident)
         packed = rules.packed is not None
         dense = packed and rules.packed.space is not None  # type: ignore[union-attr]
         plan = self.budget.plan(size, growth, per_state, held, packed, self.counts, dense)
         # The executor held the last level it made: it will hold this one too, likely.
         elsewhere = self.holds
-        self.held.pool.trim(plan.spare)
-        frontier = self.held.get(depth)
+        self.resident.pool.trim(plan.spare)
+        frontier = self.resident.get(depth)
         last_bytes = sum(f.bytes for f in self.progress.files_at(depth)) or size * 6
         check_disk(self.staging, last_bytes + size * 48, growth)
         started = time.perf_counter()
@@ -321,8 +321,8 @@ class Builder:
             self.staging, depth + 1, self.metadata, self.pending.submit,
             pending=None if plan.keep and not elsewhere else 2, extra=self.extra,
         )  # fmt: skip
-        out = self.held.output(writer, plan, packed, self.counts, elsewhere)
-        excluded = self.held.excluded(depth)
+        out = self.resident.output(writer, plan, packed, self.counts, elsewhere)
+        excluded = self.resident.excluded(depth)
         table = self._table(depth, out)
         job = LevelJob(frontier, excluded, rules, plan.work, plan.held, table=table)
         stats = executor.run_level(job, out.sink)
@@ -375,9 +375,9 @@ class Builder:
             return 0
         self.pending.add(depth, writer, started, self._stats(stats, plan.keep and not elsewhere))
         files = (lambda: self._written_files(depth)) if elsewhere else None
-        self.held.finish(depth, out, cols, plan.keep, files)
+        self.resident.finish(depth, out, cols, plan.keep, files)
         self.pending.settle(WRITE_LAG if plan.keep or elsewhere else 0)
-        self.held.release(depth, self.pending)
+        self.resident.release(depth, self.pending)
         return writer.rows
 
     def _written_files(self, depth: int) -> LevelFiles:
@@ -388,13 +388,13 @@ class Builder:
     def _written(self, depth: int, out: Output, stats: StepStats, started: float) -> int:
         """A level whose files the executor wrote: recorded at once (every part exists)."""
         written = out.written or []
-        self.held.let_go(out)
+        self.resident.let_go(out)
         if not written:
             return 0
         stats_doc = {**self._stats(stats, False), self.executor_name: True}
         self._record(depth, written, started, time.perf_counter(), stats_doc, self.executor_name)
-        self.held.files_level(depth, self.progress.files_at(depth))
-        self.held.release(depth, self.pending)
+        self.resident.files_level(depth, self.progress.files_at(depth))
+        self.resident.release(depth, self.pending)
         return sum(f["rows"] for f in written)
 
     def _check_size(self, growth: float) -> None:

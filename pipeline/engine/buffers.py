@@ -50,9 +50,10 @@ class Pool:
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        #: (when given back, buffer), the most recent first.
+        #: (how many give-backs had been made when it came back, buffer), the most
+        #: recent first.
         self._free: list[tuple[int, np.ndarray]] = []
-        self._given = 0
+        self._returns = 0
         self._lock = threading.Lock()
 
     @property
@@ -83,7 +84,7 @@ class Pool:
         """Take back buffers (views of them, as :meth:`take` made, or any array that
         owns its memory); the caller must hold no other view of them."""
         with self._lock:
-            self._given += 1
+            self._returns += 1
             for a in arrays:
                 if a is None:
                     continue
@@ -94,7 +95,7 @@ class Pool:
                     continue
                 if any(b is base for _, b in self._free):
                     raise ValueError("buffer given back twice")
-                self._free.append((self._given, base))
+                self._free.append((self._returns, base))
             self._keep(self.limit)
 
     def _keep(self, room: int) -> None:

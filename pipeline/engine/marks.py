@@ -114,7 +114,8 @@ def _marked(marks, seen, w0, w1, ranks, back):
 @njit(inline="always")
 def _rows(states, parents, back, unrank, undo, args):
     """Ranks (in ``states``) and their tags to states and smallest parents, in place:
-    the states in a loop of their own (so that the compiler vectorizes it), then the parents of the lowest two tags, and of any more."""
+    the states in a loop of their own (so that the compiler vectorizes it), then
+    the parents of the lowest two tags, and of any more."""
     for i in range(len(states)):
         states[i] = unrank(states[i], args)
     top = ~np.uint64(0)

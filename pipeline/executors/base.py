@@ -1,7 +1,7 @@
 """The executor interface: one level step, however it is computed.
 
 The build loop (pipeline/build/loop.py) enters an executor for the length of
-one build (``with executor.bind(place) as ex``: ``__enter__`` starts what the
+one build (``with executor.working_in(place) as ex``: ``__enter__`` starts what the
 executor needs, ``__exit__`` removes its scratch) and hands it one
 :class:`LevelJob` a level: the frontier, the finished levels the graph checks
 new states against, the puzzle's moves, the memory the step may use and the
@@ -106,7 +106,7 @@ class Executor(Protocol):
     #: Its name in the registry (registry.py) and in the manifest's ``build``.
     name: str
 
-    def bind(self, place: Place) -> Self:
+    def working_in(self, place: Place) -> Self:
         """Work in ``place`` during the next build; returns the executor, to enter."""
         ...
 
@@ -131,7 +131,7 @@ class Lifecycle:
         (``master``: where a cluster executor sends its work)."""
         return cls()
 
-    def bind(self, place: Place) -> Self:
+    def working_in(self, place: Place) -> Self:
         self.place = place
         return self
 

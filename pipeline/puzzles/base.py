@@ -435,7 +435,7 @@ class Puzzle(ABC):
     #: Verify's checks of those columns, given the table: (problems, checks made).
     check_table: Callable[[Table], tuple[list[str], list[str]]] | None = None
 
-    def bind(self, data: Path) -> Puzzle:
+    def in_folder(self, data: Path) -> Puzzle:
         """The puzzle ready to build or verify in ``data`` (derived tables read their source)."""
         return self
 

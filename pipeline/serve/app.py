@@ -18,8 +18,8 @@ from starlette.routing import Route
 
 from pipeline.api import Database
 from pipeline.errors import BadPosition, CorruptTable, NotBuilt, PuzzleDBError, UnknownPuzzle
-from pipeline.serve import look, pages
-from pipeline.serve.look import PositionDoc, TableDoc
+from pipeline.serve import documents, pages
+from pipeline.serve.documents import PositionDoc, TableDoc
 
 
 def _status(e: PuzzleDBError) -> int:
@@ -32,7 +32,7 @@ def _status(e: PuzzleDBError) -> int:
 
 def _line(e: PuzzleDBError, name: str | None) -> str:
     """One line; a damaged table names the command that rebuilds it."""
-    text = look.line(e)
+    text = documents.line(e)
     if isinstance(e, CorruptTable) and name and "rebuild" not in text:
         text += f" (rebuild it: puzzledb build {name} --force)"
     return text
@@ -72,7 +72,7 @@ def create_app(db: Database) -> Starlette:
 
     # Keyed by the folder's reads too: a table rebuilt while serving is drawn anew.
     chart = lru_cache(maxsize=64)(lambda name, log, _reads: _chart(db, name, log))
-    views = _views(db, chart, lru_cache(maxsize=2)(lambda _reads: look.tables(db)))
+    views = _views(db, chart, lru_cache(maxsize=2)(lambda _reads: documents.tables(db)))
     routes = [Route(path, route(fn, path.startswith("/api")), name=None) for path, fn in views]
     routes.append(Route("/favicon.ico", lambda r: Response(status_code=204)))  # the icon: inline
     return Starlette(routes=routes)
@@ -93,7 +93,7 @@ def _text(request: Request, db: Database, name: str) -> str:
     """The position a request names (``?s=``), or the table's first root."""
     text = request.query_params.get("s")
     if text is None or not text.strip():
-        p = look.built_puzzle(db, name)
+        p = documents.built_puzzle(db, name)
         return p.text(p.roots()[0])
     if len(text) > 1000:
         raise BadPosition("a position is at most 1000 characters")
@@ -120,9 +120,9 @@ def _views(
 
     def table(r: Request) -> Response:
         name = r.path_params["name"]
-        look.built_puzzle(db, name)
+        documents.built_puzzle(db, name)
         log = r.query_params.get("log") == "1"
-        deepest = look.deepest(db, name, 10)
+        deepest = documents.deepest(db, name, 10)
         drawn = chart(name, log, db.snapshot)  # a table rebuilt while serving: drawn anew
         return HTMLResponse(pages.table(name, drawn, log, deepest))
 
@@ -131,22 +131,22 @@ def _views(
         depth = _int(r, "depth")
         if depth is None:
             raise BadPosition("give a depth")
-        text = look.at_depth(db, name, depth, _int(r, "n"))
+        text = documents.at_depth(db, name, depth, _int(r, "n"))
         return RedirectResponse(pages.position_url(name, text), status_code=303)
 
     def position(r: Request) -> Response:
         name = r.path_params["name"]
-        answer = look.position(db, name, _text(r, db, name))
+        answer = documents.position(db, name, _text(r, db, name))
         return HTMLResponse(_position_page(db, answer))
 
     def strip(r: Request) -> Response:
         name = r.path_params["name"]
-        answer = look.position(db, name, _text(r, db, name))
+        answer = documents.position(db, name, _text(r, db, name))
         return HTMLResponse(pages.strip_part(answer, _strip(db, answer)))
 
     def api_position(r: Request) -> Response:
         name = r.path_params["name"]
-        return JSONResponse(look.position(db, name, _text(r, db, name)))
+        return JSONResponse(documents.position(db, name, _text(r, db, name)))
 
     return [
         ("/", home),
@@ -157,7 +157,7 @@ def _views(
         ("/api/tables", lambda r: JSONResponse(tables())),
         (
             "/api/histogram/{name}",
-            lambda r: JSONResponse(look.histogram(db, r.path_params["name"])),
+            lambda r: JSONResponse(documents.histogram(db, r.path_params["name"])),
         ),
         ("/api/position/{name}", api_position),
         ("/api/solve/{name}", lambda r: JSONResponse(_solve(db, r))),
@@ -166,7 +166,7 @@ def _views(
 
 def _solve(db: Database, r: Request) -> dict[str, object]:
     name = r.path_params["name"]
-    return look.solve(db, name, _text(r, db, name))
+    return documents.solve(db, name, _text(r, db, name))
 
 
 def _position_page(db: Database, answer: PositionDoc) -> str:
@@ -177,7 +177,7 @@ def _position_page(db: Database, answer: PositionDoc) -> str:
     name, state = answer["puzzle"], answer["state"]
     p = db.puzzle(name)
     board = boards.board_at(p, state, answer["depth"])
-    keys = look.arrow_keys(p, state, [m["state"] for m in answer["moves"]])
+    keys = documents.arrow_keys(p, state, [m["state"] for m in answer["moves"]])
     return pages.position(answer, board, keys)
 
 

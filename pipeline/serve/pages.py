@@ -1,4 +1,4 @@
-"""The explorer's HTML pages: the answers of look.py drawn with the project's SVG pictures.
+"""The explorer's HTML pages: the documents of documents.py drawn with the project's SVG pictures.
 
 Every text from a request or a table is escaped; nothing is loaded from outside the machine.
 """
@@ -9,7 +9,7 @@ import json
 from html import escape
 from urllib.parse import quote
 
-from pipeline.serve.look import MoveDoc, PositionDoc, TableDoc
+from pipeline.serve.documents import MoveDoc, PositionDoc, TableDoc
 
 STYLE = """
 body{font-family:sans-serif;margin:1em auto;max-width:60em;padding:0 .5em}

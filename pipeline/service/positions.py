@@ -51,7 +51,7 @@ def depth_of(folder: Folder, p: Puzzle, state: int) -> int:
 def position(folder: Folder, p: Puzzle, typed: int) -> Position:
     """A position with its depth and every move from it with the depth it leads to. On a
     table of symmetry classes the position is its class's smallest image."""
-    p = p.bind(folder.data)
+    p = p.in_folder(folder.data)
     state = p.variants(typed)[0] if p.canonical is not None else typed
     at = depth(folder, p, state)
     judge = _judge(folder, p)

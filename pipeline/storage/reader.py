@@ -269,7 +269,7 @@ class LevelFiles:
         self.depth = depth
         self.entries = [e for e in entries if e.rows]
         #: The level's path counts as raw uint64 in row order, written to its scratch
-        #: by the build that made them (build/held.py, storage/scratch.py): read from there, not
+        #: by the build that made them (build/resident.py, storage/scratch.py): read from there, not
         #: decoded from DECIMAL(38,0) (english33 --paths, depth 17's 29M rows: read
         #: in 1.34 s with the column, in 0.59 s without).
         self.raw_counts = raw_counts

@@ -26,7 +26,7 @@ raw native-endian uint64 unless said otherwise:
   parent's row in its chunk: read back to join them to their counts again
   (engine/indexed.py).
 - ``paths-017.u64`` (:func:`new_counts`): the path counts of level 17 in row
-  order, written by the build as the level is (build/held.py) and read by the
+  order, written by the build as the level is (build/resident.py) and read by the
   next step instead of the DECIMAL column (storage/reader.py).
 - ``<scratch>-rounds/round0002-s.bin`` and ``-p.bin`` (:class:`Round`): the
   states and the parents of round 2 of a level closed under zero-cost moves

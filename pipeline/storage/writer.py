@@ -303,7 +303,7 @@ class LevelWriter:
         self.rows = 0
         self.seconds = 0.0  # time spent waiting for the writer (what it cost the caller)
         #: Called with a part's columns once it is written, when the part was a whole
-        #: run the writer held alone (the caller's pooled buffers: build/held.py Output).
+        #: run the writer held alone (the caller's pooled buffers: build/resident.py Output).
         self.recycle: Any = None
 
     def add(self, states: np.ndarray, parents: np.ndarray, paths: np.ndarray | None = None) -> None:

@@ -62,10 +62,10 @@ class LocalExecutor(Lifecycle):
         self.search: DenseSearch | None = None
         self.threads: ThreadPoolExecutor | None = None
 
-    def bind(self, place: Place) -> Self:
+    def working_in(self, place: Place) -> Self:
         self.spill, self.pool = place.scratch, place.pool
         self._let_go()
-        return super().bind(place)
+        return super().working_in(place)
 
     def _let_go(self) -> None:
         """Let the dense search and its threads go."""

@@ -114,9 +114,9 @@ class SparkExecutor(Lifecycle):
         spark.start(data)
         return spark
 
-    def bind(self, place: Place) -> Self:
-        self.local.bind(place)
-        return super().bind(place)
+    def working_in(self, place: Place) -> Self:
+        self.local.working_in(place)
+        return super().working_in(place)
 
     def __enter__(self) -> Self:
         """Spark started, its workers seeing the data folder, before anything is built."""

@@ -102,7 +102,7 @@ def puzzle_for(puzzle: str, data: str) -> Puzzle:
     Folder), bound to the data folder, made once."""
     key = (puzzle, data)
     if key not in _PUZZLES:
-        _PUZZLES[key] = Registry(Path(data)).puzzle(puzzle).bind(Path(data))
+        _PUZZLES[key] = Registry(Path(data)).puzzle(puzzle).in_folder(Path(data))
     return _PUZZLES[key]
 
 

@@ -469,7 +469,7 @@ class WinnablePuzzle(Puzzle):
         self._masks = forward._masks
         self.spec = forward.spec
 
-    def bind(self, data: Path) -> WinnablePuzzle:
+    def in_folder(self, data: Path) -> WinnablePuzzle:
         """The same puzzle reading reachable positions from ``data/<forward>``
         (the one read of storage a family makes: a derived table's source)."""
         bound = type(self)(self.forward, default=self.default)

@@ -205,7 +205,7 @@ def add(path: Path, data: Path, name: str | None = None, memory: int | None = No
     ``memory`` (bytes) is handed to the family (twisty: the budget its pattern tables
     are chosen within).
     """
-    spec = _given(path, name, memory)
+    spec = _spec_of_file(path, name, memory)
     puzzle(spec)  # the board itself is checked before anything is written
     target = data / SPECS / f"{spec.name}.toml"
     old = _text(target) if target.exists() else spec.text
@@ -224,7 +224,7 @@ def add(path: Path, data: Path, name: str | None = None, memory: int | None = No
     return [spec.name + suffix for suffix in families()[spec.family].tables]
 
 
-def _given(path: Path, name: str | None, memory: int | None = None) -> Spec:
+def _spec_of_file(path: Path, name: str | None, memory: int | None = None) -> Spec:
     """The spec kept for the file the user named: a TOML spec (as its family keeps it),
     or a family's own file made a spec under ``name`` (else the file's name), its text
     the TOML kept in the data folder."""

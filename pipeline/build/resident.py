@@ -1,6 +1,6 @@
 """The levels a build holds between steps, and the levels still being written.
 
-:class:`Held` decides which finished levels stay in memory (the frontier and
+:class:`Resident` decides which finished levels stay in memory (the frontier and
 the levels the graph checks against, while the budget allows) and which are
 read back from their files; it lends the level step its pooled buffers and
 takes them back when a level is let go. :class:`Pending` queues the levels
@@ -201,7 +201,7 @@ class Pending:
     def depths(self) -> set[int]:
         return {item[0] for item in self._items}
 
-    def bytes(self, held: Held) -> int:
+    def bytes(self, held: Resident) -> int:
         """Memory of the levels waiting for a writer that the build no longer holds."""
         return sum(w.rows * STATE_BYTES for d, w, *_ in self._items if d not in held.levels)
 
@@ -215,7 +215,7 @@ class Pending:
             self._record(depth, files, started, computed, stats)
 
 
-class Held:
+class Resident:
     """The finished levels a build keeps at hand, in memory or as files."""
 
     def __init__(
