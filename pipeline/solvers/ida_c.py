@@ -91,18 +91,19 @@ def compiler() -> list[str]:
     return shlex.split(os.environ.get("CC") or "gcc")
 
 
-def library_path(cc: list[str]) -> Path:
+def library_path(cc: list[str], source: Path = SOURCE, stem: str = "ida") -> Path:
     """The built library's path: a hash of source, compiler, flags and machine."""
-    key = hashlib.sha256(SOURCE.read_bytes())
+    key = hashlib.sha256(source.read_bytes())
     key.update(repr((cc, FLAGS, platform.machine(), sys.platform)).encode())
-    return cache_dir() / f"ida-{key.hexdigest()[:16]}.so"
+    return cache_dir() / f"{stem}-{key.hexdigest()[:16]}.so"
 
 
-def build() -> Path:
-    """Compile the kernel unless it is built and whole; its path. Raises OSError or
-    subprocess.SubprocessError (compiler missing or failing, cache not writable)."""
+def build(source: Path = SOURCE, stem: str = "ida") -> Path:
+    """Compile a kernel (by default this one) unless it is built and whole; its path.
+    Raises OSError or subprocess.SubprocessError (compiler missing or failing, cache
+    not writable)."""
     cc = compiler()
-    path = library_path(cc)
+    path = library_path(cc, source, stem)
     if intact(path):
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -111,7 +112,7 @@ def build() -> Path:
     record_tmp = record.with_name(f"{record.name}.{os.getpid()}.tmp")
     try:
         subprocess.run(
-            [*cc, *FLAGS, "-o", str(tmp), str(SOURCE)],
+            [*cc, *FLAGS, "-o", str(tmp), str(source)],
             check=True,
             capture_output=True,
             timeout=120,

@@ -1,4 +1,5 @@
-"""How many positions a definition reaches, when group theory says so without a search.
+"""The group a definition's moves generate: its order, whether a position is in it, and
+uniformly random positions.
 
 When every piece is distinct (no label repeats, no ``?``) and no ``Illegal``
 line prunes moves, the positions reached from solved are exactly the
@@ -8,18 +9,35 @@ generating set; Holt's textbook form, orbits recomputed at each visit: plain,
 and quick enough for the few hundred points a definition has). The build's
 verify then checks the table's total against it, and a definition too large
 for 64 bits says how many positions it has.
+
+The same chain sifts a position (in the group exactly when it sifts to the
+identity) and gives uniformly random elements (a random coset
+representative at each level: every element is one such product, once).
+Building it is bounded (:data:`MAX_TRIES` Schreier generators and
+:data:`MAX_WORK` points moved), so a hostile definition costs seconds at
+most; the 3x3x3 cube takes about 14,000 tries and 9 million points.
 """
 
 from __future__ import annotations
 
-from pipeline.puzzles.twisty.tws import Definition, Part, PieceSet
+import functools
+import random
+from collections.abc import Sequence
+
+from pipeline.errors import BadSpec
+from pipeline.puzzles.base import parity
+from pipeline.puzzles.twisty.tws import WILD, Definition, Part, PieceSet, Turn
 
 Perm = tuple[int, ...]
 #: Points (positions times orientations) above which the order is not computed.
 MAX_POINTS = 512
-#: Schreier generators tried before giving up: the 3x3x3 cube tries 15,442 (1 s),
-#: the kilominx 52,757 (4 s); the megaminx would take minutes.
+#: Schreier generators tried before giving up: the 3x3x3 cube tries 15,442 with
+#: every turn as a generator (14,171 with its six moves: 0.4 s), the kilominx
+#: 52,757 (4 s); the megaminx would take minutes.
 MAX_TRIES = 60_000
+#: Points moved (products and sifts, a point a step) before giving up: the
+#: 3x3x3 cube takes about 9 million with its six moves.
+MAX_WORK = 60_000_000
 
 
 class _TooLong(Exception):
@@ -56,21 +74,22 @@ def _inv(a: Perm) -> Perm:
 
 
 def order(gens: list[Perm]) -> int:
-    """The order of the group the permutations generate."""
+    """The order of the group the permutations generate (_TooLong past the bounds)."""
+    return chain(gens).order()
+
+
+def chain(gens: list[Perm]) -> _Chain:
+    """The complete chain of the group the permutations generate (_TooLong past the
+    bounds; no generator: the trivial group on no points)."""
     gens = [g for g in gens if any(x != y for x, y in enumerate(g))]
-    if not gens:
-        return 1
-    chain = _Chain(len(gens[0]))
+    out = _Chain(len(gens[0]) if gens else 0)
     for g in gens:
-        chain.add(g)
-    i = len(chain.base) - 1
+        out.add(g)
+    i = len(out.base) - 1
     while i >= 0:
-        back = chain.level(i)
+        back = out.level(i)
         i = i - 1 if back is None else back
-    total = 1
-    for i in range(len(chain.base)):
-        total *= len(chain.reps(i))
-    return total
+    return out
 
 
 class _Chain:
@@ -82,6 +101,30 @@ class _Chain:
         self.strong: list[Perm] = []
         self.cache: dict[int, tuple[list[Perm], dict[int, Perm]]] = {}
         self.tries = 0
+        self.work = 0
+
+    def order(self) -> int:
+        total = 1
+        for i in range(len(self.base)):
+            total *= len(self.reps(i))
+        return total
+
+    def contains(self, g: Perm) -> bool:
+        """Whether g is an element of the group (it sifts to the identity)."""
+        return self.strip(g, 0)[0] == self.ident
+
+    def random(self, rng: random.Random) -> Perm:
+        """A uniformly random element: a random representative of each level, multiplied."""
+        g = self.ident
+        for i in reversed(range(len(self.base))):
+            reps = self.reps(i)
+            g = _mul(g, reps[rng.choice(sorted(reps))])
+        return g
+
+    def charge(self, products: int) -> None:
+        self.work += products * len(self.ident)
+        if self.work > MAX_WORK:
+            raise _TooLong
 
     def add(self, g: Perm) -> None:
         self.strong.append(g)
@@ -99,7 +142,9 @@ class _Chain:
         if i not in self.cache:
             fixed = self.base[:i]
             gens = [s for s in self.strong if all(s[p] == p for p in fixed)]
-            self.cache[i] = (gens, _orbit(self.base[i], gens, self.ident))
+            reps = _orbit(self.base[i], gens, self.ident)
+            self.charge(len(reps) + len(self.strong))
+            self.cache[i] = (gens, reps)
         return self.cache[i]
 
     def strip(self, h: Perm, start: int) -> tuple[Perm, int]:
@@ -109,6 +154,7 @@ class _Chain:
             x = h[self.base[j]]
             if x not in reps:
                 return h, j
+            self.charge(2)
             h = _mul(h, _inv(reps[x]))
         return h, len(self.base)
 
@@ -121,6 +167,7 @@ class _Chain:
                 self.tries += 1
                 if self.tries > MAX_TRIES:
                     raise _TooLong
+                self.charge(3)
                 h = _mul(_mul(u, s), _inv(reps[s[p]]))
                 if h == self.ident:
                     continue
@@ -157,3 +204,160 @@ def reachable(d: Definition, turns: list[tuple[Part, ...]]) -> int | None:
         return order([as_permutation(d.sets, t) for t in turns])
     except _TooLong:
         return None
+
+
+# -- positions: why one cannot be reached, and random ones -------------------------------
+def generators(d: Definition, turns: Sequence[Turn]) -> list[Perm]:
+    """The base moves of the turns, on the points: they generate the turns' group."""
+    bases = {t.base for t in turns}
+    return [as_permutation(d.sets, m.parts) for m in d.moves if m.name in bases]
+
+
+@functools.lru_cache(maxsize=4)
+def group_chain(d: Definition, bases: frozenset[str]) -> _Chain | None:
+    """The chain of the group of the base moves named (None past the bounds or the
+    points: :data:`MAX_POINTS`)."""
+    if points(d.sets) > MAX_POINTS:
+        return None
+    try:
+        return chain([as_permutation(d.sets, m.parts) for m in d.moves if m.name in bases])
+    except _TooLong:
+        return None
+
+
+def _chain_of(d: Definition, turns: Sequence[Turn]) -> _Chain | None:
+    return group_chain(d, frozenset(t.base for t in turns))
+
+
+def random_position(d: Definition, turns: Sequence[Turn], rng: random.Random) -> tuple[Part, ...]:
+    """A uniformly random position reachable from solved: solved moved by a uniformly
+    random element of the group (each position is reached by as many elements).
+    BadSpec when the group is past the bounds, or Illegal lines prune moves."""
+    if d.illegal:
+        raise BadSpec(f"{d.name}: its Illegal lines make positions no group describes")
+    c = _chain_of(d, turns)
+    if c is None:
+        raise BadSpec(f"{d.name}: its group is too large to compute here")
+    g = c.random(rng)
+    out, base = [], 0
+    for s, solved in zip(d.sets, d.solved, strict=True):
+        perm, twist = [0] * s.pieces, [0] * s.pieces
+        for src in range(s.pieces):
+            y = g[base + src * s.twists] - base
+            j, tw = divmod(y, s.twists)
+            perm[j] = solved.perm[src]
+            t = solved.twist[src]
+            twist[j] = WILD if t == WILD else (t + tw) % s.twists
+        out.append(Part(tuple(perm), tuple(twist)))
+        base += s.pieces * s.twists
+    return tuple(out)
+
+
+def why_not(d: Definition, turns: Sequence[Turn], parts: Sequence[Part]) -> str | None:
+    """Why no sequence of the turns reaches the position from solved, in one line; None
+    when it is reached, or when nothing here can tell (identical pieces or ``?``
+    pass the checks of pieces, orientation sums and parities, then are searched)."""
+    for check in (_wrong_pieces, _wrong_sum, _wrong_parity, _not_member):
+        why = check(d, turns, parts)
+        if why is not None:
+            return why
+    return None
+
+
+def _wrong_pieces(d: Definition, turns: Sequence[Turn], parts: Sequence[Part]) -> str | None:
+    for s, part, solved in zip(d.sets, parts, d.solved, strict=True):
+        if sorted(part.perm) != sorted(solved.perm):
+            return f"set {s.name}: the pieces are not the solved state's (each label as many times)"
+    return None
+
+
+def _wrong_sum(d: Definition, turns: Sequence[Turn], parts: Sequence[Part]) -> str | None:
+    for i, (s, part, solved) in enumerate(zip(d.sets, parts, d.solved, strict=True)):
+        if s.twists == 1 or WILD in solved.twist:
+            continue
+        if any(sum(t.parts[i].twist) % s.twists for t in turns):
+            continue
+        got, want = sum(part.twist) % s.twists, sum(solved.twist) % s.twists
+        if got != want:
+            return (
+                f"set {s.name}: the orientations sum to {got} (mod {s.twists}), and every "
+                f"move keeps the sum at {want}: a piece is twisted in place"
+            )
+    return None
+
+
+def _wrong_parity(d: Definition, turns: Sequence[Turn], parts: Sequence[Part]) -> str | None:
+    """The arrangements' parities (sets of distinct pieces) must be a sum of the
+    moves' parities: else some sets together are in an arrangement no move makes."""
+    sets = [i for i, p in enumerate(d.solved) if len(set(p.perm)) == len(p.perm)]
+    if not sets:
+        return None
+    rows = [[parity(t.parts[i].perm) for i in sets] for t in turns]
+    home = [{v: j for j, v in enumerate(d.solved[i].perm)} for i in sets]
+    have = [parity([h[v] for v in parts[i].perm]) for i, h in zip(sets, home, strict=True)]
+    witness = _outside_span(rows, have)
+    if witness is None:
+        return None
+    names = [d.sets[i].name for i, w in zip(sets, witness, strict=True) if w]
+    what = f"set {names[0]}: its pieces are" if len(names) == 1 else (
+        f"sets {', '.join(names)}: their pieces are together")  # fmt: skip
+    return f"{what} in an odd arrangement, and every move keeps it even: two pieces are swapped"
+
+
+def _outside_span(rows: list[list[int]], x: list[int]) -> list[int] | None:
+    """A vector w with w.row = 0 for every row and w.x = 1 (mod 2), if x is not a sum of
+    rows; None when it is."""
+    k = len(x)
+    basis: list[list[int]] = []
+    for r in rows:
+        r = list(r)
+        for b in basis:
+            if r[b.index(1)]:
+                r = [u ^ v for u, v in zip(r, b, strict=True)]
+        if any(r):
+            basis = [[u ^ v for u, v in zip(b, r, strict=True)] if b[r.index(1)] else b for b in basis]
+            basis.append(r)
+    for w in _complement(basis, k):
+        if sum(a * b for a, b in zip(w, x, strict=True)) % 2:
+            return w
+    return None
+
+
+def _complement(basis: list[list[int]], k: int) -> list[list[int]]:
+    """A basis of the vectors orthogonal to every vector of ``basis`` (reduced: each
+    has a pivot no other has)."""
+    pivots = [b.index(1) for b in basis]
+    out = []
+    for f in range(k):
+        if f in pivots:
+            continue
+        w = [0] * k
+        w[f] = 1
+        for b, p in zip(basis, pivots, strict=True):
+            w[p] = b[f]
+        out.append(w)
+    return out
+
+
+def _not_member(d: Definition, turns: Sequence[Turn], parts: Sequence[Part]) -> str | None:
+    """Sift the position (distinct pieces, no ``?``, no Illegal lines: else None)."""
+    if d.illegal or any(
+        len(set(p.perm)) != len(p.perm) or WILD in p.twist for p in d.solved
+    ):
+        return None
+    c = _chain_of(d, turns)
+    if c is None:
+        return None
+    g: list[int] = [0] * points(d.sets)
+    base = 0
+    for s, part, solved in zip(d.sets, parts, d.solved, strict=True):
+        home = {v: j for j, v in enumerate(solved.perm)}
+        for j, (v, t) in enumerate(zip(part.perm, part.twist, strict=True)):
+            src = home[v]
+            delta = (t - solved.twist[src]) % s.twists
+            for x in range(s.twists):
+                g[base + src * s.twists + x] = base + j * s.twists + (x + delta) % s.twists
+        base += s.pieces * s.twists
+    if c.contains(tuple(g)):
+        return None
+    return "no sequence of moves reaches it (it passes the checks of orientation sums and parities)"

@@ -1,0 +1,109 @@
+"""The twisty IDA* kernel (twisty_kernel.c) built with the system's compiler, called by ctypes.
+
+Built and cached as the 15 puzzle's kernel is (ida_c.py: the user's cache, a
+name hashing the source, compiler and flags, a size and sha256 record checked
+before each load). There is no numba twin: without a C compiler a twisty
+puzzle too large to tabulate is not solved (one line says so).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import subprocess
+from pathlib import Path
+
+from pipeline.solvers import ida_c
+
+SOURCE = Path(__file__).with_name("twisty_kernel.c")
+STEM = "twisty"
+
+_I64 = ctypes.c_int64
+_U64 = ctypes.c_uint64
+_P = ctypes.c_void_p
+
+#: What tw_run answers.
+BUSY, FOUND, NONE = 0, 1, 2
+#: How a table stores its values (twisty_kernel.c's FMT_*).
+BYTE, NIBBLE, MOD3 = 0, 1, 2
+#: How a set's arrangement is ranked (KIND_*).
+DISTINCT, ONE_REPEATED, MULTISET = 0, 1, 2
+#: A table value standing for "farther than any search goes".
+FAR = 250
+
+
+class CPuzzle(ctypes.Structure):
+    """``struct tw_puzzle``."""
+
+    _fields_ = [
+        (f, _I64) for f in ("npos", "nturns", "maxtouch", "any_wild", "any_illegal", "ncanon")
+    ] + [
+        ("src", _P),
+        ("add", _P),
+        ("touched", _P),
+        ("order", _P),
+        ("wild", _P),
+        ("illegal", _P),
+        ("nlabels", _I64),
+        ("canon", _P),
+        ("solved_perm", _P),
+        ("solved_twist", _P),
+    ]
+
+
+class CSet(ctypes.Structure):
+    """``struct tw_pset``."""
+
+    _fields_ = [
+        (f, _I64)
+        for f in ("first", "n", "kind", "k", "o", "even", "implied", "rep", "rep_count")
+    ] + [(f, _U64) for f in ("q_size", "size", "total")] + [
+        (f, _P) for f in ("lab", "wild", "counts", "fall")
+    ]
+
+
+class CPattern(ctypes.Structure):
+    """``struct tw_pattern``."""
+
+    _fields_ = [
+        ("nsets", _I64),
+        ("format", _I64),
+        ("sets", _P),
+        ("arr", _P),
+        ("size", _U64),
+        ("solved", _U64),
+    ]
+
+
+class CSearch(ctypes.Structure):
+    """``struct tw_search``."""
+
+    _fields_ = [("pz", _P), ("pats", _P)] + [
+        (f, _I64)
+        for f in (
+            "npat", "max_depth", "bound", "next", "depth", "nodes", "iterations", "status",
+            "length",
+        )
+    ] + [(f, _P) for f in ("perm", "twist", "h", "canon", "next_turn", "path")]  # fmt: skip
+
+
+@functools.cache
+def library() -> ctypes.CDLL | None:
+    """The loaded kernel, built on first use; None when it cannot be built or loaded."""
+    try:
+        lib = ctypes.CDLL(str(ida_c.build(SOURCE, STEM)))
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    lib.tw_coordinate.argtypes = [_P, _P, _P]
+    lib.tw_coordinate.restype = _U64
+    lib.tw_apply.argtypes = [_P, _I64, _P, _P]
+    lib.tw_apply.restype = _I64
+    lib.tw_exact.argtypes = [_P, _P, _P, _P]
+    lib.tw_exact.restype = _I64
+    lib.tw_heuristic.argtypes = [_P, _P, _P]
+    lib.tw_heuristic.restype = _I64
+    lib.tw_start.argtypes = [_P]
+    lib.tw_start.restype = None
+    lib.tw_run.argtypes = [_P, _I64]
+    lib.tw_run.restype = _I64
+    return lib

@@ -1,0 +1,423 @@
+/* IDA* over any twisty definition, with pattern tables as the heuristic.
+ *
+ * A position is, for every position of every set (one flat index over the
+ * sets), the piece there (a label numbered over all sets) and its twist. A
+ * turn moves each position's piece from its source and adds a twist; only
+ * the positions it touches are rewritten. Consecutive turns follow a
+ * canonical-sequence machine (state x turn -> state, -1 pruned) made in
+ * Python from the definition (no turn after one of the same base move; of
+ * two commuting base moves one order only).
+ *
+ * Each pattern table is looked up by the coordinate its table was built
+ * with, computed from the full position: for each of its sets (the first the
+ * most significant, mixed radix of the set sizes) c = r * Q + q, r the rank
+ * of the pattern labels over the positions among the arrangements of the
+ * same multiset (lexicographic; halved when every move permutes the pieces
+ * evenly), q the twists of the positions holding pieces whose orientation
+ * counts, position 1 the most significant (the last digit left out when it
+ * is implied). The ranks use no division on the usual sets: distinct pieces
+ * as a Lehmer code with popcounts; distinct pieces and one repeated label
+ * with a table of a!/b!; any other multiset with the general formula.
+ *
+ * A table holds depths as bytes, as 4 bits, or as the depth mod 3 in 2 bits
+ * (a turn changes a pattern's depth by at most one, so the parent's exact
+ * value and the child's residue give the child's exact value).
+ *
+ * The search is resumable: tw_run works until a solution, the end of the
+ * bounds, or a budget of nodes, and keeps its stack in struct tw_search, so
+ * that the caller reports progress and can stop between calls.
+ * Plain C99, no Python headers.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#define FMT_BYTE 0
+#define FMT_NIBBLE 1
+#define FMT_MOD3 2
+#define KIND_DISTINCT 0
+#define KIND_ONE_REPEATED 1
+#define KIND_MULTISET 2
+#define FAR 250
+
+#define RUN_BUSY 0
+#define RUN_FOUND 1
+#define RUN_NONE 2
+
+struct tw_puzzle {
+    int64_t npos, nturns, maxtouch, any_wild, any_illegal, ncanon;
+    const int16_t *src;     /* nturns x npos: the position each position's piece comes from */
+    const uint8_t *add;     /* nturns x npos: the twist it gets */
+    const int16_t *touched; /* nturns x maxtouch: the positions a turn changes, -1 ends */
+    const uint8_t *order;   /* npos: the orientations of the position's set */
+    const uint8_t *wild;    /* labels: 1 when a label's twist is ignored */
+    const uint8_t *illegal; /* npos x nlabels: the label may not be there */
+    int64_t nlabels;
+    const int16_t *canon;   /* ncanon x nturns: the next canonical state, -1 pruned */
+    const uint16_t *solved_perm;
+    const uint8_t *solved_twist;
+};
+
+struct tw_pset {
+    int64_t first, n, kind, k, o, even, implied, rep, rep_count;
+    uint64_t q_size, size, total;
+    const uint8_t *lab;     /* label (over all sets) -> pattern label index */
+    const uint8_t *wild;    /* k: the pattern label's twist is ignored */
+    const uint64_t *counts; /* k: pieces a label */
+    const uint64_t *fall;   /* (n + 1) x (n + 1): a! / b! for b <= a (one repeated label) */
+};
+
+struct tw_pattern {
+    int64_t nsets, format;
+    const struct tw_pset *sets;
+    const uint8_t *arr;
+    uint64_t size, solved; /* coordinates; the solved position's */
+};
+
+struct tw_search {
+    const struct tw_puzzle *pz;
+    const struct tw_pattern *pats;
+    int64_t npat, max_depth;
+    int64_t bound, next, depth, nodes, iterations, status, length;
+    uint16_t *perm;   /* (max_depth + 2) x npos */
+    uint8_t *twist;   /* (max_depth + 2) x npos */
+    uint8_t *h;       /* (max_depth + 2) x npat: each table's exact value */
+    int16_t *canon;   /* max_depth + 2 */
+    int16_t *next_turn; /* max_depth + 2 */
+    int16_t *path;    /* max_depth + 1 */
+};
+
+static int64_t popcount64(uint64_t x)
+{
+#ifdef __GNUC__
+    return __builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int64_t)((x * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
+/* total * c / m exactly, the result known to be an integer that fits. */
+static uint64_t times(uint64_t total, uint64_t c, uint64_t m)
+{
+    return (total / m) * c + (total % m) * c / m;
+}
+
+static uint64_t rank_distinct(const struct tw_pset *s, const uint16_t *perm)
+{
+    uint64_t used = 0, r = 0;
+    for (int64_t j = 0; j < s->n; j++) {
+        int64_t v = s->lab[perm[j]];
+        uint64_t below = used & ((1ULL << v) - 1);
+        r = r * (uint64_t)(s->n - j) + (uint64_t)(v - popcount64(below));
+        used |= 1ULL << v;
+    }
+    return r;
+}
+
+static uint64_t rank_one_repeated(const struct tw_pset *s, const uint16_t *perm)
+{
+    uint64_t avail = ((s->k >= 64) ? ~0ULL : ((1ULL << s->k) - 1)) & ~(1ULL << s->rep);
+    uint64_t r = 0;
+    int64_t c = s->rep_count, n1 = s->n + 1;
+    for (int64_t j = 0; j + 1 < s->n; j++) {
+        int64_t v = s->lab[perm[j]], m1 = s->n - 1 - j;
+        uint64_t less = (uint64_t)popcount64(avail & ((1ULL << v) - 1));
+        r += less * s->fall[m1 * n1 + c];
+        if (v == s->rep) {
+            c--;
+        } else {
+            if (s->rep < v && c > 0)
+                r += s->fall[m1 * n1 + c - 1];
+            avail &= ~(1ULL << v);
+        }
+    }
+    return r;
+}
+
+static uint64_t rank_multiset(const struct tw_pset *s, const uint16_t *perm)
+{
+    uint64_t work[256], total = s->total, r = 0;
+    for (int64_t x = 0; x < s->k; x++)
+        work[x] = s->counts[x];
+    for (int64_t j = 0; j < s->n; j++) {
+        int64_t v = s->lab[perm[j]];
+        uint64_t m = (uint64_t)(s->n - j), below = 0;
+        for (int64_t x = 0; x < v; x++)
+            below += work[x];
+        r += times(total, below, m);
+        total = times(total, work[v], m);
+        work[v]--;
+    }
+    return r;
+}
+
+static uint64_t set_coordinate(const struct tw_pset *s, const uint16_t *perm0, const uint8_t *tw0)
+{
+    const uint16_t *perm = perm0 + s->first;
+    const uint8_t *tw = tw0 + s->first;
+    uint64_t r;
+    if (s->kind == KIND_DISTINCT)
+        r = rank_distinct(s, perm);
+    else if (s->kind == KIND_ONE_REPEATED)
+        r = rank_one_repeated(s, perm);
+    else
+        r = rank_multiset(s, perm);
+    if (s->even)
+        r >>= 1;
+    if (s->o == 1)
+        return r;
+    uint64_t q = 0, o = (uint64_t)s->o;
+    int64_t digits = s->implied ? s->n - 1 : s->n;
+    for (int64_t j = 0; j < digits; j++) {
+        if (!s->wild[s->lab[perm[j]]])
+            q = q * o + tw[j];
+    }
+    return r * s->q_size + q;
+}
+
+/* The pattern's coordinate of a full position. */
+uint64_t tw_coordinate(const struct tw_pattern *p, const uint16_t *perm, const uint8_t *tw)
+{
+    uint64_t c = 0;
+    for (int64_t i = 0; i < p->nsets; i++)
+        c = c * p->sets[i].size + set_coordinate(&p->sets[i], perm, tw);
+    return c;
+}
+
+/* The stored value at coordinate c: a depth (bytes, 4 bits) or a depth mod 3. */
+static int64_t stored(const struct tw_pattern *p, uint64_t c)
+{
+    if (p->format == FMT_BYTE)
+        return p->arr[c];
+    if (p->format == FMT_NIBBLE)
+        return (p->arr[c >> 1] >> ((c & 1) << 2)) & 15;
+    return (p->arr[c >> 2] >> ((c & 3) << 1)) & 3;
+}
+
+/* The exact value of a child from its stored value and its parent's exact value. */
+static int64_t value(const struct tw_pattern *p, uint64_t c, int64_t parent)
+{
+    int64_t v = stored(p, c);
+    if (p->format == FMT_BYTE)
+        return v;
+    if (p->format == FMT_NIBBLE)
+        return v == 15 ? FAR : v;
+    if (v == 3)
+        return FAR;
+    int64_t step = (v - parent % 3 + 3) % 3; /* 0 same, 1 one more, 2 one less */
+    return step == 0 ? parent : step == 1 ? parent + 1 : parent - 1;
+}
+
+/* Turn t applied to (perm, tw) into (out_perm, out_tw); 0 when it lands on an
+ * Illegal position. */
+static int apply_turn(const struct tw_puzzle *pz, int64_t t, const uint16_t *perm,
+                      const uint8_t *tw, uint16_t *out_perm, uint8_t *out_tw)
+{
+    memcpy(out_perm, perm, (size_t)pz->npos * sizeof(uint16_t));
+    memcpy(out_tw, tw, (size_t)pz->npos);
+    const int16_t *touched = pz->touched + t * pz->maxtouch;
+    const int16_t *src = pz->src + t * pz->npos;
+    const uint8_t *add = pz->add + t * pz->npos;
+    for (int64_t i = 0; i < pz->maxtouch && touched[i] >= 0; i++) {
+        int64_t j = touched[i], s = src[j];
+        uint16_t piece = perm[s];
+        int64_t x = tw[s] + add[j];
+        if (x >= pz->order[j])
+            x -= pz->order[j];
+        if (pz->any_wild && pz->wild[piece])
+            x = 0;
+        if (pz->any_illegal && pz->illegal[j * pz->nlabels + piece])
+            return 0;
+        out_perm[j] = piece;
+        out_tw[j] = (uint8_t)x;
+    }
+    return 1;
+}
+
+/* Turn t applied to a position in place (the caller's scramble, a random walk). */
+int64_t tw_apply(const struct tw_puzzle *pz, int64_t t, uint16_t *perm, uint8_t *tw)
+{
+    uint16_t p2[pz->npos];
+    uint8_t t2[pz->npos];
+    if (!apply_turn(pz, t, perm, tw, p2, t2))
+        return 0;
+    memcpy(perm, p2, (size_t)pz->npos * sizeof(uint16_t));
+    memcpy(tw, t2, (size_t)pz->npos);
+    return 1;
+}
+
+static int is_solved(const struct tw_puzzle *pz, const uint16_t *perm, const uint8_t *tw)
+{
+    return memcmp(perm, pz->solved_perm, (size_t)pz->npos * sizeof(uint16_t)) == 0 &&
+           memcmp(tw, pz->solved_twist, (size_t)pz->npos) == 0;
+}
+
+/* A table's exact value at a position. Bytes and 4 bits hold it; a depth mod 3
+ * is followed down: a turn to a residue one less is a step nearer the table's
+ * solved coordinate (FAR when the walk finds none: a damaged table). */
+int64_t tw_exact(const struct tw_puzzle *pz, const struct tw_pattern *p, const uint16_t *perm0,
+                 const uint8_t *tw0)
+{
+    uint64_t c = tw_coordinate(p, perm0, tw0);
+    if (p->format != FMT_MOD3)
+        return value(p, c, 0);
+    uint16_t perm[pz->npos], p2[pz->npos];
+    uint8_t tw[pz->npos], t2[pz->npos];
+    memcpy(perm, perm0, (size_t)pz->npos * sizeof(uint16_t));
+    memcpy(tw, tw0, (size_t)pz->npos);
+    for (int64_t steps = 0; steps < FAR; steps++) {
+        if (c == p->solved)
+            return steps;
+        int64_t v = stored(p, c), want = (v + 2) % 3, moved = 0;
+        if (v == 3)
+            return FAR;
+        for (int64_t t = 0; t < pz->nturns && !moved; t++) {
+            if (!apply_turn(pz, t, perm, tw, p2, t2))
+                continue;
+            uint64_t c2 = tw_coordinate(p, p2, t2);
+            if (stored(p, c2) == want) {
+                memcpy(perm, p2, (size_t)pz->npos * sizeof(uint16_t));
+                memcpy(tw, t2, (size_t)pz->npos);
+                c = c2;
+                moved = 1;
+            }
+        }
+        if (!moved)
+            return FAR;
+    }
+    return FAR;
+}
+
+/* The heuristic of a position: the largest table value. */
+int64_t tw_heuristic(const struct tw_search *s, const uint16_t *perm, const uint8_t *tw)
+{
+    int64_t h = 0;
+    for (int64_t i = 0; i < s->npat; i++) {
+        int64_t v = tw_exact(s->pz, &s->pats[i], perm, tw);
+        if (v > h)
+            h = v;
+    }
+    return h;
+}
+
+/* Start a search from the position at level 0 of the stack. */
+void tw_start(struct tw_search *s)
+{
+    const struct tw_puzzle *pz = s->pz;
+    s->nodes = 0;
+    s->iterations = 0;
+    s->length = -1;
+    s->status = RUN_BUSY;
+    int64_t h = 0;
+    for (int64_t i = 0; i < s->npat; i++) {
+        int64_t v = tw_exact(pz, &s->pats[i], s->perm, s->twist);
+        s->h[i] = (uint8_t)(v > FAR ? FAR : v);
+        if (v > h)
+            h = v;
+    }
+    if (is_solved(pz, s->perm, s->twist)) {
+        s->status = RUN_FOUND;
+        s->length = 0;
+        return;
+    }
+    s->bound = h < 1 ? 1 : h;
+    s->next = FAR;
+    s->depth = 0;
+    s->canon[0] = 0;
+    s->next_turn[0] = 0;
+    if (s->bound > s->max_depth)
+        s->status = RUN_NONE;
+}
+
+/* The child's table values into hc (all of them, or up to the first that
+ * prunes); its f = depth + max, or the first f over the bound. */
+static int64_t child_f(struct tw_search *s, int64_t d1, const uint8_t *hp, uint8_t *hc,
+                       const uint16_t *perm, const uint8_t *tw)
+{
+    int64_t h = 0, room = s->bound - d1;
+    for (int64_t i = 0; i < s->npat; i++) {
+        const struct tw_pattern *p = &s->pats[i];
+        int64_t v = value(p, tw_coordinate(p, perm, tw), hp[i]);
+        hc[i] = (uint8_t)v;
+        if (v > h) {
+            h = v;
+            if (h > room)
+                return d1 + h;
+        }
+    }
+    return d1 + h;
+}
+
+/* One step of the depth-first walk at the top of the stack: 1 when a child
+ * was pushed or tried, 0 when the level is done and popped. */
+static void step(struct tw_search *s)
+{
+    const struct tw_puzzle *pz = s->pz;
+    int64_t d = s->depth, n = pz->npos;
+    int64_t t = s->next_turn[d];
+    if (t >= pz->nturns) {
+        s->depth = d - 1;
+        return;
+    }
+    s->next_turn[d] = (int16_t)(t + 1);
+    int64_t c = pz->canon[s->canon[d] * pz->nturns + t];
+    if (c < 0)
+        return;
+    uint16_t *perm = s->perm + (d + 1) * n;
+    uint8_t *tw = s->twist + (d + 1) * n;
+    if (!apply_turn(pz, t, s->perm + d * n, s->twist + d * n, perm, tw))
+        return;
+    s->nodes++;
+    int64_t d1 = d + 1;
+    if (d1 == s->bound) { /* a leaf: only the solved position is wanted */
+        if (is_solved(pz, perm, tw)) {
+            s->path[d] = (int16_t)t;
+            s->length = d1;
+            s->status = RUN_FOUND;
+        } else if (d1 + 1 < s->next) {
+            s->next = d1 + 1;
+        }
+        return;
+    }
+    uint8_t *hc = s->h + d1 * s->npat;
+    int64_t f = child_f(s, d1, s->h + d * s->npat, hc, perm, tw);
+    if (f > s->bound) {
+        if (f < s->next)
+            s->next = f;
+        return;
+    }
+    s->path[d] = (int16_t)t;
+    if (f == d1 && is_solved(pz, perm, tw)) {
+        s->length = d1;
+        s->status = RUN_FOUND;
+        return;
+    }
+    s->depth = d1;
+    s->canon[d1] = (int16_t)c;
+    s->next_turn[d1] = 0;
+}
+
+/* Search on for at most ``budget`` more nodes: RUN_FOUND (the turns in path,
+ * ``length`` of them), RUN_NONE (no solution within max_depth), or RUN_BUSY. */
+int64_t tw_run(struct tw_search *s, int64_t budget)
+{
+    int64_t stop = s->nodes + budget;
+    while (s->status == RUN_BUSY && s->nodes < stop) {
+        if (s->depth < 0) {
+            s->iterations++;
+            if (s->next > s->max_depth) {
+                s->status = RUN_NONE;
+                break;
+            }
+            s->bound = s->next;
+            s->next = FAR;
+            s->depth = 0;
+            s->next_turn[0] = 0;
+            continue;
+        }
+        step(s);
+    }
+    return s->status;
+}

@@ -1,0 +1,247 @@
+"""Optimal solutions of twisty puzzles too large to tabulate: IDA* over pattern tables.
+
+The search runs in C (twisty_kernel.c) over the definition's turns (its
+moves with their powers: the half-turn metric unless the quarter-turn one was
+asked for), pruned by the canonical-sequence machine (twisty_layout.py), its
+heuristic the largest value of the pattern tables (twisty_patterns.py), each
+read in place (a memory-mapped array: twisty_tables.py). Every solution is
+optimal: the tables' depths never exceed a position's distance, and IDA*
+raises its bound one step at a time.
+
+The kernel works in slices of nodes (:data:`SLICE_SECONDS` each), so a long
+search reports its progress between them and stops on Ctrl-C
+(KeyboardInterrupt reaches Python at the end of a slice).
+
+A position must be one of the group's (group.py, or the caller's checks): one
+that is not would be searched to :data:`MAX_DEPTH` in vain.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.errors import BadMethod
+from pipeline.puzzles.twisty.tws import Definition, Part, Turn
+from pipeline.solvers import twisty_c
+from pipeline.solvers.twisty_c import CPattern, CPuzzle, CSearch, CSet
+from pipeline.solvers.twisty_layout import Layout, canonical, layout
+from pipeline.solvers.twisty_patterns import PatternCode, PatternSet
+
+#: No search goes deeper (a position of the group is far nearer on any puzzle here).
+MAX_DEPTH = 200
+#: About how long the kernel works between two looks at progress and Ctrl-C.
+SLICE_SECONDS = 0.25
+
+
+@dataclass(frozen=True)
+class Table:
+    """A pattern's array: a value a coordinate, as bytes, 4 bits or depth mod 3."""
+
+    code: PatternCode
+    array: np.ndarray
+    format: int
+
+    def __post_init__(self) -> None:
+        per_byte = {twisty_c.BYTE: 1, twisty_c.NIBBLE: 2, twisty_c.MOD3: 4}[self.format]
+        if self.array.dtype != np.uint8 or self.array.size != -(-self.code.size // per_byte):
+            raise ValueError(f"pattern {self.code.name}: the array does not fit its coordinates")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a running search is: the bound being searched, nodes so far, seconds."""
+
+    bound: int
+    nodes: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Solution:
+    """An optimal solution (turn names), with the nodes searched and the time taken."""
+
+    turns: tuple[str, ...]
+    nodes: int
+    seconds: float
+
+    @property
+    def length(self) -> int:
+        return len(self.turns)
+
+
+class Search:
+    """IDA* over one definition's turns with pattern tables (C kernel only)."""
+
+    def __init__(
+        self,
+        definition: Definition,
+        turns: Sequence[Turn],
+        tables: Sequence[Table] = (),
+        *,
+        canonical_moves: bool = True,
+    ) -> None:
+        """``canonical_moves`` False searches every turn after every turn (for checks)."""
+        lib = twisty_c.library()
+        if lib is None:
+            raise BadMethod(
+                "the twisty search needs a C compiler (see python -m pipeline.solvers.ida_c)"
+            )
+        self.lib = lib
+        self.definition = definition
+        self.turns = tuple(turns)
+        self.layout: Layout = layout(definition)
+        self.tables = tuple(tables)
+        self._keep: list[object] = []
+        machine = canonical(definition, self.turns) if canonical_moves else None
+        self._puzzle = self._c_puzzle(machine)
+        self._patterns = (CPattern * max(1, len(self.tables)))(
+            *[self._c_pattern(t) for t in self.tables]
+        )
+
+    # -- the C structs (their arrays kept alive in self._keep) ----------------------------
+    def _addr(self, arr: np.ndarray) -> int:
+        self._keep.append(arr)
+        return arr.ctypes.data
+
+    def _c_puzzle(self, machine: np.ndarray | None) -> CPuzzle:
+        lay = self.layout
+        src, add, touched = lay.turn_arrays(self.turns)
+        if machine is None:
+            machine = np.zeros((1, len(self.turns)), np.int16)
+        solved_perm, solved_tw = lay.arrays(self.definition.solved)
+        self.solved = (solved_perm, solved_tw)
+        illegal = lay.illegal()
+        return CPuzzle(
+            npos=lay.npos, nturns=len(self.turns), maxtouch=touched.shape[1],
+            any_wild=int(lay.wild.any()), any_illegal=int(bool(self.definition.illegal)),
+            ncanon=len(machine), src=self._addr(src), add=self._addr(add),
+            touched=self._addr(touched), order=self._addr(lay.order), wild=self._addr(lay.wild),
+            illegal=self._addr(illegal), nlabels=lay.nlabels,
+            canon=self._addr(np.ascontiguousarray(machine, np.int16)),
+            solved_perm=self._addr(solved_perm), solved_twist=self._addr(solved_tw),
+        )  # fmt: skip
+
+    def _c_pattern(self, t: Table) -> CPattern:
+        sets = (CSet * len(t.code.sets))(*[self._c_set(s) for s in t.code.sets])
+        self._keep.append(sets)
+        solved = t.code.coordinate(*self.solved)
+        return CPattern(
+            nsets=len(t.code.sets), format=t.format, sets=ctypes.addressof(sets),
+            arr=self._addr(t.array), size=t.code.size, solved=solved,
+        )  # fmt: skip
+
+    def _c_set(self, s: PatternSet) -> CSet:
+        rep = next((x for x, c in enumerate(s.counts) if c > 1), 0)
+        return CSet(
+            first=s.first, n=s.n, kind=s.kind, k=s.k, o=s.o, even=int(s.even),
+            implied=int(s.implied), rep=rep, rep_count=s.counts[rep], q_size=s.q_size,
+            size=s.size, total=_fits(_multinomial(s.counts)),
+            lab=self._addr(np.array(s.lab, np.uint8)),
+            wild=self._addr(np.array(s.wild, np.uint8)),
+            counts=self._addr(np.array(s.counts, np.uint64)),
+            fall=self._addr(_falling(s.n)),
+        )  # fmt: skip
+
+    # -- positions -------------------------------------------------------------------
+    def arrays(self, parts: Sequence[Part]) -> tuple[np.ndarray, np.ndarray]:
+        return self.layout.arrays(parts)
+
+    def coordinate(self, table: int, parts: Sequence[Part]) -> int:
+        """Table ``table``'s coordinate of a position, computed by the kernel."""
+        perm, tw = self.arrays(parts)
+        pat = ctypes.byref(self._patterns[table])
+        return int(self.lib.tw_coordinate(pat, perm.ctypes.data, tw.ctypes.data))
+
+    def heuristic(self, parts: Sequence[Part]) -> int:
+        """The bound the search starts from: the largest table value."""
+        search, _ = self._search(parts, MAX_DEPTH)
+        return int(self.lib.tw_heuristic(ctypes.byref(search), search.perm, search.twist))
+
+    def apply(self, parts: Sequence[Part], names: Sequence[str]) -> tuple[Part, ...]:
+        """The position after the turns named (turns of this search)."""
+        index = {t.name: i for i, t in enumerate(self.turns)}
+        perm, tw = self.arrays(parts)
+        for name in names:
+            self.lib.tw_apply(ctypes.byref(self._puzzle), index[name], perm.ctypes.data,
+                              tw.ctypes.data)  # fmt: skip
+        return self.layout.parts(perm, tw)
+
+    # -- the search ------------------------------------------------------------------
+    def _search(self, parts: Sequence[Part], max_depth: int) -> tuple[CSearch, list[np.ndarray]]:
+        n, levels = self.layout.npos, max_depth + 2
+        perm = np.zeros((levels, n), np.uint16)
+        tw = np.zeros((levels, n), np.uint8)
+        perm[0], tw[0] = self.arrays(parts)
+        h = np.zeros((levels, max(1, len(self.tables))), np.uint8)
+        canon = np.zeros(levels, np.int16)
+        next_turn = np.zeros(levels, np.int16)
+        path = np.zeros(levels, np.int16)
+        arrays = [perm, tw, h, canon, next_turn, path]
+        search = CSearch(
+            pz=ctypes.addressof(self._puzzle), pats=ctypes.addressof(self._patterns),
+            npat=len(self.tables), max_depth=max_depth,
+            perm=perm.ctypes.data, twist=tw.ctypes.data, h=h.ctypes.data,
+            canon=canon.ctypes.data, next_turn=next_turn.ctypes.data, path=path.ctypes.data,
+        )  # fmt: skip
+        return search, arrays
+
+    def solve(
+        self,
+        parts: Sequence[Part],
+        on_progress: Callable[[Progress], None] | None = None,
+        max_depth: int = MAX_DEPTH,
+    ) -> Solution | None:
+        """An optimal solution of a position of the group (None: none within
+        ``max_depth``). ``on_progress`` is called between slices of the search."""
+        search, arrays = self._search(parts, max_depth)
+        path = arrays[-1]
+        clock = time.perf_counter()
+        self.lib.tw_start(ctypes.byref(search))
+        budget, status = 1 << 16, search.status
+        while status == twisty_c.BUSY:
+            began = time.perf_counter()
+            status = self.lib.tw_run(ctypes.byref(search), budget)
+            took = time.perf_counter() - began
+            budget = _next_budget(budget, took)
+            if on_progress is not None and status == twisty_c.BUSY:
+                on_progress(Progress(search.bound, search.nodes, time.perf_counter() - clock))
+        seconds = time.perf_counter() - clock
+        if status == twisty_c.NONE:
+            return None
+        names = tuple(self.turns[int(t)].name for t in path[: search.length])
+        return Solution(names, search.nodes, seconds)
+
+
+def _next_budget(budget: int, took: float) -> int:
+    """Nodes for the next slice, so that one takes about SLICE_SECONDS."""
+    if took <= 0:
+        return budget * 4
+    return int(min(max(budget * SLICE_SECONDS / took, 1 << 12), budget * 4, 1 << 34))
+
+
+def _multinomial(counts: Sequence[int]) -> int:
+    from pipeline.puzzles.twisty.pack import multinomial
+
+    return multinomial(counts)
+
+
+def _fits(x: int) -> int:
+    """A count the kernel reads as uint64 (0 when it cannot be: not read then)."""
+    return x if x < 1 << 64 else 0
+
+
+def _falling(n: int) -> np.ndarray:
+    """``a! / b!`` at ``[a, b]`` for ``b <= a <= n`` (0 elsewhere, and where it passes
+    64 bits: the ranks never read those)."""
+    out = np.zeros((n + 1, n + 1), np.uint64)
+    for a in range(n + 1):
+        x = 1
+        for b in range(a, -1, -1):
+            out[a, b] = _fits(x)
+            x *= b if b else 1
+    return out
