@@ -48,18 +48,18 @@ class CPuzzle(ctypes.Structure):
         ("canon", _P),
         ("solved_perm", _P),
         ("solved_twist", _P),
+        ("home", _P),
     ]
 
 
 class CSet(ctypes.Structure):
     """``struct tw_pset``."""
 
-    _fields_ = [
-        (f, _I64)
-        for f in ("first", "n", "kind", "k", "o", "even", "implied", "rep", "rep_count")
-    ] + [(f, _U64) for f in ("q_size", "size", "total")] + [
-        (f, _P) for f in ("lab", "wild", "counts", "fall")
-    ]
+    _fields_ = (
+        [(f, _I64) for f in ("first", "n", "kind", "k", "o", "even", "implied", "rep", "rep_count")]
+        + [(f, _U64) for f in ("q_size", "size", "total")]
+        + [(f, _P) for f in ("lab", "wild", "counts", "fall")]
+    )
 
 
 class CPattern(ctypes.Structure):
@@ -68,6 +68,7 @@ class CPattern(ctypes.Structure):
     _fields_ = [
         ("nsets", _I64),
         ("format", _I64),
+        ("inverse", _I64),
         ("sets", _P),
         ("arr", _P),
         ("size", _U64),
@@ -84,7 +85,15 @@ class CSearch(ctypes.Structure):
             "npat", "max_depth", "bound", "next", "depth", "nodes", "iterations", "status",
             "length",
         )
-    ] + [(f, _P) for f in ("perm", "twist", "h", "canon", "next_turn", "path")]  # fmt: skip
+    ] + [
+        (f, _P)
+        for f in (
+            "root_perm", "root_twist", "root_h", "kid_perm", "kid_twist", "inv_perm", "inv_twist",
+            "kid_h", "kid_coord",
+            "kid_turn", "kid_canon", "alive", "alive_count", "alive_at", "chosen", "canon",
+            "path",
+        )
+    ]  # fmt: skip
 
 
 @functools.cache

@@ -43,6 +43,16 @@
 #define RUN_FOUND 1
 #define RUN_NONE 2
 
+/* The search's functions are inlined into two copies of its loop, one compiled
+ * for processors with a popcount instruction, chosen when the search runs. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define HOT static inline __attribute__((always_inline))
+#define TWO_LOOPS 1
+#else
+#define HOT static
+#define TWO_LOOPS 0
+#endif
+
 struct tw_puzzle {
     int64_t npos, nturns, maxtouch, any_wild, any_illegal, ncanon;
     const int16_t *src;     /* nturns x npos: the position each position's piece comes from */
@@ -55,6 +65,7 @@ struct tw_puzzle {
     const int16_t *canon;   /* ncanon x nturns: the next canonical state, -1 pruned */
     const uint16_t *solved_perm;
     const uint8_t *solved_twist;
+    const int16_t *home;    /* labels: the position a label is at when solved (distinct pieces) */
 };
 
 struct tw_pset {
@@ -67,26 +78,41 @@ struct tw_pset {
 };
 
 struct tw_pattern {
-    int64_t nsets, format;
+    int64_t nsets, format, inverse; /* inverse: looked up on the position's inverse */
     const struct tw_pset *sets;
     const uint8_t *arr;
     uint64_t size, solved; /* coordinates; the solved position's */
 };
 
+/* The search's stack: level d holds the node at depth d (its position is the
+ * root's, or a child kept at level d - 1) and the children it opened: each
+ * child's position, turn, canonical state and table values, and the indexes
+ * of those that passed every table (searched in turn order). */
 struct tw_search {
     const struct tw_puzzle *pz;
     const struct tw_pattern *pats;
     int64_t npat, max_depth;
     int64_t bound, next, depth, nodes, iterations, status, length;
-    uint16_t *perm;   /* (max_depth + 2) x npos */
-    uint8_t *twist;   /* (max_depth + 2) x npos */
-    uint8_t *h;       /* (max_depth + 2) x npat: each table's exact value */
-    int16_t *canon;   /* max_depth + 2 */
-    int16_t *next_turn; /* max_depth + 2 */
-    int16_t *path;    /* max_depth + 1 */
+    uint16_t *root_perm;  /* npos */
+    uint8_t *root_twist;  /* npos */
+    uint8_t *root_h;      /* npat */
+    uint16_t *kid_perm;   /* levels x nturns x npos */
+    uint8_t *kid_twist;   /* levels x nturns x npos */
+    uint16_t *inv_perm;   /* levels x nturns x npos: the children's inverses */
+    uint8_t *inv_twist;   /* levels x nturns x npos */
+    uint8_t *kid_h;       /* levels x nturns x npat */
+    uint64_t *kid_coord;  /* levels x nturns */
+    int16_t *kid_turn;    /* levels x nturns */
+    int16_t *kid_canon;   /* levels x nturns */
+    int16_t *alive;       /* levels x nturns */
+    int16_t *alive_count; /* levels */
+    int16_t *alive_at;    /* levels */
+    int16_t *chosen;      /* levels: the child of level d - 1 that is the node at d */
+    int16_t *canon;       /* levels: the node's canonical state */
+    int16_t *path;        /* levels */
 };
 
-static int64_t popcount64(uint64_t x)
+HOT int64_t popcount64(uint64_t x)
 {
 #ifdef __GNUC__
     return __builtin_popcountll(x);
@@ -99,12 +125,12 @@ static int64_t popcount64(uint64_t x)
 }
 
 /* total * c / m exactly, the result known to be an integer that fits. */
-static uint64_t times(uint64_t total, uint64_t c, uint64_t m)
+HOT uint64_t times(uint64_t total, uint64_t c, uint64_t m)
 {
     return (total / m) * c + (total % m) * c / m;
 }
 
-static uint64_t rank_distinct(const struct tw_pset *s, const uint16_t *perm)
+HOT uint64_t rank_distinct(const struct tw_pset *s, const uint16_t *perm)
 {
     uint64_t used = 0, r = 0;
     for (int64_t j = 0; j < s->n; j++) {
@@ -116,7 +142,7 @@ static uint64_t rank_distinct(const struct tw_pset *s, const uint16_t *perm)
     return r;
 }
 
-static uint64_t rank_one_repeated(const struct tw_pset *s, const uint16_t *perm)
+HOT uint64_t rank_one_repeated(const struct tw_pset *s, const uint16_t *perm)
 {
     uint64_t avail = ((s->k >= 64) ? ~0ULL : ((1ULL << s->k) - 1)) & ~(1ULL << s->rep);
     uint64_t r = 0;
@@ -136,7 +162,7 @@ static uint64_t rank_one_repeated(const struct tw_pset *s, const uint16_t *perm)
     return r;
 }
 
-static uint64_t rank_multiset(const struct tw_pset *s, const uint16_t *perm)
+HOT uint64_t rank_multiset(const struct tw_pset *s, const uint16_t *perm)
 {
     uint64_t work[256], total = s->total, r = 0;
     for (int64_t x = 0; x < s->k; x++)
@@ -153,7 +179,7 @@ static uint64_t rank_multiset(const struct tw_pset *s, const uint16_t *perm)
     return r;
 }
 
-static uint64_t set_coordinate(const struct tw_pset *s, const uint16_t *perm0, const uint8_t *tw0)
+HOT uint64_t set_coordinate(const struct tw_pset *s, const uint16_t *perm0, const uint8_t *tw0)
 {
     const uint16_t *perm = perm0 + s->first;
     const uint8_t *tw = tw0 + s->first;
@@ -177,8 +203,7 @@ static uint64_t set_coordinate(const struct tw_pset *s, const uint16_t *perm0, c
     return r * s->q_size + q;
 }
 
-/* The pattern's coordinate of a full position. */
-uint64_t tw_coordinate(const struct tw_pattern *p, const uint16_t *perm, const uint8_t *tw)
+HOT uint64_t coordinate(const struct tw_pattern *p, const uint16_t *perm, const uint8_t *tw)
 {
     uint64_t c = 0;
     for (int64_t i = 0; i < p->nsets; i++)
@@ -186,8 +211,14 @@ uint64_t tw_coordinate(const struct tw_pattern *p, const uint16_t *perm, const u
     return c;
 }
 
+/* The pattern's coordinate of a full position. */
+uint64_t tw_coordinate(const struct tw_pattern *p, const uint16_t *perm, const uint8_t *tw)
+{
+    return coordinate(p, perm, tw);
+}
+
 /* The stored value at coordinate c: a depth (bytes, 4 bits) or a depth mod 3. */
-static int64_t stored(const struct tw_pattern *p, uint64_t c)
+HOT int64_t stored(const struct tw_pattern *p, uint64_t c)
 {
     if (p->format == FMT_BYTE)
         return p->arr[c];
@@ -197,7 +228,7 @@ static int64_t stored(const struct tw_pattern *p, uint64_t c)
 }
 
 /* The exact value of a child from its stored value and its parent's exact value. */
-static int64_t value(const struct tw_pattern *p, uint64_t c, int64_t parent)
+HOT int64_t value(const struct tw_pattern *p, uint64_t c, int64_t parent)
 {
     int64_t v = stored(p, c);
     if (p->format == FMT_BYTE)
@@ -212,7 +243,7 @@ static int64_t value(const struct tw_pattern *p, uint64_t c, int64_t parent)
 
 /* Turn t applied to (perm, tw) into (out_perm, out_tw); 0 when it lands on an
  * Illegal position. */
-static int apply_turn(const struct tw_puzzle *pz, int64_t t, const uint16_t *perm,
+HOT int apply_turn(const struct tw_puzzle *pz, int64_t t, const uint16_t *perm,
                       const uint8_t *tw, uint16_t *out_perm, uint8_t *out_tw)
 {
     memcpy(out_perm, perm, (size_t)pz->npos * sizeof(uint16_t));
@@ -236,6 +267,21 @@ static int apply_turn(const struct tw_puzzle *pz, int64_t t, const uint16_t *per
     return 1;
 }
 
+/* The inverse of a position of distinct pieces. As a group element g (the
+ * position is solved * g), the label at j, whose home is h, went from h to j
+ * twisted by tw[j] - solved_twist[h]; solved * g^-1 has at h the label solved
+ * at j, twisted back. */
+HOT void invert(const struct tw_puzzle *pz, const uint16_t *perm, const uint8_t *tw,
+                uint16_t *out_perm, uint8_t *out_tw)
+{
+    for (int64_t j = 0; j < pz->npos; j++) {
+        int64_t h = pz->home[perm[j]], o = pz->order[j];
+        int64_t x = pz->solved_twist[j] + pz->solved_twist[h] + o - tw[j];
+        out_perm[h] = pz->solved_perm[j];
+        out_tw[h] = (uint8_t)(x >= o ? (x >= 2 * o ? x - 2 * o : x - o) : x);
+    }
+}
+
 /* Turn t applied to a position in place (the caller's scramble, a random walk). */
 int64_t tw_apply(const struct tw_puzzle *pz, int64_t t, uint16_t *perm, uint8_t *tw)
 {
@@ -248,7 +294,7 @@ int64_t tw_apply(const struct tw_puzzle *pz, int64_t t, uint16_t *perm, uint8_t 
     return 1;
 }
 
-static int is_solved(const struct tw_puzzle *pz, const uint16_t *perm, const uint8_t *tw)
+HOT int is_solved(const struct tw_puzzle *pz, const uint16_t *perm, const uint8_t *tw)
 {
     return memcmp(perm, pz->solved_perm, (size_t)pz->npos * sizeof(uint16_t)) == 0 &&
            memcmp(tw, pz->solved_twist, (size_t)pz->npos) == 0;
@@ -260,6 +306,12 @@ static int is_solved(const struct tw_puzzle *pz, const uint16_t *perm, const uin
 int64_t tw_exact(const struct tw_puzzle *pz, const struct tw_pattern *p, const uint16_t *perm0,
                  const uint8_t *tw0)
 {
+    if (p->inverse) { /* exact formats only */
+        uint16_t ip[pz->npos];
+        uint8_t it[pz->npos];
+        invert(pz, perm0, tw0, ip, it);
+        return value(p, coordinate(p, ip, it), 0);
+    }
     uint64_t c = tw_coordinate(p, perm0, tw0);
     if (p->format != FMT_MOD3)
         return value(p, c, 0);
@@ -302,7 +354,141 @@ int64_t tw_heuristic(const struct tw_search *s, const uint16_t *perm, const uint
     return h;
 }
 
-/* Start a search from the position at level 0 of the stack. */
+/* The position, table values and canonical state of the node at level d. */
+HOT const uint16_t *node_perm(const struct tw_search *s, int64_t d)
+{
+    if (d == 0)
+        return s->root_perm;
+    int64_t n = s->pz->nturns, i = s->chosen[d];
+    return s->kid_perm + ((d - 1) * n + i) * s->pz->npos;
+}
+
+HOT const uint8_t *node_twist(const struct tw_search *s, int64_t d)
+{
+    if (d == 0)
+        return s->root_twist;
+    int64_t n = s->pz->nturns, i = s->chosen[d];
+    return s->kid_twist + ((d - 1) * n + i) * s->pz->npos;
+}
+
+HOT const uint8_t *node_h(const struct tw_search *s, int64_t d)
+{
+    if (d == 0)
+        return s->root_h;
+    int64_t n = s->pz->nturns, i = s->chosen[d];
+    return s->kid_h + ((d - 1) * n + i) * s->npat;
+}
+
+HOT void prefetch(const struct tw_pattern *p, uint64_t c)
+{
+#ifdef __GNUC__
+    int shift = p->format == FMT_BYTE ? 0 : p->format == FMT_NIBBLE ? 1 : 2;
+    __builtin_prefetch(p->arr + (c >> shift));
+#else
+    (void)p;
+    (void)c;
+#endif
+}
+
+HOT void found(struct tw_search *s, int64_t d, int64_t turn)
+{
+    s->path[d] = (int16_t)turn;
+    s->length = d + 1;
+    s->status = RUN_FOUND;
+}
+
+/* The children of the node at level d that turns make (canonical, legal), into
+ * level d's buffers; their count. */
+HOT int64_t children(struct tw_search *s, int64_t d)
+{
+    const struct tw_puzzle *pz = s->pz;
+    int64_t nt = pz->nturns, np = pz->npos, count = 0;
+    const uint16_t *perm = node_perm(s, d);
+    const uint8_t *tw = node_twist(s, d);
+    const int16_t *canon = pz->canon + s->canon[d] * nt;
+    uint16_t *kp = s->kid_perm + d * nt * np;
+    uint8_t *kt = s->kid_twist + d * nt * np;
+    int16_t *turn = s->kid_turn + d * nt, *kc = s->kid_canon + d * nt;
+    for (int64_t t = 0; t < nt; t++) {
+        if (canon[t] < 0)
+            continue;
+        if (!apply_turn(pz, t, perm, tw, kp + count * np, kt + count * np))
+            continue;
+        turn[count] = (int16_t)t;
+        kc[count] = canon[t];
+        count++;
+    }
+    s->nodes += count;
+    return count;
+}
+
+/* Table p's values of the alive children of level d (their coordinates first, all
+ * fetched from memory at once); the children over the bound are dropped. */
+HOT int64_t sieve(struct tw_search *s, int64_t d, int64_t p, int16_t *alive, int64_t count)
+{
+    const struct tw_pattern *pat = &s->pats[p];
+    int64_t nt = s->pz->nturns, np = s->pz->npos, room = s->bound - d - 1, kept = 0;
+    const uint16_t *kp = (pat->inverse ? s->inv_perm : s->kid_perm) + d * nt * np;
+    const uint8_t *kt = (pat->inverse ? s->inv_twist : s->kid_twist) + d * nt * np;
+    uint8_t *kh = s->kid_h + d * nt * s->npat;
+    uint64_t *coord = s->kid_coord + d * nt;
+    int64_t parent = node_h(s, d)[p];
+    if (pat->inverse && (p == 0 || !s->pats[p - 1].inverse)) {
+        const uint16_t *fp = s->kid_perm + d * nt * np;
+        const uint8_t *ft = s->kid_twist + d * nt * np;
+        for (int64_t a = 0; a < count; a++) {
+            int64_t i = alive[a];
+            invert(s->pz, fp + i * np, ft + i * np, s->inv_perm + (d * nt + i) * np,
+                   s->inv_twist + (d * nt + i) * np);
+        }
+    }
+    for (int64_t a = 0; a < count; a++) {
+        int64_t i = alive[a];
+        coord[i] = coordinate(pat, kp + i * np, kt + i * np);
+        prefetch(pat, coord[i]);
+    }
+    for (int64_t a = 0; a < count; a++) {
+        int64_t i = alive[a], v = value(pat, coord[i], parent);
+        kh[i * s->npat + p] = (uint8_t)v;
+        if (v > room) {
+            if (d + 1 + v < s->next)
+                s->next = d + 1 + v;
+        } else {
+            alive[kept++] = (int16_t)i;
+        }
+    }
+    return kept;
+}
+
+/* Open the node at level d: its children, sieved by every table. */
+HOT void open_node(struct tw_search *s, int64_t d)
+{
+    int64_t nt = s->pz->nturns, np = s->pz->npos;
+    int64_t count = children(s, d);
+    int16_t *alive = s->alive + d * nt;
+    s->alive_at[d] = 0;
+    s->alive_count[d] = 0;
+    if (d + 1 == s->bound) { /* leaves: only the solved position is wanted */
+        const uint16_t *kp = s->kid_perm + d * nt * np;
+        const uint8_t *kt = s->kid_twist + d * nt * np;
+        for (int64_t i = 0; i < count; i++) {
+            if (is_solved(s->pz, kp + i * np, kt + i * np)) {
+                found(s, d, s->kid_turn[d * nt + i]);
+                return;
+            }
+        }
+        if (count && d + 2 < s->next)
+            s->next = d + 2;
+        return;
+    }
+    for (int64_t i = 0; i < count; i++)
+        alive[i] = (int16_t)i;
+    for (int64_t p = 0; p < s->npat && count; p++)
+        count = sieve(s, d, p, alive, count);
+    s->alive_count[d] = (int16_t)count;
+}
+
+/* Start a search from the position at the root. */
 void tw_start(struct tw_search *s)
 {
     const struct tw_puzzle *pz = s->pz;
@@ -312,112 +498,91 @@ void tw_start(struct tw_search *s)
     s->status = RUN_BUSY;
     int64_t h = 0;
     for (int64_t i = 0; i < s->npat; i++) {
-        int64_t v = tw_exact(pz, &s->pats[i], s->perm, s->twist);
-        s->h[i] = (uint8_t)(v > FAR ? FAR : v);
+        int64_t v = tw_exact(pz, &s->pats[i], s->root_perm, s->root_twist);
+        s->root_h[i] = (uint8_t)(v > FAR ? FAR : v);
         if (v > h)
             h = v;
     }
-    if (is_solved(pz, s->perm, s->twist)) {
+    if (is_solved(pz, s->root_perm, s->root_twist)) {
         s->status = RUN_FOUND;
         s->length = 0;
         return;
     }
     s->bound = h < 1 ? 1 : h;
-    s->next = FAR;
-    s->depth = 0;
-    s->canon[0] = 0;
-    s->next_turn[0] = 0;
+    s->depth = -1;
     if (s->bound > s->max_depth)
         s->status = RUN_NONE;
 }
 
-/* The child's table values into hc (all of them, or up to the first that
- * prunes); its f = depth + max, or the first f over the bound. */
-static int64_t child_f(struct tw_search *s, int64_t d1, const uint8_t *hp, uint8_t *hc,
-                       const uint16_t *perm, const uint8_t *tw)
+/* One step of the walk: open the next child of the node on top, or pop it. */
+HOT void step(struct tw_search *s)
 {
-    int64_t h = 0, room = s->bound - d1;
-    for (int64_t i = 0; i < s->npat; i++) {
-        const struct tw_pattern *p = &s->pats[i];
-        int64_t v = value(p, tw_coordinate(p, perm, tw), hp[i]);
-        hc[i] = (uint8_t)v;
-        if (v > h) {
-            h = v;
-            if (h > room)
-                return d1 + h;
-        }
-    }
-    return d1 + h;
-}
-
-/* One step of the depth-first walk at the top of the stack: 1 when a child
- * was pushed or tried, 0 when the level is done and popped. */
-static void step(struct tw_search *s)
-{
-    const struct tw_puzzle *pz = s->pz;
-    int64_t d = s->depth, n = pz->npos;
-    int64_t t = s->next_turn[d];
-    if (t >= pz->nturns) {
+    int64_t d = s->depth, nt = s->pz->nturns;
+    if (s->alive_at[d] >= s->alive_count[d]) {
         s->depth = d - 1;
         return;
     }
-    s->next_turn[d] = (int16_t)(t + 1);
-    int64_t c = pz->canon[s->canon[d] * pz->nturns + t];
-    if (c < 0)
-        return;
-    uint16_t *perm = s->perm + (d + 1) * n;
-    uint8_t *tw = s->twist + (d + 1) * n;
-    if (!apply_turn(pz, t, s->perm + d * n, s->twist + d * n, perm, tw))
-        return;
-    s->nodes++;
-    int64_t d1 = d + 1;
-    if (d1 == s->bound) { /* a leaf: only the solved position is wanted */
-        if (is_solved(pz, perm, tw)) {
-            s->path[d] = (int16_t)t;
-            s->length = d1;
-            s->status = RUN_FOUND;
-        } else if (d1 + 1 < s->next) {
-            s->next = d1 + 1;
-        }
+    int64_t i = s->alive[d * nt + s->alive_at[d]++];
+    const uint8_t *h = s->kid_h + (d * nt + i) * s->npat;
+    s->path[d] = s->kid_turn[d * nt + i];
+    s->chosen[d + 1] = (int16_t)i;
+    s->canon[d + 1] = s->kid_canon[d * nt + i];
+    int64_t zero = 1;
+    for (int64_t p = 0; p < s->npat; p++)
+        zero &= h[p] == 0;
+    if (zero && is_solved(s->pz, node_perm(s, d + 1), node_twist(s, d + 1))) {
+        found(s, d, s->kid_turn[d * nt + i]);
         return;
     }
-    uint8_t *hc = s->h + d1 * s->npat;
-    int64_t f = child_f(s, d1, s->h + d * s->npat, hc, perm, tw);
-    if (f > s->bound) {
-        if (f < s->next)
-            s->next = f;
-        return;
-    }
-    s->path[d] = (int16_t)t;
-    if (f == d1 && is_solved(pz, perm, tw)) {
-        s->length = d1;
-        s->status = RUN_FOUND;
-        return;
-    }
-    s->depth = d1;
-    s->canon[d1] = (int16_t)c;
-    s->next_turn[d1] = 0;
+    s->depth = d + 1;
+    open_node(s, d + 1);
 }
 
 /* Search on for at most ``budget`` more nodes: RUN_FOUND (the turns in path,
  * ``length`` of them), RUN_NONE (no solution within max_depth), or RUN_BUSY. */
-int64_t tw_run(struct tw_search *s, int64_t budget)
+HOT int64_t run(struct tw_search *s, int64_t budget)
 {
     int64_t stop = s->nodes + budget;
     while (s->status == RUN_BUSY && s->nodes < stop) {
         if (s->depth < 0) {
-            s->iterations++;
-            if (s->next > s->max_depth) {
-                s->status = RUN_NONE;
-                break;
+            if (s->iterations > 0) {
+                if (s->next > s->max_depth) {
+                    s->status = RUN_NONE;
+                    break;
+                }
+                s->bound = s->next;
             }
-            s->bound = s->next;
+            s->iterations++;
             s->next = FAR;
             s->depth = 0;
-            s->next_turn[0] = 0;
+            s->canon[0] = 0;
+            open_node(s, 0);
             continue;
         }
         step(s);
     }
     return s->status;
 }
+
+#if TWO_LOOPS
+__attribute__((target("popcnt"))) static int64_t run_popcnt(struct tw_search *s, int64_t budget)
+{
+    return run(s, budget);
+}
+
+static int64_t run_plain(struct tw_search *s, int64_t budget)
+{
+    return run(s, budget);
+}
+
+int64_t tw_run(struct tw_search *s, int64_t budget)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("popcnt") ? run_popcnt(s, budget) : run_plain(s, budget);
+}
+#else
+int64_t tw_run(struct tw_search *s, int64_t budget)
+{
+    return run(s, budget);
+}
+#endif

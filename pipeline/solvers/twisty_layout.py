@@ -61,9 +61,7 @@ class Layout:
     @cached_property
     def order(self) -> np.ndarray:
         """Per position: the orientations of its set."""
-        return np.concatenate(
-            [np.full(s.pieces, s.twists, np.uint8) for s in self.definition.sets]
-        )
+        return np.concatenate([np.full(s.pieces, s.twists, np.uint8) for s in self.definition.sets])
 
     def arrays(self, parts: Sequence[Part]) -> tuple[np.ndarray, np.ndarray]:
         """(labels, twists) of a position given as the file writes one (labels from 1,
@@ -206,27 +204,37 @@ def _prefixes(d: Definition, turns: Sequence[Turn], base_of: list[int]) -> set[t
 def _machine(
     base_of: list[int], commute: np.ndarray, words: set[tuple[int, ...]], cap: int | None
 ) -> np.ndarray | None:
-    """The machine's table (None past ``cap`` states; ``cap`` None: the last turn alone)."""
-    start: tuple[int, ...] = ()
-    index = {start: 0}
+    """The machine's table (None past ``cap`` states; ``cap`` None: a state is the run
+    of the last base move alone)."""
+    index: dict[tuple[int, ...], int] = {(): 0}
     rows: list[list[int]] = []
-    todo = [start]
+    todo: list[tuple[int, ...]] = [()]
     while todo:
         state = todo.pop(0)
         row = []
         for m in range(len(base_of)):
-            block = tuple(x for x in state if base_of[x] == base_of[m]) + (m,)
-            if any(commute[x, m] and x < m for x in state) or block not in words:
-                row.append(-1)
-                continue
-            kept = [x for x in state if commute[x, m]] if cap is not None else list(block[:-1])
-            nxt = tuple(sorted(kept, reverse=True)) + (m,) if cap is not None else block
-            nxt = tuple(sorted(nxt, reverse=True))
-            if nxt not in index:
+            nxt = _after(state, m, base_of, commute, words, cap is not None)
+            if nxt is not None and nxt not in index:
                 if cap is not None and len(index) == cap:
                     return None
                 index[nxt] = len(index)
                 todo.append(nxt)
-            row.append(index[nxt])
+            row.append(-1 if nxt is None else index[nxt])
         rows.append(row)
     return np.array(rows, np.int16).reshape(len(rows), len(base_of))
+
+
+def _after(
+    state: tuple[int, ...],
+    m: int,
+    base_of: list[int],
+    commute: np.ndarray,
+    words: set[tuple[int, ...]],
+    full: bool,
+) -> tuple[int, ...] | None:
+    """The state after turn ``m`` (None: pruned). States are kept sorted, last first."""
+    block = (*[x for x in state if base_of[x] == base_of[m]], m)
+    if any(commute[x, m] and x < m for x in state) or block not in words:
+        return None
+    kept = [x for x in state if commute[x, m]] if full else list(block[:-1])
+    return tuple(sorted([*kept, m], reverse=True))

@@ -45,8 +45,13 @@ class Table:
     code: PatternCode
     array: np.ndarray
     format: int
+    #: Looked up on the position's inverse (its distance is the position's; an exact
+    #: format only: a turn may change the inverse's pattern depth by more than one).
+    inverse: bool = False
 
     def __post_init__(self) -> None:
+        if self.inverse and self.format == twisty_c.MOD3:
+            raise ValueError(f"pattern {self.code.name}: an inverse look-up needs exact depths")
         per_byte = {twisty_c.BYTE: 1, twisty_c.NIBBLE: 2, twisty_c.MOD3: 4}[self.format]
         if self.array.dtype != np.uint8 or self.array.size != -(-self.code.size // per_byte):
             raise ValueError(f"pattern {self.code.name}: the array does not fit its coordinates")
@@ -116,6 +121,9 @@ class Search:
         solved_perm, solved_tw = lay.arrays(self.definition.solved)
         self.solved = (solved_perm, solved_tw)
         illegal = lay.illegal()
+        self.home = _homes(lay)
+        if any(t.inverse for t in self.tables) and (self.home < 0).any():
+            raise ValueError("inverse look-ups need every piece distinct, no ? orientation")
         return CPuzzle(
             npos=lay.npos, nturns=len(self.turns), maxtouch=touched.shape[1],
             any_wild=int(lay.wild.any()), any_illegal=int(bool(self.definition.illegal)),
@@ -124,6 +132,7 @@ class Search:
             illegal=self._addr(illegal), nlabels=lay.nlabels,
             canon=self._addr(np.ascontiguousarray(machine, np.int16)),
             solved_perm=self._addr(solved_perm), solved_twist=self._addr(solved_tw),
+            home=self._addr(self.home),
         )  # fmt: skip
 
     def _c_pattern(self, t: Table) -> CPattern:
@@ -131,7 +140,8 @@ class Search:
         self._keep.append(sets)
         solved = t.code.coordinate(*self.solved)
         return CPattern(
-            nsets=len(t.code.sets), format=t.format, sets=ctypes.addressof(sets),
+            nsets=len(t.code.sets), format=t.format, inverse=int(t.inverse),
+            sets=ctypes.addressof(sets),
             arr=self._addr(t.array), size=t.code.size, solved=solved,
         )  # fmt: skip
 
@@ -159,8 +169,8 @@ class Search:
 
     def heuristic(self, parts: Sequence[Part]) -> int:
         """The bound the search starts from: the largest table value."""
-        search, _ = self._search(parts, MAX_DEPTH)
-        return int(self.lib.tw_heuristic(ctypes.byref(search), search.perm, search.twist))
+        search, _ = self._search(parts, 0)
+        return int(self.lib.tw_heuristic(ctypes.byref(search), search.root_perm, search.root_twist))
 
     def apply(self, parts: Sequence[Part], names: Sequence[str]) -> tuple[Part, ...]:
         """The position after the turns named (turns of this search)."""
@@ -172,21 +182,29 @@ class Search:
         return self.layout.parts(perm, tw)
 
     # -- the search ------------------------------------------------------------------
-    def _search(self, parts: Sequence[Part], max_depth: int) -> tuple[CSearch, list[np.ndarray]]:
-        n, levels = self.layout.npos, max_depth + 2
-        perm = np.zeros((levels, n), np.uint16)
-        tw = np.zeros((levels, n), np.uint8)
-        perm[0], tw[0] = self.arrays(parts)
-        h = np.zeros((levels, max(1, len(self.tables))), np.uint8)
-        canon = np.zeros(levels, np.int16)
-        next_turn = np.zeros(levels, np.int16)
-        path = np.zeros(levels, np.int16)
-        arrays = [perm, tw, h, canon, next_turn, path]
+    def _search(self, parts: Sequence[Part], max_depth: int) -> tuple[CSearch, dict]:
+        """The kernel's stack for a search from ``parts`` (its arrays, kept alive)."""
+        n, nt, levels = self.layout.npos, len(self.turns), max_depth + 2
+        npat = max(1, len(self.tables))
+        perm, tw = self.arrays(parts)
+        arrays = {
+            "root_perm": perm,
+            "root_twist": tw,
+            "root_h": np.zeros(npat, np.uint8),
+            "kid_perm": np.zeros((levels, nt, n), np.uint16),
+            "kid_twist": np.zeros((levels, nt, n), np.uint8),
+            "inv_perm": np.zeros((levels, nt, n), np.uint16),
+            "inv_twist": np.zeros((levels, nt, n), np.uint8),
+            "kid_h": np.zeros((levels, nt, npat), np.uint8),
+            "kid_coord": np.zeros((levels, nt), np.uint64),
+            **{f: np.zeros((levels, nt), np.int16) for f in ("kid_turn", "kid_canon", "alive")},
+            **{f: np.zeros(levels, np.int16) for f in
+               ("alive_count", "alive_at", "chosen", "canon", "path")},
+        }  # fmt: skip
         search = CSearch(
             pz=ctypes.addressof(self._puzzle), pats=ctypes.addressof(self._patterns),
             npat=len(self.tables), max_depth=max_depth,
-            perm=perm.ctypes.data, twist=tw.ctypes.data, h=h.ctypes.data,
-            canon=canon.ctypes.data, next_turn=next_turn.ctypes.data, path=path.ctypes.data,
+            **{f: a.ctypes.data for f, a in arrays.items()},
         )  # fmt: skip
         return search, arrays
 
@@ -199,7 +217,7 @@ class Search:
         """An optimal solution of a position of the group (None: none within
         ``max_depth``). ``on_progress`` is called between slices of the search."""
         search, arrays = self._search(parts, max_depth)
-        path = arrays[-1]
+        path = arrays["path"]
         clock = time.perf_counter()
         self.lib.tw_start(ctypes.byref(search))
         budget, status = 1 << 16, search.status
@@ -215,6 +233,18 @@ class Search:
             return None
         names = tuple(self.turns[int(t)].name for t in path[: search.length])
         return Solution(names, search.nodes, seconds)
+
+
+def _homes(lay: Layout) -> np.ndarray:
+    """Each label's position when solved (-1 for all when a label repeats or a piece's
+    orientation is ``?``: no inverse then)."""
+    out = np.full(lay.nlabels, -1, np.int16)
+    for i, part in enumerate(lay.definition.solved):
+        if len(set(part.perm)) < len(part.perm):
+            return np.full(lay.nlabels, -1, np.int16)
+        for j, v in enumerate(part.perm):
+            out[lay.label_first[i] + lay.labels[i].index(v)] = lay.first[i] + j
+    return np.full(lay.nlabels, -1, np.int16) if lay.wild.any() else out
 
 
 def _next_budget(budget: int, took: float) -> int:

@@ -307,20 +307,22 @@ def _wrong_parity(d: Definition, turns: Sequence[Turn], parts: Sequence[Part]) -
 def _outside_span(rows: list[list[int]], x: list[int]) -> list[int] | None:
     """A vector w with w.row = 0 for every row and w.x = 1 (mod 2), if x is not a sum of
     rows; None when it is."""
-    k = len(x)
-    basis: list[list[int]] = []
+    basis: list[list[int]] = []  # reduced: each row's pivot is 0 in every other row
     for r in rows:
-        r = list(r)
         for b in basis:
             if r[b.index(1)]:
-                r = [u ^ v for u, v in zip(r, b, strict=True)]
+                r = _xor(r, b)
         if any(r):
-            basis = [[u ^ v for u, v in zip(b, r, strict=True)] if b[r.index(1)] else b for b in basis]
-            basis.append(r)
-    for w in _complement(basis, k):
+            p = r.index(1)
+            basis = [_xor(b, r) if b[p] else b for b in basis] + [r]
+    for w in _complement(basis, len(x)):
         if sum(a * b for a, b in zip(w, x, strict=True)) % 2:
             return w
     return None
+
+
+def _xor(a: list[int], b: list[int]) -> list[int]:
+    return [u ^ v for u, v in zip(a, b, strict=True)]
 
 
 def _complement(basis: list[list[int]], k: int) -> list[list[int]]:
@@ -341,9 +343,7 @@ def _complement(basis: list[list[int]], k: int) -> list[list[int]]:
 
 def _not_member(d: Definition, turns: Sequence[Turn], parts: Sequence[Part]) -> str | None:
     """Sift the position (distinct pieces, no ``?``, no Illegal lines: else None)."""
-    if d.illegal or any(
-        len(set(p.perm)) != len(p.perm) or WILD in p.twist for p in d.solved
-    ):
+    if d.illegal or any(len(set(p.perm)) != len(p.perm) or WILD in p.twist for p in d.solved):
         return None
     c = _chain_of(d, turns)
     if c is None:
