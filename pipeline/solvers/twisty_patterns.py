@@ -30,6 +30,7 @@ import numpy as np
 
 from pipeline.errors import BadSpec
 from pipeline.puzzles.base import parity
+from pipeline.puzzles.twisty import tws
 from pipeline.puzzles.twisty.pack import multinomial
 from pipeline.puzzles.twisty.tws import WILD, Definition, Part, Turn
 from pipeline.solvers.twisty_c import DISTINCT, MULTISET, ONE_REPEATED
@@ -206,15 +207,13 @@ def _check_twists(
 def _check_turns(
     name: str, d: Definition, turns: Sequence[Turn], pat: Definition, pat_turns: Sequence[Turn]
 ) -> None:
-    """Every turn of the search is a turn of the pattern's table, the same on its sets
-    (else its depths would not bound the search's: a turn the table lacks could
-    cover two of its moves)."""
-    theirs = {t.name: t for t in pat_turns}
+    """Every turn of the search does on the pattern's sets what a move of the pattern's
+    table does, or nothing (else the table's depths would not bound the search's: a
+    turn the table lacks could do two of its moves' work). Compared by what the
+    turns do, not their names: a move's order can be lower on fewer sets (X2 of the
+    whole puzzle can be X' of the pattern)."""
+    theirs = {t.parts for t in pat_turns} | {tws.identity(pat.sets)}
     full_index = {s.name: i for i, s in enumerate(d.sets)}
     for t in turns:
-        other = theirs.get(t.name)
-        if other is None:
-            raise BadSpec(f"pattern {name}: its table has no move {t.name}")
-        for ps, part in zip(pat.sets, other.parts, strict=True):
-            if t.parts[full_index[ps.name]] != part:
-                raise BadSpec(f"pattern {name}: its move {t.name} is not {d.name}'s")
+        if tuple(t.parts[full_index[ps.name]] for ps in pat.sets) not in theirs:
+            raise BadSpec(f"pattern {name}: its table has no move doing what {t.name} does")

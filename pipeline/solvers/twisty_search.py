@@ -34,8 +34,10 @@ from pipeline.solvers.twisty_patterns import PatternCode, PatternSet
 
 #: No search goes deeper (a position of the group is far nearer on any puzzle here).
 MAX_DEPTH = 200
-#: About how long the kernel works between two looks at progress and Ctrl-C.
+#: About how long the kernel works between two looks at progress and Ctrl-C, and the
+#: nodes of the first slice.
 SLICE_SECONDS = 0.25
+FIRST_SLICE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -220,7 +222,7 @@ class Search:
         path = arrays["path"]
         clock = time.perf_counter()
         self.lib.tw_start(ctypes.byref(search))
-        budget, status = 1 << 16, search.status
+        budget, status = FIRST_SLICE, search.status
         while status == twisty_c.BUSY:
             began = time.perf_counter()
             status = self.lib.tw_run(ctypes.byref(search), budget)

@@ -24,7 +24,7 @@ import functools
 import random
 from collections.abc import Sequence
 
-from pipeline.errors import BadSpec
+from pipeline.errors import BadPosition, BadSpec
 from pipeline.puzzles.base import parity
 from pipeline.puzzles.twisty.tws import WILD, Definition, Part, PieceSet, Turn
 
@@ -207,12 +207,6 @@ def reachable(d: Definition, turns: list[tuple[Part, ...]]) -> int | None:
 
 
 # -- positions: why one cannot be reached, and random ones -------------------------------
-def generators(d: Definition, turns: Sequence[Turn]) -> list[Perm]:
-    """The base moves of the turns, on the points: they generate the turns' group."""
-    bases = {t.base for t in turns}
-    return [as_permutation(d.sets, m.parts) for m in d.moves if m.name in bases]
-
-
 @functools.lru_cache(maxsize=4)
 def group_chain(d: Definition, bases: frozenset[str]) -> _Chain | None:
     """The chain of the group of the base moves named (None past the bounds or the
@@ -238,19 +232,53 @@ def random_position(d: Definition, turns: Sequence[Turn], rng: random.Random) ->
     c = _chain_of(d, turns)
     if c is None:
         raise BadSpec(f"{d.name}: its group is too large to compute here")
-    g = c.random(rng)
+    return position(d, c.random(rng))
+
+
+def position(d: Definition, g: Perm) -> tuple[Part, ...]:
+    """The solved state moved by the group element g (on the points)."""
     out, base = [], 0
     for s, solved in zip(d.sets, d.solved, strict=True):
         perm, twist = [0] * s.pieces, [0] * s.pieces
         for src in range(s.pieces):
-            y = g[base + src * s.twists] - base
-            j, tw = divmod(y, s.twists)
+            j, tw = divmod(g[base + src * s.twists] - base, s.twists)
             perm[j] = solved.perm[src]
             t = solved.twist[src]
             twist[j] = WILD if t == WILD else (t + tw) % s.twists
         out.append(Part(tuple(perm), tuple(twist)))
         base += s.pieces * s.twists
     return tuple(out)
+
+
+def element(d: Definition, parts: Sequence[Part]) -> Perm:
+    """The element g that moves the solved state to the position (every piece
+    distinct, no ``?``; the pieces the solved state's: _wrong_pieces first)."""
+    g: list[int] = [0] * points(d.sets)
+    base = 0
+    for s, part, solved in zip(d.sets, parts, d.solved, strict=True):
+        home = {v: j for j, v in enumerate(solved.perm)}
+        for j, (v, t) in enumerate(zip(part.perm, part.twist, strict=True)):
+            src = home[v]
+            delta = (t - solved.twist[src]) % s.twists
+            for x in range(s.twists):
+                g[base + src * s.twists + x] = base + j * s.twists + (x + delta) % s.twists
+        base += s.pieces * s.twists
+    return tuple(g)
+
+
+def distinct(d: Definition) -> bool:
+    """Whether every piece is distinct and counts its orientation (positions are then
+    group elements: :func:`element`)."""
+    return not any(len(set(p.perm)) != len(p.perm) or WILD in p.twist for p in d.solved)
+
+
+def between(d: Definition, a: Sequence[Part], b: Sequence[Part]) -> tuple[Part, ...]:
+    """The position whose distance to solved is the distance from ``a`` to ``b``: with
+    g_a, g_b their elements, the moves m with g_a m = g_b solve solved * g_b^-1 g_a.
+    Every piece distinct (BadPosition otherwise: identical pieces make no group)."""
+    if not distinct(d):
+        raise BadPosition(f"{d.name}: a distance between positions needs distinct pieces")
+    return position(d, _mul(_inv(element(d, b)), element(d, a)))
 
 
 def why_not(d: Definition, turns: Sequence[Turn], parts: Sequence[Part]) -> str | None:
@@ -343,21 +371,9 @@ def _complement(basis: list[list[int]], k: int) -> list[list[int]]:
 
 def _not_member(d: Definition, turns: Sequence[Turn], parts: Sequence[Part]) -> str | None:
     """Sift the position (distinct pieces, no ``?``, no Illegal lines: else None)."""
-    if d.illegal or any(len(set(p.perm)) != len(p.perm) or WILD in p.twist for p in d.solved):
+    if d.illegal or not distinct(d):
         return None
     c = _chain_of(d, turns)
-    if c is None:
-        return None
-    g: list[int] = [0] * points(d.sets)
-    base = 0
-    for s, part, solved in zip(d.sets, parts, d.solved, strict=True):
-        home = {v: j for j, v in enumerate(solved.perm)}
-        for j, (v, t) in enumerate(zip(part.perm, part.twist, strict=True)):
-            src = home[v]
-            delta = (t - solved.twist[src]) % s.twists
-            for x in range(s.twists):
-                g[base + src * s.twists + x] = base + j * s.twists + (x + delta) % s.twists
-        base += s.pieces * s.twists
-    if c.contains(tuple(g)):
+    if c is None or c.contains(element(d, parts)):
         return None
     return "no sequence of moves reaches it (it passes the checks of orientation sums and parities)"
