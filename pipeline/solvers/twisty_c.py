@@ -56,9 +56,23 @@ class CSet(ctypes.Structure):
     """``struct tw_pset``."""
 
     _fields_ = (
-        [(f, _I64) for f in ("first", "n", "kind", "k", "o", "even", "implied", "rep", "rep_count")]
+        [
+            (f, _I64)
+            for f in (
+                "first",
+                "n",
+                "kind",
+                "k",
+                "o",
+                "even",
+                "implied",
+                "rep",
+                "rep_count",
+                "any_wild",
+            )
+        ]
         + [(f, _U64) for f in ("q_size", "size", "total")]
-        + [(f, _P) for f in ("lab", "wild", "counts", "fall")]
+        + [(f, _P) for f in ("lab", "wild", "counts", "fall", "counted")]
     )
 
 
@@ -115,4 +129,9 @@ def library() -> ctypes.CDLL | None:
     lib.tw_start.restype = None
     lib.tw_run.argtypes = [_P, _I64]
     lib.tw_run.restype = _I64
+    lib.tw_struct_size.argtypes = [_I64]
+    lib.tw_struct_size.restype = _I64
+    structs = (CPuzzle, CSet, CPattern, CSearch)
+    if [lib.tw_struct_size(i) for i in range(4)] != [ctypes.sizeof(c) for c in structs]:
+        return None  # a kernel that does not match these structs is never called
     return lib

@@ -69,12 +69,13 @@ struct tw_puzzle {
 };
 
 struct tw_pset {
-    int64_t first, n, kind, k, o, even, implied, rep, rep_count;
+    int64_t first, n, kind, k, o, even, implied, rep, rep_count, any_wild;
     uint64_t q_size, size, total;
     const uint8_t *lab;     /* label (over all sets) -> pattern label index */
     const uint8_t *wild;    /* k: the pattern label's twist is ignored */
     const uint64_t *counts; /* k: pieces a label */
     const uint64_t *fall;   /* (n + 1) x (n + 1): a! / b! for b <= a (one repeated label) */
+    const uint8_t *counted; /* label (over all sets) -> 1 when its twist is a digit */
 };
 
 struct tw_pattern {
@@ -196,8 +197,13 @@ HOT uint64_t set_coordinate(const struct tw_pset *s, const uint16_t *perm0, cons
         return r;
     uint64_t q = 0, o = (uint64_t)s->o;
     int64_t digits = s->implied ? s->n - 1 : s->n;
-    for (int64_t j = 0; j < digits; j++) {
-        if (!s->wild[s->lab[perm[j]]])
+    if (s->any_wild) {
+        for (int64_t j = 0; j < digits; j++) {
+            if (s->counted[perm[j]])
+                q = q * o + tw[j];
+        }
+    } else {
+        for (int64_t j = 0; j < digits; j++)
             q = q * o + tw[j];
     }
     return r * s->q_size + q;
@@ -209,6 +215,15 @@ HOT uint64_t coordinate(const struct tw_pattern *p, const uint16_t *perm, const 
     for (int64_t i = 0; i < p->nsets; i++)
         c = c * p->sets[i].size + set_coordinate(&p->sets[i], perm, tw);
     return c;
+}
+
+/* The size of struct 0 tw_puzzle, 1 tw_pset, 2 tw_pattern, 3 tw_search (the
+ * caller's ctypes structs are checked against them). */
+int64_t tw_struct_size(int64_t which)
+{
+    const int64_t sizes[] = {sizeof(struct tw_puzzle), sizeof(struct tw_pset),
+                             sizeof(struct tw_pattern), sizeof(struct tw_search)};
+    return which >= 0 && which < 4 ? sizes[which] : -1;
 }
 
 /* The pattern's coordinate of a full position. */

@@ -156,7 +156,8 @@ class Search:
             lab=self._addr(np.array(s.lab, np.uint8)),
             wild=self._addr(np.array(s.wild, np.uint8)),
             counts=self._addr(np.array(s.counts, np.uint64)),
-            fall=self._addr(_falling(s.n)),
+            fall=self._addr(_falling(s.n)), any_wild=int(any(s.wild)),
+            counted=self._addr(np.array([not s.wild[x] for x in s.lab], np.uint8)),
         )  # fmt: skip
 
     # -- positions -------------------------------------------------------------------
