@@ -404,6 +404,14 @@ def test_the_depth_arrays_of_a_built_table(tmp_path: Path) -> None:
         again = twisty_tables.load(stored, code, fmt)
         assert isinstance(again, np.memmap) and np.array_equal(again, arr)
     assert (tmp_path / "mixed" / "_depths-mod3.npy").stat().st_size < code.size // 3
+    table = twisty_search.pattern_table(full, puzzle.turns, full, puzzle.turns, stored)
+    search = Search(full, puzzle.turns, [table])
+    rng = random.Random(5)
+    for _ in range(20):
+        _, parts = scramble(search, rng, 10)
+        sol = search.solve(parts)
+        depth = int(exact[code.coordinate(*search.arrays(parts))])
+        assert sol is not None and sol.length == depth == search.heuristic(parts)
 
 
 # -- positions: checks, random ones, distances ----------------------------------------------

@@ -22,6 +22,7 @@ import ctypes
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +33,9 @@ from pipeline.solvers.twisty_c import CPattern, CPuzzle, CSearch, CSet
 from pipeline.solvers.twisty_layout import Layout, canonical, layout
 from pipeline.solvers.twisty_patterns import PatternCode, PatternSet
 
+#: How the tables are read unless told: depth mod 3 in 2 bits (the smallest arrays, and
+#: the fastest search of the three formats on the 3x3x3 cube: docs/BENCHMARKS.md).
+DEFAULT_FORMAT = twisty_c.MOD3
 #: No search goes deeper (a position of the group is far nearer on any puzzle here).
 MAX_DEPTH = 200
 #: About how long the kernel works between two looks at progress and Ctrl-C, and the
@@ -248,6 +252,23 @@ def _homes(lay: Layout) -> np.ndarray:
         for j, v in enumerate(part.perm):
             out[lay.label_first[i] + lay.labels[i].index(v)] = lay.first[i] + j
     return np.full(lay.nlabels, -1, np.int16) if lay.wild.any() else out
+
+
+def pattern_table(
+    definition: Definition,
+    turns: Sequence[Turn],
+    pattern_definition: Definition,
+    pattern_turns: Sequence[Turn],
+    stored: Any,
+    fmt: int = DEFAULT_FORMAT,
+) -> Table:
+    """A built pattern table (``stored``: its storage.table.Table) as the search reads
+    it: its coordinate from the two definitions, its depths mapped (twisty_tables)."""
+    from pipeline.solvers import twisty_patterns, twisty_tables
+
+    lay = layout(definition)
+    code = twisty_patterns.pattern(stored.name, lay, turns, pattern_definition, pattern_turns)
+    return Table(code, twisty_tables.load(stored, code, fmt), fmt)
 
 
 def _next_budget(budget: int, took: float) -> int:
