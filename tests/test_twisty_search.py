@@ -389,6 +389,42 @@ def test_a_definition_with_identical_pieces_and_an_even_set() -> None:
         assert search.apply(parts, sol.turns) == full.solved
 
 
+def test_look_ups_on_the_inverse_and_on_conjugates() -> None:
+    """A table looked up on the position's inverse, or on its conjugate by a symmetry
+    (here a whole-cube turn of the 2x2x2 cube, an element of its group): the kernel's
+    positions are group.py's, and the lengths stay optimal."""
+    full = read("cube2")
+    turns = all_turns(full)
+    lay = twisty_layout.layout(full)
+    pat = abstraction(full, {"CORNER": {0, 1, 2, 3}})
+    code = pattern("p", lay, turns, pat, all_turns(pat))
+    depths = pattern_depths(full, tuple(turns), pat)
+    by = {t.name: group.as_permutation(full.sets, t.parts) for t in turns}
+    rotation = group._mul(by["U"], by["D'"])
+    sym = twisty_search.symmetry(lay, rotation)
+    plain = Table(code, twisty_tables.pack(depths, twisty_c.NIBBLE), twisty_c.NIBBLE)
+    views = [
+        plain,
+        Table(code, plain.array, twisty_c.NIBBLE, inverse=True),
+        Table(code, twisty_tables.pack(depths, twisty_c.MOD3), twisty_c.MOD3, conjugate=sym),
+    ]
+    search = Search(full, turns, views)
+    alone = [Search(full, turns, [v]) for v in views]
+    rng = random.Random(6)
+    for _ in range(30):
+        _, parts = scramble(search, rng, rng.randrange(1, 9))
+        g = group.element(full, parts)
+        seen = [parts, group.position(full, group._inv(g))]
+        seen.append(group.position(full, group._mul(group._mul(group._inv(rotation), g), rotation)))
+        for one, position in zip(alone, seen, strict=True):
+            assert one.heuristic(parts) == depths[code.coordinate(*lay.arrays(position))]
+    for length in (6, 8, 9, 10):
+        _, parts = scramble(search, rng, length)
+        a, b = search.solve(parts), alone[0].solve(parts)
+        assert a is not None and b is not None and a.length == b.length
+        assert search.apply(parts, a.turns) == full.solved
+
+
 # -- the arrays derived from a built table -----------------------------------------------
 def test_the_depth_arrays_of_a_built_table(tmp_path: Path) -> None:
     full = read("mixed")

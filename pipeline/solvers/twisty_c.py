@@ -82,11 +82,15 @@ class CPattern(ctypes.Structure):
     _fields_ = [
         ("nsets", _I64),
         ("format", _I64),
-        ("inverse", _I64),
+        ("view", _I64),
         ("sets", _P),
         ("arr", _P),
         ("size", _U64),
         ("solved", _U64),
+        ("sym_pos", _P),
+        ("sym_label", _P),
+        ("sym_mul", _P),
+        ("sym_add", _P),
     ]
 
 

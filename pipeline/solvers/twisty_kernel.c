@@ -38,6 +38,9 @@
 #define KIND_ONE_REPEATED 1
 #define KIND_MULTISET 2
 #define FAR 250
+#define VIEW_SAME 0
+#define VIEW_INVERSE 1
+#define VIEW_CONJUGATE 2
 
 #define RUN_BUSY 0
 #define RUN_FOUND 1
@@ -78,11 +81,20 @@ struct tw_pset {
     const uint8_t *counted; /* label (over all sets) -> 1 when its twist is a digit */
 };
 
+/* A symmetry of the puzzle (distinct pieces, solved twists 0): the position
+ * j's piece goes to sym_pos[j], its label L becomes sym_label[L], its twist t
+ * becomes sym_mul[j] * t + sym_add[j] - sym_add[home of L] (mod o; sym_mul is
+ * 1, or o - 1 for a mirror image). A position's conjugate is as far from
+ * solved as the position is, and a turn moves it by a turn. */
 struct tw_pattern {
-    int64_t nsets, format, inverse; /* inverse: looked up on the position's inverse */
+    int64_t nsets, format;
+    int64_t view; /* VIEW_*: the table is looked up on the position, its inverse, a conjugate */
     const struct tw_pset *sets;
     const uint8_t *arr;
     uint64_t size, solved; /* coordinates; the solved position's */
+    const int16_t *sym_pos;
+    const uint16_t *sym_label;
+    const uint8_t *sym_mul, *sym_add;
 };
 
 /* The search's stack: level d holds the node at depth d (its position is the
@@ -99,7 +111,7 @@ struct tw_search {
     uint8_t *root_h;      /* npat */
     uint16_t *kid_perm;   /* levels x nturns x npos */
     uint8_t *kid_twist;   /* levels x nturns x npos */
-    uint16_t *inv_perm;   /* levels x nturns x npos: the children's inverses */
+    uint16_t *inv_perm;   /* levels x nturns x npos: the children seen by a table (inverse...) */
     uint8_t *inv_twist;   /* levels x nturns x npos */
     uint8_t *kid_h;       /* levels x nturns x npat */
     uint64_t *kid_coord;  /* levels x nturns */
@@ -297,6 +309,42 @@ HOT void invert(const struct tw_puzzle *pz, const uint16_t *perm, const uint8_t 
     }
 }
 
+/* The conjugate of a position by a table's symmetry (struct tw_pattern). */
+HOT void conjugate(const struct tw_puzzle *pz, const struct tw_pattern *p, const uint16_t *perm,
+                   const uint8_t *tw, uint16_t *out_perm, uint8_t *out_tw)
+{
+    for (int64_t j = 0; j < pz->npos; j++) {
+        int64_t piece = perm[j], to = p->sym_pos[j], o = pz->order[j];
+        int64_t x = p->sym_mul[j] * tw[j] + p->sym_add[j] + o - p->sym_add[pz->home[piece]];
+        out_perm[to] = p->sym_label[piece];
+        out_tw[to] = (uint8_t)(x % o);
+    }
+}
+
+/* The position as table p sees it: itself, or its inverse or conjugate in ``out``. */
+HOT void view_of(const struct tw_puzzle *pz, const struct tw_pattern *p, const uint16_t **perm,
+                 const uint8_t **tw, uint16_t *out_perm, uint8_t *out_tw)
+{
+    if (p->view == VIEW_SAME)
+        return;
+    if (p->view == VIEW_INVERSE)
+        invert(pz, *perm, *tw, out_perm, out_tw);
+    else
+        conjugate(pz, p, *perm, *tw, out_perm, out_tw);
+    *perm = out_perm;
+    *tw = out_tw;
+}
+
+/* Table p's coordinate of a position as the table sees it. */
+HOT uint64_t seen_coordinate(const struct tw_puzzle *pz, const struct tw_pattern *p,
+                             const uint16_t *perm, const uint8_t *tw)
+{
+    uint16_t vp[pz->npos];
+    uint8_t vt[pz->npos];
+    view_of(pz, p, &perm, &tw, vp, vt);
+    return coordinate(p, perm, tw);
+}
+
 /* Turn t applied to a position in place (the caller's scramble, a random walk). */
 int64_t tw_apply(const struct tw_puzzle *pz, int64_t t, uint16_t *perm, uint8_t *tw)
 {
@@ -321,13 +369,7 @@ HOT int is_solved(const struct tw_puzzle *pz, const uint16_t *perm, const uint8_
 int64_t tw_exact(const struct tw_puzzle *pz, const struct tw_pattern *p, const uint16_t *perm0,
                  const uint8_t *tw0)
 {
-    if (p->inverse) { /* exact formats only */
-        uint16_t ip[pz->npos];
-        uint8_t it[pz->npos];
-        invert(pz, perm0, tw0, ip, it);
-        return value(p, coordinate(p, ip, it), 0);
-    }
-    uint64_t c = tw_coordinate(p, perm0, tw0);
+    uint64_t c = seen_coordinate(pz, p, perm0, tw0);
     if (p->format != FMT_MOD3)
         return value(p, c, 0);
     uint16_t perm[pz->npos], p2[pz->npos];
@@ -343,7 +385,7 @@ int64_t tw_exact(const struct tw_puzzle *pz, const struct tw_pattern *p, const u
         for (int64_t t = 0; t < pz->nturns && !moved; t++) {
             if (!apply_turn(pz, t, perm, tw, p2, t2))
                 continue;
-            uint64_t c2 = tw_coordinate(p, p2, t2);
+            uint64_t c2 = seen_coordinate(pz, p, p2, t2);
             if (stored(p, c2) == want) {
                 memcpy(perm, p2, (size_t)pz->npos * sizeof(uint16_t));
                 memcpy(tw, t2, (size_t)pz->npos);
@@ -443,23 +485,19 @@ HOT int64_t sieve(struct tw_search *s, int64_t d, int64_t p, int16_t *alive, int
 {
     const struct tw_pattern *pat = &s->pats[p];
     int64_t nt = s->pz->nturns, np = s->pz->npos, room = s->bound - d - 1, kept = 0;
-    const uint16_t *kp = (pat->inverse ? s->inv_perm : s->kid_perm) + d * nt * np;
-    const uint8_t *kt = (pat->inverse ? s->inv_twist : s->kid_twist) + d * nt * np;
+    const uint16_t *kp = s->kid_perm + d * nt * np;
+    const uint8_t *kt = s->kid_twist + d * nt * np;
+    uint16_t *vp = s->inv_perm + d * nt * np;
+    uint8_t *vt = s->inv_twist + d * nt * np;
     uint8_t *kh = s->kid_h + d * nt * s->npat;
     uint64_t *coord = s->kid_coord + d * nt;
     int64_t parent = node_h(s, d)[p];
-    if (pat->inverse && (p == 0 || !s->pats[p - 1].inverse)) {
-        const uint16_t *fp = s->kid_perm + d * nt * np;
-        const uint8_t *ft = s->kid_twist + d * nt * np;
-        for (int64_t a = 0; a < count; a++) {
-            int64_t i = alive[a];
-            invert(s->pz, fp + i * np, ft + i * np, s->inv_perm + (d * nt + i) * np,
-                   s->inv_twist + (d * nt + i) * np);
-        }
-    }
     for (int64_t a = 0; a < count; a++) {
         int64_t i = alive[a];
-        coord[i] = coordinate(pat, kp + i * np, kt + i * np);
+        const uint16_t *perm = kp + i * np;
+        const uint8_t *tw = kt + i * np;
+        view_of(s->pz, pat, &perm, &tw, vp + i * np, vt + i * np);
+        coord[i] = coordinate(pat, perm, tw);
         prefetch(pat, coord[i]);
     }
     for (int64_t a = 0; a < count; a++) {

@@ -45,6 +45,46 @@ FIRST_SLICE = 1 << 16
 
 
 @dataclass(frozen=True)
+class Symmetry:
+    """A symmetry of the puzzle as the kernel applies it (every piece distinct, solved
+    twists 0): position j's piece goes to ``pos[j]``, label L becomes ``label[L]``,
+    twist t becomes ``mul[j] * t + add[j] - add[home of L]`` (mod the set's
+    orientations; ``mul`` 1, or o - 1 for a mirror image)."""
+
+    pos: np.ndarray
+    label: np.ndarray
+    mul: np.ndarray
+    add: np.ndarray
+
+
+def symmetry(lay: Layout, s: Sequence[int]) -> Symmetry:
+    """The kernel's form of a symmetry given on the points (group.py): s maps the
+    point (position j, twist x) to (pos[j], mul * x + add[j])."""
+    d = lay.definition
+    pos = np.zeros(lay.npos, np.int16)
+    mul = np.ones(lay.npos, np.uint8)
+    add = np.zeros(lay.npos, np.uint8)
+    label = np.zeros(lay.nlabels, np.uint16)
+    homes = _homes(lay)
+    solved_perm, _ = lay.arrays(d.solved)
+    base = 0
+    for i, ps in enumerate(d.sets):
+        for j in range(ps.pieces):
+            at = lay.first[i] + j
+            to, x0 = divmod(s[base + j * ps.twists] - base, ps.twists)
+            pos[at] = lay.first[i] + to
+            add[at] = x0
+            if ps.twists > 1:
+                mul[at] = (
+                    divmod(s[base + j * ps.twists + 1] - base, ps.twists)[1] - x0
+                ) % ps.twists
+        base += ps.pieces * ps.twists
+    for x in range(lay.nlabels):
+        label[x] = solved_perm[pos[homes[x]]]
+    return Symmetry(pos, label, mul, add)
+
+
+@dataclass(frozen=True)
 class Table:
     """A pattern's array: a value a coordinate, as bytes, 4 bits or depth mod 3."""
 
@@ -54,6 +94,12 @@ class Table:
     #: Looked up on the position's inverse (its distance is the position's; an exact
     #: format only: a turn may change the inverse's pattern depth by more than one).
     inverse: bool = False
+    #: Looked up on the position's conjugate by a symmetry (as far from solved).
+    conjugate: Symmetry | None = None
+
+    @property
+    def view(self) -> int:
+        return 1 if self.inverse else 2 if self.conjugate is not None else 0
 
     def __post_init__(self) -> None:
         if self.inverse and self.format == twisty_c.MOD3:
@@ -128,7 +174,7 @@ class Search:
         self.solved = (solved_perm, solved_tw)
         illegal = lay.illegal()
         self.home = _homes(lay)
-        if any(t.inverse for t in self.tables) and (self.home < 0).any():
+        if any(t.view for t in self.tables) and (self.home < 0).any():
             raise ValueError("inverse look-ups need every piece distinct, no ? orientation")
         return CPuzzle(
             npos=lay.npos, nturns=len(self.turns), maxtouch=touched.shape[1],
@@ -145,8 +191,13 @@ class Search:
         sets = (CSet * len(t.code.sets))(*[self._c_set(s) for s in t.code.sets])
         self._keep.append(sets)
         solved = t.code.coordinate(*self.solved)
+        sym = t.conjugate
+        arrays = {}
+        if sym is not None:
+            arrays = {f"sym_{f}": self._addr(np.ascontiguousarray(getattr(sym, f)))
+                      for f in ("pos", "label", "mul", "add")}  # fmt: skip
         return CPattern(
-            nsets=len(t.code.sets), format=t.format, inverse=int(t.inverse),
+            nsets=len(t.code.sets), format=t.format, view=t.view, **arrays,
             sets=ctypes.addressof(sets),
             arr=self._addr(t.array), size=t.code.size, solved=solved,
         )  # fmt: skip
