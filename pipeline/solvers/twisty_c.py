@@ -12,6 +12,7 @@ import ctypes
 import functools
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from pipeline.solvers import ida_c
 
@@ -32,86 +33,52 @@ DISTINCT, ONE_REPEATED, MULTISET = 0, 1, 2
 FAR = 250
 
 
+def _fields(*groups: tuple[Any, str]) -> list[tuple[str, Any]]:
+    """ctypes fields: for each (type, names) the names, in order, of that type."""
+    return [(name, kind) for kind, names in groups for name in names.split()]
+
+
 class CPuzzle(ctypes.Structure):
     """``struct tw_puzzle``."""
 
-    _fields_ = [
-        (f, _I64) for f in ("npos", "nturns", "maxtouch", "any_wild", "any_illegal", "ncanon")
-    ] + [
-        ("src", _P),
-        ("add", _P),
-        ("touched", _P),
-        ("order", _P),
-        ("wild", _P),
-        ("illegal", _P),
-        ("nlabels", _I64),
-        ("canon", _P),
-        ("solved_perm", _P),
-        ("solved_twist", _P),
-        ("home", _P),
-    ]
+    _fields_ = _fields(
+        (_I64, "npos nturns maxtouch any_wild any_illegal ncanon"),
+        (_P, "src add touched order wild illegal"),
+        (_I64, "nlabels"),
+        (_P, "canon solved_perm solved_twist home"),
+    )
 
 
 class CSet(ctypes.Structure):
     """``struct tw_pset``."""
 
-    _fields_ = (
-        [
-            (f, _I64)
-            for f in (
-                "first",
-                "n",
-                "kind",
-                "k",
-                "o",
-                "even",
-                "implied",
-                "rep",
-                "rep_count",
-                "any_wild",
-            )
-        ]
-        + [(f, _U64) for f in ("q_size", "size", "total")]
-        + [(f, _P) for f in ("lab", "wild", "counts", "fall", "counted")]
+    _fields_ = _fields(
+        (_I64, "first n kind k o even implied rep rep_count any_wild"),
+        (_U64, "q_size size total"),
+        (_P, "lab wild counts fall counted"),
     )
 
 
 class CPattern(ctypes.Structure):
     """``struct tw_pattern``."""
 
-    _fields_ = [
-        ("nsets", _I64),
-        ("format", _I64),
-        ("view", _I64),
-        ("sets", _P),
-        ("arr", _P),
-        ("size", _U64),
-        ("solved", _U64),
-        ("sym_pos", _P),
-        ("sym_label", _P),
-        ("sym_mul", _P),
-        ("sym_add", _P),
-    ]
+    _fields_ = _fields(
+        (_I64, "nsets format view"),
+        (_P, "sets arr"),
+        (_U64, "size solved"),
+        (_P, "sym_pos sym_label sym_mul sym_add"),
+    )
 
 
 class CSearch(ctypes.Structure):
     """``struct tw_search``."""
 
-    _fields_ = [("pz", _P), ("pats", _P)] + [
-        (f, _I64)
-        for f in (
-            "npat", "max_depth", "bound", "next", "depth", "nodes", "iterations", "status",
-            "length",
-        )
-    ] + [
-        (f, _P)
-        for f in (
-            "root_perm", "root_twist", "root_h", "kid_perm", "kid_twist", "inv_perm", "inv_twist",
-            "kid_h", "kid_coord",
-            "kid_turn", "kid_canon", "alive", "alive_count", "alive_at", "chosen", "canon",
-            "path",
-        )
-    ]  # fmt: skip
+    _fields_ = _fields(
+        (_P, "pz pats"),
+        (_I64, "npat max_depth bound next depth nodes iterations status length"),
+        (_P, "root_perm root_twist root_h kid_perm kid_twist inv_perm inv_twist kid_h"),
+        (_P, "kid_coord kid_turn kid_canon alive alive_count alive_at chosen canon path"),
+    )
 
 
 @functools.cache

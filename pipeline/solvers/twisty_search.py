@@ -332,7 +332,7 @@ def _next_budget(budget: int, took: float) -> int:
 def _multinomial(counts: Sequence[int]) -> int:
     from pipeline.puzzles.twisty.pack import multinomial
 
-    return multinomial(counts)
+    return multinomial(tuple(counts))
 
 
 def _fits(x: int) -> int:
