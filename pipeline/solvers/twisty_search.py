@@ -322,6 +322,49 @@ def pattern_table(
     return Table(code, twisty_tables.load(stored, code, fmt), fmt)
 
 
+def symmetric(
+    lay: Layout, tables: Sequence[Table], syms: Sequence[Sequence[int]], count: int = 2
+) -> list[Table]:
+    """Up to ``count`` more look-ups of each table that keeps some pieces alike, each on
+    the position's conjugate by one of the symmetries ``syms`` (group.symmetries):
+    the table then bounds the distance by other pieces (those the symmetry takes to
+    its distinct ones). Chosen one by one, each the symmetry whose pieces differ
+    most from the table's own and those chosen before (the most pieces outside the
+    nearest of them). A table of distinct pieces only gains nothing: a conjugate is
+    as far from its solved state as the position."""
+    out = []
+    for table in tables:
+        own = _tracked(lay, table.code)
+        if own is None:
+            continue
+        options = []
+        for s in syms[1:]:
+            sym = symmetry(lay, s)
+            options.append((frozenset(x for x in range(lay.nlabels) if sym.label[x] in own), sym))
+        chosen = [own]
+        for _ in range(min(count, len(options))):
+            scores = [min(len(pieces - c) for c in chosen) for pieces, _ in options]
+            best = max(range(len(options)), key=scores.__getitem__)
+            if scores[best] == 0:
+                break
+            chosen.append(options[best][0])
+            out.append(Table(table.code, table.array, table.format, conjugate=options[best][1]))
+    return out
+
+
+def _tracked(lay: Layout, code: PatternCode) -> frozenset[int] | None:
+    """The labels (layout numbers) a pattern keeps distinct, None when it keeps every
+    piece of its sets so."""
+    out: set[int] = set()
+    for s in code.sets:
+        first = lay.label_first[s.full]
+        labels = range(first, first + len(lay.labels[s.full]))
+        out |= {x for x in labels if s.counts[s.lab[x]] == 1}
+    if all(c == 1 for s in code.sets for c in s.counts):
+        return None
+    return frozenset(out)
+
+
 def _next_budget(budget: int, took: float) -> int:
     """Nodes for the next slice, so that one takes about SLICE_SECONDS."""
     if took <= 0:

@@ -377,3 +377,119 @@ def _not_member(d: Definition, turns: Sequence[Turn], parts: Sequence[Part]) -> 
     if c is None or c.contains(element(d, parts)):
         return None
     return "no sequence of moves reaches it (it passes the checks of orientation sums and parities)"
+
+
+# -- symmetries: point permutations whose conjugation maps every move to a move ------------
+#: Partial assignments the search for symmetries may try (the 3x3x3 cube takes a few
+#: thousand); past it a definition is said to have none but the identity.
+MAX_SYMMETRY_STEPS = 200_000
+
+
+def symmetries(d: Definition, turns: Sequence[Turn]) -> list[Perm]:
+    """The symmetries of the puzzle, one for each distinct conjugation: permutations s of
+    the points that keep each position's orientations in cyclic order (or reverse
+    it: a mirror image) and map every move to a turn, ``s^-1 m s``. Conjugating a
+    position by s keeps its distance to solved (turns go to turns), so a pattern
+    table looked up on the conjugate gives a bound too. The identity first; only it
+    when pieces repeat or are ``?``, or the search passes its bounds."""
+    ident = tuple(range(points(d.sets)))
+    if not distinct(d) or points(d.sets) > MAX_POINTS or d.illegal:
+        return [ident]
+    finder = _Symmetries(d, turns)
+    try:
+        finder.search()
+    except _TooLong:
+        return [ident]
+    seen: dict[tuple[int, ...], Perm] = {}
+    for s in sorted(finder.found, key=lambda s: s != ident):
+        action = tuple(finder.turn_of[_mul(_mul(_inv(s), b), s)] for b in finder.bases)
+        seen.setdefault(action, s)
+    return list(seen.values())
+
+
+class _Symmetries:
+    """The search: the images of the base moves chosen one by one, the permutation
+    followed from a point's image along the generators (s(g(p)) = g'(s(p)), g' the
+    image of g), each orbit's first point tried at each free image."""
+
+    def __init__(self, d: Definition, turns: Sequence[Turn]) -> None:
+        self.turns = [as_permutation(d.sets, t.parts) for t in turns]
+        self.turn_of = {t: i for i, t in enumerate(self.turns)}
+        bases = {t.base for t in turns}
+        self.bases = [as_permutation(d.sets, m.parts) for m in d.moves if m.name in bases]
+        self.twist = _twist_by_one(d.sets)
+        self.gens = [*self.bases, self.twist]
+        self.n = len(self.twist)
+        self.orbits = _orbits(self.gens, self.n)
+        self.found: list[Perm] = []
+        self.steps = 0
+
+    def search(self) -> None:
+        back = _inv(self.twist)
+        for ends in {self.twist: None, back: None}:  # a mirror image reverses orientations
+            first = self.orbits[0][0]
+            for y in self.orbits[0]:
+                s, sinv = [-1] * self.n, [-1] * self.n
+                s[first], sinv[y] = y, first
+                self.choose(0, s, sinv, [None] * len(self.bases) + [ends])
+
+    def choose(self, k: int, s: list[int], sinv: list[int], images: list[Perm | None]) -> None:
+        self.steps += 1
+        if self.steps > MAX_SYMMETRY_STEPS:
+            raise _TooLong
+        if not self.follow(s, sinv, images):
+            return
+        if k < len(self.bases):
+            for t in self.turns:
+                self.choose(k + 1, list(s), list(sinv), [*images[:k], t, *images[k + 1 :]])
+            return
+        orbit = next((o for o in self.orbits if s[o[0]] < 0), None)
+        if orbit is None:
+            self.keep(tuple(s))
+            return
+        for y in range(self.n):
+            if sinv[y] < 0:
+                s2, sinv2 = list(s), list(sinv)
+                s2[orbit[0]], sinv2[y] = y, orbit[0]
+                self.choose(k, s2, sinv2, images)
+
+    def follow(self, s: list[int], sinv: list[int], images: list[Perm | None]) -> bool:
+        """Extend s along the generators whose images are chosen; False on a clash."""
+        todo = [q for q in range(self.n) if s[q] >= 0]
+        while todo:
+            q = todo.pop()
+            for g, h in zip(self.gens, images, strict=True):
+                if h is None:
+                    continue
+                a, b = g[q], h[s[q]]
+                if s[a] < 0 and sinv[b] < 0:
+                    s[a], sinv[b] = b, a
+                    todo.append(a)
+                elif s[a] != b:
+                    return False
+        return True
+
+    def keep(self, s: Perm) -> None:
+        if all(_mul(_mul(_inv(s), b), s) in self.turn_of for b in self.bases):
+            self.found.append(s)
+
+
+def _twist_by_one(sets: tuple[PieceSet, ...]) -> Perm:
+    """Every piece twisted once where it is (the points' orientation cycles)."""
+    out, base = [], 0
+    for s in sets:
+        for j in range(s.pieces):
+            out += [base + j * s.twists + (x + 1) % s.twists for x in range(s.twists)]
+        base += s.pieces * s.twists
+    return tuple(out)
+
+
+def _orbits(gens: list[Perm], n: int) -> list[list[int]]:
+    seen: set[int] = set()
+    out = []
+    for p in range(n):
+        if p not in seen:
+            orbit = list(_orbit(p, gens, tuple(range(n))))
+            seen.update(orbit)
+            out.append(orbit)
+    return out
