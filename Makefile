@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 DATA   ?= data
 
-.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-lookups bench-paths bench-peer bench-serve bench-twisty test-twisty-samples test-spark-full bench-spark test-hostile test-newcomer clean distclean help
+.PHONY: build-db build-db-full test test-quick test-full test-browser report lint format bench bench-full bench-walk bench-pegs bench-french37 bench-diamond41 bench-korf bench-solve4 bench-pairs bench-lookups bench-paths bench-peer bench-serve bench-twisty bench-cube test-twisty-samples test-spark-full bench-spark test-hostile test-newcomer clean distclean help
 
 help:
 	@echo "make build-db   build the default puzzle tables and the DuckDB catalog in $(DATA)/,"
@@ -58,6 +58,9 @@ help:
 	@echo "                cube2, pocket, toplayer), time and memory, beside twsearch -g when"
 	@echo "                TWSEARCH=<binary built outside the repo> (RUNS=3): medians and ratios;"
 	@echo "                OLD=<rev> adds that commit's builds, SEARCH=1 the dense engine's steps alone"
+	@echo "make bench-cube the 3x3x3 cube solved optimally, a process a scramble of 10 to 15 moves"
+	@echo "                (builds its pattern tables into CUBE_DATA first), beside twsearch when"
+	@echo "                TWSEARCH=<binary> and TWSEARCH_SAMPLES=<its samples/main folder>"
 	@echo "make test-twisty-samples TWSEARCH_SAMPLES=DIR  five of twsearch's sample definitions"
 	@echo "                (its samples/main, not shipped here) built, each level equal to twsearch -g"
 	@echo "make bench-spark  2x5 through the local executor and Spark (threshold 100,000 and 0):"
@@ -186,6 +189,10 @@ test-twisty-samples: $(TEST_STAMP)
 
 bench-twisty: $(STAMP)
 	$(BIN)/python -m benchmarks.twisty --rounds $(RUNS) $(if $(TWSEARCH),--twsearch $(TWSEARCH)) $(if $(OLD),--old $(OLD)) $(if $(SEARCH),--search) $(TWISTY_FILES)
+
+CUBE_DATA ?= bench-results/cube-data
+bench-cube: $(STAMP)
+	$(BIN)/python -m benchmarks.cube --data $(CUBE_DATA) $(if $(TWSEARCH),--twsearch $(TWSEARCH) --tws $(TWSEARCH_SAMPLES)/3x3x3.tws)
 
 bench-pegs: $(STAMP)
 	$(BIN)/python -m benchmarks.pegs
