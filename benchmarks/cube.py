@@ -116,7 +116,7 @@ def one(data: Path, scramble: str, tables: str, symmetric: int) -> None:
     if symmetric:
         lay = twisty_layout.layout(d)
         found += twisty_search.symmetric(lay, found, group.symmetries(d, turns), symmetric)
-    search = twisty_search.Search(d, turns, found)
+    search = twisty_search.TwistySearch(d, turns, found)
     parts = search.apply(d.solved, scramble.split())
     why = group.why_not(d, turns, parts)
     if why is not None:

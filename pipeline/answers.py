@@ -96,6 +96,16 @@ class MethodSolution(Solution):
 
 
 @dataclass(frozen=True)
+class SearchProgress:
+    """Where a running search is: the bound being searched (the solution is at least
+    this long), nodes so far, seconds."""
+
+    bound: int
+    nodes: int
+    seconds: float
+
+
+@dataclass(frozen=True)
 class DepthCount:
     """One depth of a histogram: its rows, and on a table of symmetry classes the
     positions of the whole board its classes stand for."""

@@ -27,7 +27,7 @@ from pipeline.puzzles.twisty.pack import set_code
 from pipeline.puzzles.twisty.tws import WILD, Definition, Part, Turn
 from pipeline.solvers import twisty_c, twisty_layout, twisty_search, twisty_tables
 from pipeline.solvers.twisty_patterns import pattern
-from pipeline.solvers.twisty_search import Search, Table
+from pipeline.solvers.twisty_search import PatternLookup, TwistySearch
 from pipeline.storage.table import Table as StoredTable
 from tests.conftest import build_local
 
@@ -220,18 +220,18 @@ def pattern_depths(full: Definition, turns: tuple[Turn, ...], pat: Definition) -
 def search_with(
     full: Definition, turns: Sequence[Turn], pats: Sequence[Definition], fmt: int,
     **options: object,
-) -> Search:  # fmt: skip
+) -> TwistySearch:  # fmt: skip
     lay = twisty_layout.layout(full)
     quarter = len(turns) != len(all_turns(full))
     tables = []
     for i, pat in enumerate(pats):
         code = pattern(f"p{i}", lay, turns, pat, quarter_turns(pat) if quarter else all_turns(pat))
         depths = pattern_depths(full, tuple(turns), pat)
-        tables.append(Table(code, twisty_tables.pack(depths, fmt), fmt))
-    return Search(full, turns, tables, **options)  # type: ignore[arg-type]
+        tables.append(PatternLookup(code, twisty_tables.pack(depths, fmt), fmt))
+    return TwistySearch(full, turns, tables, **options)  # type: ignore[arg-type]
 
 
-def scramble(search: Search, rng: random.Random, length: int) -> tuple[list[str], tuple]:
+def scramble(search: TwistySearch, rng: random.Random, length: int) -> tuple[list[str], tuple]:
     """A random sequence of canonical turns, and the position it makes."""
     machine = twisty_layout.canonical(search.definition, search.turns)
     state, names = 0, []
@@ -264,7 +264,9 @@ def test_the_kernel_computes_the_coordinate_the_rule_gives(
     turns = all_turns(full)
     pat = abstraction(full, keep)
     code = pattern("p", twisty_layout.layout(full), turns, pat, all_turns(pat))
-    search = Search(full, turns, [Table(code, np.zeros(code.size, np.uint8), twisty_c.BYTE)])
+    search = TwistySearch(
+        full, turns, [PatternLookup(code, np.zeros(code.size, np.uint8), twisty_c.BYTE)]
+    )
     rng = random.Random(len(name) + len(keep))
     positions = [scramble(search, rng, rng.randrange(25))[1] for _ in range(200)]
     arrays = [search.arrays(p) for p in positions]
@@ -286,7 +288,9 @@ def test_sets_without_a_wild_piece_are_packed_as_their_tables_are() -> None:
     assert code.size == puzzle.pack.size == 180 * 2**5 * 60 * 3**4
     assert [s.kind for s in code.sets] == [twisty_c.MULTISET, twisty_c.DISTINCT]
     assert code.sets[1].even
-    search = Search(full, puzzle.turns, [Table(code, np.zeros(code.size, np.uint8), 0)])
+    search = TwistySearch(
+        full, puzzle.turns, [PatternLookup(code, np.zeros(code.size, np.uint8), 0)]
+    )
     rng = random.Random(3)
     for _ in range(100):
         _, parts = scramble(search, rng, 12)
@@ -401,14 +405,16 @@ def test_look_ups_on_the_inverse_and_on_conjugates() -> None:
     by = {t.name: group.as_permutation(full.sets, t.parts) for t in turns}
     rotation = group._mul(by["U"], by["D'"])
     sym = twisty_search.symmetry(lay, rotation)
-    plain = Table(code, twisty_tables.pack(depths, twisty_c.NIBBLE), twisty_c.NIBBLE)
+    plain = PatternLookup(code, twisty_tables.pack(depths, twisty_c.NIBBLE), twisty_c.NIBBLE)
     views = [
         plain,
-        Table(code, plain.array, twisty_c.NIBBLE, inverse=True),
-        Table(code, twisty_tables.pack(depths, twisty_c.MOD3), twisty_c.MOD3, conjugate=sym),
+        PatternLookup(code, plain.array, twisty_c.NIBBLE, inverse=True),
+        PatternLookup(
+            code, twisty_tables.pack(depths, twisty_c.MOD3), twisty_c.MOD3, conjugate=sym
+        ),
     ]
-    search = Search(full, turns, views)
-    alone = [Search(full, turns, [v]) for v in views]
+    search = TwistySearch(full, turns, views)
+    alone = [TwistySearch(full, turns, [v]) for v in views]
     rng = random.Random(6)
     for _ in range(30):
         _, parts = scramble(search, rng, rng.randrange(1, 9))
@@ -448,7 +454,7 @@ def test_symmetric_look_ups_keep_the_lengths_optimal(
     lay = twisty_layout.layout(full)
     more = twisty_search.symmetric(lay, base.tables, group.symmetries(full, turns), 2)
     assert len(more) == 2 and all(t.conjugate is not None for t in more)
-    search = Search(full, turns, [*base.tables, *more])
+    search = TwistySearch(full, turns, [*base.tables, *more])
     rows, ball = pocket_ball
     rng = random.Random(8)
     fewer = 0
@@ -477,7 +483,7 @@ def test_the_depth_arrays_of_a_built_table(tmp_path: Path) -> None:
         assert isinstance(again, np.memmap) and np.array_equal(again, arr)
     assert (tmp_path / "mixed" / "_depths-mod3.npy").stat().st_size < code.size // 3
     table = twisty_search.pattern_table(full, puzzle.turns, full, puzzle.turns, stored)
-    search = Search(full, puzzle.turns, [table])
+    search = TwistySearch(full, puzzle.turns, [table])
     rng = random.Random(5)
     for _ in range(20):
         _, parts = scramble(search, rng, 10)
@@ -549,7 +555,7 @@ def test_the_distance_between_two_positions() -> None:
 # -- progress and stopping --------------------------------------------------------------
 def test_a_long_search_reports_progress_and_stops(monkeypatch: pytest.MonkeyPatch) -> None:
     full = read("pocket")
-    search = Search(full, all_turns(full))  # no tables: a plain iterative deepening
+    search = TwistySearch(full, all_turns(full))  # no tables: a plain iterative deepening
     rng = random.Random(2)
     _, parts = scramble(search, rng, 8)
     want = search.solve(parts)

@@ -30,7 +30,7 @@ MAX_ILLEGAL = 1 << 24
 
 
 @dataclass(frozen=True)
-class Layout:
+class FlatLayout:
     """Where each set's positions and labels are in the flat arrays."""
 
     definition: Definition
@@ -122,7 +122,7 @@ class Layout:
         return out
 
 
-def layout(d: Definition) -> Layout:
+def layout(d: Definition) -> FlatLayout:
     first, label_first, labels = [], [], []
     at = lab = 0
     for s, part in zip(d.sets, d.solved, strict=True):
@@ -134,7 +134,7 @@ def layout(d: Definition) -> Layout:
         lab += len(mine)
     if at >= 1 << 15 or lab >= 1 << 16:
         raise BadSpec(f"{d.name}: too many positions for the search ({at})")
-    return Layout(d, tuple(first), tuple(label_first), tuple(labels))
+    return FlatLayout(d, tuple(first), tuple(label_first), tuple(labels))
 
 
 def commuting(d: Definition, turns: Sequence[Turn]) -> tuple[list[str], np.ndarray]:

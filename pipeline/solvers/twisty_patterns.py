@@ -34,7 +34,7 @@ from pipeline.puzzles.twisty import tws
 from pipeline.puzzles.twisty.pack import multinomial
 from pipeline.puzzles.twisty.tws import WILD, Definition, Part, Turn
 from pipeline.solvers.twisty_c import DISTINCT, MULTISET, ONE_REPEATED
-from pipeline.solvers.twisty_layout import Layout
+from pipeline.solvers.twisty_layout import FlatLayout
 
 #: Pieces of a set ranked as a Lehmer code (20! fits 64 bits).
 MAX_DISTINCT = 20
@@ -136,7 +136,7 @@ class PatternCode:
 
 
 def pattern(
-    name: str, full: Layout, turns: Sequence[Turn], pat: Definition, pat_turns: Sequence[Turn]
+    name: str, full: FlatLayout, turns: Sequence[Turn], pat: Definition, pat_turns: Sequence[Turn]
 ) -> PatternCode:
     """How a full position of ``full`` becomes the coordinate of the pattern ``pat``
     (whose table was built with the moves ``pat_turns``); BadSpec when ``pat`` is no
@@ -173,7 +173,7 @@ def pattern(
 
 
 def _label_map(
-    name: str, full: Layout, f: int, labels: tuple[int, ...], pat_perm: tuple[int, ...]
+    name: str, full: FlatLayout, f: int, labels: tuple[int, ...], pat_perm: tuple[int, ...]
 ) -> tuple[int, ...]:
     """Each full label number's pattern label index (the solved states, position by
     position); BadSpec when one full label would become two."""
@@ -188,7 +188,7 @@ def _label_map(
     return tuple(out)
 
 
-def _check_wild(name: str, full: Layout, f: int, lab: tuple[int, ...], wild: tuple[bool, ...]):
+def _check_wild(name: str, full: FlatLayout, f: int, lab: tuple[int, ...], wild: tuple[bool, ...]):
     """A piece whose orientation the full puzzle ignores is ignored by the pattern too."""
     for x in range(full.label_first[f], full.label_first[f] + len(full.labels[f])):
         if full.wild[x] and not wild[lab[x]]:

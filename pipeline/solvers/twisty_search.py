@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.answers import SearchProgress
 from pipeline.errors import BadMethod
 from pipeline.puzzles.twisty.tws import Definition, Part, Turn
 from pipeline.solvers import twisty_c
 from pipeline.solvers.twisty_c import CPattern, CPuzzle, CSearch, CSet
-from pipeline.solvers.twisty_layout import Layout, canonical, layout
+from pipeline.solvers.twisty_layout import FlatLayout, canonical, layout
 from pipeline.solvers.twisty_patterns import PatternCode, PatternSet
 
 #: How the tables are read unless told: depth mod 3 in 2 bits (the smallest arrays, and
@@ -57,7 +58,7 @@ class Symmetry:
     add: np.ndarray
 
 
-def symmetry(lay: Layout, s: Sequence[int]) -> Symmetry:
+def symmetry(lay: FlatLayout, s: Sequence[int]) -> Symmetry:
     """The kernel's form of a symmetry given on the points (group.py): s maps the
     point (position j, twist x) to (pos[j], mul * x + add[j])."""
     d = lay.definition
@@ -85,7 +86,7 @@ def symmetry(lay: Layout, s: Sequence[int]) -> Symmetry:
 
 
 @dataclass(frozen=True)
-class Table:
+class PatternLookup:
     """A pattern's array: a value a coordinate, as bytes, 4 bits or depth mod 3."""
 
     code: PatternCode
@@ -109,17 +110,12 @@ class Table:
             raise ValueError(f"pattern {self.code.name}: the array does not fit its coordinates")
 
 
-@dataclass(frozen=True)
-class Progress:
-    """Where a running search is: the bound being searched, nodes so far, seconds."""
-
-    bound: int
-    nodes: int
-    seconds: float
+#: Where a running search is (answers.py: every surface shows it).
+Progress = SearchProgress
 
 
 @dataclass(frozen=True)
-class Solution:
+class Found:
     """An optimal solution (turn names), with the nodes searched and the time taken."""
 
     turns: tuple[str, ...]
@@ -131,14 +127,14 @@ class Solution:
         return len(self.turns)
 
 
-class Search:
+class TwistySearch:
     """IDA* over one definition's turns with pattern tables (C kernel only)."""
 
     def __init__(
         self,
         definition: Definition,
         turns: Sequence[Turn],
-        tables: Sequence[Table] = (),
+        tables: Sequence[PatternLookup] = (),
         *,
         canonical_moves: bool = True,
     ) -> None:
@@ -151,7 +147,7 @@ class Search:
         self.lib = lib
         self.definition = definition
         self.turns = tuple(turns)
-        self.layout: Layout = layout(definition)
+        self.layout: FlatLayout = layout(definition)
         self.tables = tuple(tables)
         self._keep: list[object] = []
         machine = canonical(definition, self.turns) if canonical_moves else None
@@ -187,7 +183,7 @@ class Search:
             home=self._addr(self.home),
         )  # fmt: skip
 
-    def _c_pattern(self, t: Table) -> CPattern:
+    def _c_pattern(self, t: PatternLookup) -> CPattern:
         sets = (CSet * len(t.code.sets))(*[self._c_set(s) for s in t.code.sets])
         self._keep.append(sets)
         solved = t.code.coordinate(*self.solved)
@@ -220,7 +216,7 @@ class Search:
         return self.layout.arrays(parts)
 
     def coordinate(self, table: int, parts: Sequence[Part]) -> int:
-        """Table ``table``'s coordinate of a position, computed by the kernel."""
+        """Pattern ``table``'s coordinate of a position, computed by the kernel."""
         perm, tw = self.arrays(parts)
         pat = ctypes.byref(self._patterns[table])
         return int(self.lib.tw_coordinate(pat, perm.ctypes.data, tw.ctypes.data))
@@ -271,7 +267,7 @@ class Search:
         parts: Sequence[Part],
         on_progress: Callable[[Progress], None] | None = None,
         max_depth: int = MAX_DEPTH,
-    ) -> Solution | None:
+    ) -> Found | None:
         """An optimal solution of a position of the group (None: none within
         ``max_depth``). ``on_progress`` is called between slices of the search."""
         search, arrays = self._search(parts, max_depth)
@@ -290,10 +286,10 @@ class Search:
         if status == twisty_c.NONE:
             return None
         names = tuple(self.turns[int(t)].name for t in path[: search.length])
-        return Solution(names, search.nodes, seconds)
+        return Found(names, search.nodes, seconds)
 
 
-def _homes(lay: Layout) -> np.ndarray:
+def _homes(lay: FlatLayout) -> np.ndarray:
     """Each label's position when solved (-1 for all when a label repeats or a piece's
     orientation is ``?``: no inverse then)."""
     out = np.full(lay.nlabels, -1, np.int16)
@@ -312,19 +308,19 @@ def pattern_table(
     pattern_turns: Sequence[Turn],
     stored: Any,
     fmt: int = DEFAULT_FORMAT,
-) -> Table:
+) -> PatternLookup:
     """A built pattern table (``stored``: its storage.table.Table) as the search reads
     it: its coordinate from the two definitions, its depths mapped (twisty_tables)."""
     from pipeline.solvers import twisty_patterns, twisty_tables
 
     lay = layout(definition)
     code = twisty_patterns.pattern(stored.name, lay, turns, pattern_definition, pattern_turns)
-    return Table(code, twisty_tables.load(stored, code, fmt), fmt)
+    return PatternLookup(code, twisty_tables.load(stored, code, fmt), fmt)
 
 
 def symmetric(
-    lay: Layout, tables: Sequence[Table], syms: Sequence[Sequence[int]], count: int = 2
-) -> list[Table]:
+    lay: FlatLayout, tables: Sequence[PatternLookup], syms: Sequence[Sequence[int]], count: int = 2
+) -> list[PatternLookup]:
     """Up to ``count`` more look-ups of each table that keeps some pieces alike, each on
     the position's conjugate by one of the symmetries ``syms`` (group.symmetries):
     the table then bounds the distance by other pieces (those the symmetry takes to
@@ -348,11 +344,13 @@ def symmetric(
             if scores[best] == 0:
                 break
             chosen.append(options[best][0])
-            out.append(Table(table.code, table.array, table.format, conjugate=options[best][1]))
+            out.append(
+                PatternLookup(table.code, table.array, table.format, conjugate=options[best][1])
+            )
     return out
 
 
-def _tracked(lay: Layout, code: PatternCode) -> frozenset[int] | None:
+def _tracked(lay: FlatLayout, code: PatternCode) -> frozenset[int] | None:
     """The labels (layout numbers) a pattern keeps distinct, None when it keeps every
     piece of its sets so."""
     out: set[int] = set()
