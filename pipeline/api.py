@@ -21,7 +21,15 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.answers import Distance, Histogram, Listed, MethodSolution, Position, Solution
+from pipeline.answers import (
+    Distance,
+    Histogram,
+    Listed,
+    MethodSolution,
+    Position,
+    SearchProgress,
+    Solution,
+)
 from pipeline.answers import Summary as TableSummary
 from pipeline.build.loop import LevelDone
 from pipeline.errors import NotBuilt
@@ -298,8 +306,11 @@ class Database:
 
     def solve(self, puzzle: str, position: str | int) -> Solution:
         """Walk parents from the position to the root: see :class:`Solution` (a peg
-        board through its winnable table: a winning line)."""
+        board through its winnable table: a winning line). A puzzle too large to
+        tabulate is searched instead (:meth:`solve_by`: its pattern tables built first)."""
         p = self.puzzle(puzzle)
+        if p.search_tables():
+            return self.solve_by(puzzle, position)
         return walks.solve(self.folder, p, positions.state_of(p, position))
 
     def walk(self, puzzle: str, position: str | int) -> Solution | None:
@@ -317,19 +328,23 @@ class Database:
         *,
         build: bool = True,
         on_build: Callable[[str], None] | None = None,
+        on_search: Callable[[SearchProgress], None] | None = None,
     ) -> MethodSolution:
         """Solve by a method: the table, pattern databases or the loop (solvers/choose.py).
 
         ``auto`` walks the table when it is built, else searches with pattern
         databases on 4x4, building them on first use (``on_build`` is told what
         will be built and its cost before it starts, ``on_level`` each level;
-        ``build=False`` refuses with NotBuilt instead).
+        ``build=False`` refuses with NotBuilt instead). A puzzle too large to
+        tabulate (``cube3``) is searched over its pattern tables, built so on
+        first use: an optimal solution, proven (method ``search``); ``on_search``
+        hears from a long search between its slices (Ctrl-C stops it there).
         """
         p = self.puzzle(puzzle)
-        answer = self.solvers.solve_by(p, position, method)
+        answer = self.solvers.solve_by(p, position, method, on_search)
         if isinstance(answer, Needs):
             self._build_needed(answer, build, on_build, on_level)
-            answer = self.solvers.solve_by(p, position, method)
+            answer = self.solvers.solve_by(p, position, method, on_search)
         if isinstance(answer, Needs):  # built, and still missing: its own line
             raise answer.refused()
         return answer

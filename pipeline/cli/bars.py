@@ -15,6 +15,7 @@ import time
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from pipeline.answers import SearchProgress
 from pipeline.build.loop import LevelDone
 from pipeline.words import plural, rate, seconds
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 #: Seconds between two log lines of one table's build (no terminal).
 INTERVAL = 10.0
+#: Seconds a search runs before its progress is shown.
+SEARCH_QUIET = 2.0
 #: Share of a table's known total done before a time-left estimate is shown.
 ESTIMATE_FROM = 0.1
 #: Seconds a build runs before a time-left estimate is shown: its first seconds hold
@@ -184,3 +187,49 @@ class VerifyBars(_Bars):
                 file=sys.stderr,
                 flush=True,
             )
+
+
+class SearchLine:
+    """A long search's progress: the bound (depth) it has reached, nodes, time; on a
+    terminal one line kept up to date, else a line every :data:`INTERVAL` seconds.
+    A search of less than :data:`SEARCH_QUIET` seconds prints nothing."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.last: SearchProgress | None = None
+        self._logged = 0.0
+        self._shown = False
+
+    def __call__(self, p: SearchProgress) -> None:
+        self.last = p
+        if p.seconds < SEARCH_QUIET:
+            return
+        if sys.stderr.isatty():
+            print(f"\r{self.text(p)}\x1b[K", end="", file=sys.stderr, flush=True)
+            self._shown = True
+        elif p.seconds - self._logged >= INTERVAL:
+            self._logged = p.seconds
+            print(self.text(p), file=sys.stderr, flush=True)
+
+    def text(self, p: SearchProgress) -> str:
+        return (
+            f"{self.name}: searching depth {p.bound}, {plural(p.nodes, 'node')} "
+            f"in {seconds(p.seconds)} ({rate(p.nodes / max(p.seconds, 1e-9))})"
+        )
+
+    def close(self) -> None:
+        """End the terminal's line, if one was drawn."""
+        if self._shown:
+            print(file=sys.stderr, flush=True)
+            self._shown = False
+
+    def stopped(self) -> str:
+        """The line for a search stopped by Ctrl-C: how far it had gone."""
+        if self.last is None:
+            return f"{self.name}: search stopped"
+        p = self.last
+        return (
+            f"{self.name}: search stopped at depth {p.bound} after "
+            f"{plural(p.nodes, 'node')} and {seconds(p.seconds)}: no solution is shorter "
+            f"than {p.bound} moves"
+        )

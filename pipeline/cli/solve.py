@@ -46,7 +46,9 @@ OldMovesOpt = Annotated[bool, typer.Option("--moves", hidden=True)]
 TurnsOpt = Annotated[
     bool,
     typer.Option(
-        "--turns", help="POSITION is turns from solved, e.g. \"R U R' U'\" (pocket cube)."
+        "--turns",
+        help="POSITION is turns from solved, e.g. \"R U R' U'\" (the pocket cube, cube3, "
+        "twisty definitions).",
     ),
 ]
 NoBuildOpt = Annotated[
@@ -69,6 +71,7 @@ HOW = {
     "table": "optimal, from the table",
     "optimal": "optimal, pattern databases",
     "loop": "the loop method, not optimal",
+    "search": "optimal, proven by IDA* over its pattern tables",
 }
 
 
@@ -225,18 +228,30 @@ def _solved(
     base: Database, puzzle: str, position: str | int, method: str, build: bool
 ) -> MethodSolution:
     """The solution by ``method`` (the API picks it), with progress bars while pattern
-    databases are built on first use."""
-    from pipeline.cli.bars import BuildBars
+    databases are built on first use, and a long search's progress; Ctrl-C stops a
+    search with one line saying how far it went (exit 130)."""
+    from pipeline.cli.bars import BuildBars, SearchLine
 
-    with BuildBars() as bars:
-        return base.solve_by(
-            puzzle,
-            position,
-            method,
-            on_level=bars.level,
-            build=build,
-            on_build=lambda text: typer.echo(f"puzzledb: {text}", err=True),
-        )
+    searching = SearchLine(puzzle)
+    try:
+        with BuildBars() as bars:
+            return base.solve_by(
+                puzzle,
+                position,
+                method,
+                on_level=bars.level,
+                build=build,
+                on_build=lambda text: typer.echo(f"puzzledb: {text}", err=True),
+                on_search=searching,
+            )
+    except KeyboardInterrupt:
+        if searching.last is None:
+            raise
+        searching.close()
+        typer.echo(f"puzzledb: {searching.stopped()}", err=True)
+        raise typer.Exit(130) from None
+    finally:
+        searching.close()
 
 
 def _print_method(puzzle: str, sol: MethodSolution, tiles: bool, js: bool) -> None:
@@ -245,6 +260,11 @@ def _print_method(puzzle: str, sol: MethodSolution, tiles: bool, js: bool) -> No
         emit(sol.as_dict())
         return
     effort = f", {sol.nodes:,} nodes, {sol.seconds:.2f} s" if sol.nodes is not None else ""
-    typer.echo(f"{puzzle}: {plural(sol.moves, 'move')} to the goal ({HOW[sol.method]}{effort})")
+    how = HOW[sol.method]
+    if sol.method == "search":
+        how, effort = f"{how} {sol.heuristic}", f";{effort[1:]}"
+    typer.echo(f"{puzzle}: {plural(sol.moves, 'move')} to the goal ({how}{effort})")
+    if sol.notation is not None:
+        typer.echo(sol.notation if sol.moves else "(solved)")
     if tiles:
         typer.echo("tiles slid: " + " ".join(map(str, sol.tiles)))

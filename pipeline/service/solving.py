@@ -8,11 +8,12 @@ refuses with the Needs' own line, and asks again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pipeline import hints
-from pipeline.answers import MethodSolution
+from pipeline.answers import MethodSolution, SearchProgress
 from pipeline.errors import BadMethod, NotBuilt
 from pipeline.puzzles.base import Puzzle
 from pipeline.service.folder import Folder
@@ -21,6 +22,7 @@ from pipeline.service.walks import solve, solver
 
 if TYPE_CHECKING:
     from pipeline.solvers.optimal import RankedSolver, Solver
+    from pipeline.solvers.twisty_solver import PuzzleSearch
 
 
 @dataclass(frozen=True)
@@ -42,16 +44,27 @@ class Solvers:
     def __init__(self, folder: Folder) -> None:
         self.folder = folder
         self._made: dict[tuple[str, bool], Solver | RankedSolver] = {}
+        #: The search of each puzzle solved by search, with the folder's read it was made in.
+        self._searches: dict[str, tuple[int, PuzzleSearch]] = {}
 
     def solve_by(
-        self, p: Puzzle, position: str | int, method: str = "auto"
+        self,
+        p: Puzzle,
+        position: str | int,
+        method: str = "auto",
+        on_progress: Callable[[SearchProgress], None] | None = None,
     ) -> MethodSolution | Needs:
         """Solve by ``method``; ``auto``: the table when built, else pattern databases on
-        4x4. Needs when tables must be built first (a peg board's winnable classes from
-        its built table; the 4x4 pattern databases)."""
+        4x4, and a puzzle too large to tabulate by search over its pattern tables
+        (``on_progress`` hears from a long search). Needs when tables must be built
+        first (a peg board's winnable classes from its built table; the 4x4 pattern
+        databases; a puzzle's pattern tables)."""
         from pipeline.solvers import choose
 
         self.folder.require(p.name)
+        if p.search_tables():
+            choose.pick(method, p.name, False)  # an unknown method is its own line
+            return self._searched(p, position, method, on_progress)
         answers = solver(self.folder, p)  # the table that answers (a peg board's winnable one)
         built = self.folder.has(answers.name)  # sound or not: reading it then says what is wrong
         if not built and answers is not p and self.folder.is_built(p.name) and method != "loop":
@@ -69,6 +82,52 @@ class Solvers:
         if not built and method == "auto":
             raise choose.not_built(p.name, self.folder.data, p.expected_total)
         return choose.from_table(solve(self.folder, p, state_of(p, position)), p)
+
+    def _searched(
+        self,
+        p: Puzzle,
+        position: str | int,
+        method: str,
+        on_progress: Callable[[SearchProgress], None] | None,
+    ) -> MethodSolution | Needs:
+        """A puzzle solved by search: its position checked (before anything is built),
+        then searched over its pattern tables."""
+        from pipeline.solvers import twisty_solver
+
+        if method not in ("auto", "optimal"):
+            raise BadMethod(
+                f"{p.name} has no table of its own: it is solved by search over its pattern "
+                f"tables ({', '.join(p.search_tables())}); solve it with --method optimal"
+            )
+        state = state_of(p, position)
+        twisty_solver.check(p, state)
+        search = self.searcher(p)
+        return search if isinstance(search, Needs) else search.solve(state, on_progress)
+
+    def searcher(self, p: Puzzle) -> PuzzleSearch | Needs:
+        """The search of a puzzle too large to tabulate over its pattern tables (made once
+        a read of the folder), or Needs naming the tables to build first."""
+        from pipeline.solvers import twisty_solver
+
+        names = p.search_tables()
+        missing = [n for n in names if not self._complete(n)]
+        if missing:
+            listed = ", ".join(missing)
+            sizes = sum(q.estimated_total or 0 for q in self.folder.puzzles(missing))
+            return Needs(
+                tuple(missing),
+                f"building {p.name}'s pattern tables first, once: {listed} ({sizes:,} positions)",
+                f"{p.name} is solved by search over its pattern tables, and {listed} "
+                f"{'is' if len(missing) == 1 else 'are'} not built: run "
+                f"{hints.build(' '.join(missing), self.folder.data)}, "
+                "or solve without --no-build",
+            )
+        kept = self._searches.get(p.name)
+        if kept is None or kept[0] != self.folder.reads:
+            pats = self.folder.puzzles(names)
+            made = twisty_solver.PuzzleSearch(p, [(q, self.folder.table(q)) for q in pats])
+            kept = self._searches[p.name] = (self.folder.reads, made)
+        return kept[1]
 
     def _derived(self, p: Puzzle, table: Puzzle) -> Needs | None:
         """``table`` to build from ``p``'s built table (a peg board's winnable classes:
