@@ -241,6 +241,9 @@ class Distance:
     moves: int
     table: str
     renamed: str | None = None
+    #: ``table``: a depth read in it; ``search``: the optimal length searched over the
+    #: pattern tables ``table`` names (a puzzle too large to tabulate).
+    method: str = "table"
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

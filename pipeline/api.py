@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from pipeline.executors.base import Executor
     from pipeline.query.readonly import Cursor
     from pipeline.solvers.optimal import RankedSolver, Solver
+    from pipeline.solvers.twisty_solver import PuzzleSearch
     from pipeline.verify.report import Report
 
 #: The SQL files the API runs (installed with the package; ``queries/`` at the
@@ -369,6 +370,22 @@ class Database:
             raise search.refused()
         return search
 
+    def _searcher(
+        self,
+        p: Puzzle,
+        build: bool,
+        on_build: Callable[[str], None] | None,
+        on_level: Callable[[str, LevelDone], None] | None,
+    ) -> PuzzleSearch:
+        """The search of a puzzle too large to tabulate, its pattern tables built first."""
+        search = self.solvers.searcher(p)
+        if isinstance(search, Needs):
+            self._build_needed(search, build, on_build, on_level)
+            search = self.solvers.searcher(p)
+        if isinstance(search, Needs):
+            raise search.refused()
+        return search
+
     def _build_needed(
         self,
         needs: Needs,
@@ -428,13 +445,34 @@ class Database:
         p = self.puzzle(puzzle)
         return positions.properties(self.folder, p, positions.state_of(p, position))
 
-    def distance(self, puzzle: str, a: str | int, b: str | int) -> Distance:
+    def distance(
+        self,
+        puzzle: str,
+        a: str | int,
+        b: str | int,
+        *,
+        build: bool = True,
+        on_build: Callable[[str], None] | None = None,
+        on_level: Callable[[str, LevelDone], None] | None = None,
+    ) -> Distance:
         """The fewest moves from position ``a`` to ``b``, where a table answers it: ``b``
         a root, or ``b`` renamed to a goal (sliding tiles: of ``<board>@<cell>``; the
-        pocket cube and twisty definitions of distinct pieces: solved)."""
+        pocket cube and twisty definitions of distinct pieces: solved). A puzzle too
+        large to tabulate: the optimal length of A^-1 B, searched over its pattern
+        tables (built first as :meth:`solve_by` builds them)."""
         p = self.puzzle(puzzle)
         first, second = (positions.state_of(p, x) for x in (a, b))
+        if p.search_tables():
+            search = self._searcher(p, build, on_build, on_level)
+            return distance.searched(search, p, first, second)
         return distance.distance(self.folder, p, first, second)
+
+    def random_position(self, puzzle: str, seed: int | None = None) -> str:
+        """A uniformly random position of the puzzle, picked without a table (a twisty
+        puzzle's group: Schreier-Sims); BadMethod for a family that picks from a depth
+        of its table (:meth:`at_depth`)."""
+        p = self.puzzle(puzzle)
+        return p.text(positions.random_state(p, seed))
 
     def at_depth(self, puzzle: str, depth: int, nth: int | None = None) -> str:
         """The ``nth`` position at ``depth`` in state order (None: one at random), as text."""

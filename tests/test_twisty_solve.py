@@ -227,3 +227,63 @@ def test_db_solve_answers_for_a_searched_puzzle(crossed: Path) -> None:
     assert sol.notation == "A' B'" and sol.moves == 2
     with pytest.raises(BadPosition, match="the pieces are not the solved state's"):
         db.solve("crossed", "BEAD\n" + " ".join(["1"] * 22))
+
+
+# -- distance, random, histogram and longest ------------------------------------------
+def test_the_distance_between_two_positions_is_searched(crossed: Path) -> None:
+    db = pipeline.open(crossed)
+    turns = beads_moves()
+    moves = list(turns.values())
+    rng = random.Random(3)
+    for n, k in ((6, 3), (9, 4), (4, 0)):
+        first = scramble(rng, n, turns)
+        second = first + scramble(rng, k, turns)
+        a, b = (db.from_turns("crossed", " ".join(x)) for x in (first, second))
+        found = db.distance("crossed", a, b)
+        beads_a, beads_b = tuple(range(22)), tuple(range(22))
+        for name in first:
+            beads_a = moved(beads_a, turns[name])
+        for name in second:
+            beads_b = moved(beads_b, turns[name])
+        around_b = ball(beads_b, moves, 2)  # every turn undone by a turn: a ball both ways
+        mine = ball(beads_a, moves, 2)
+        want = min(d + around_b[s] for s, d in mine.items() if s in around_b)
+        assert found.moves == want <= k and found.method == "search"
+        assert db.distance("crossed", b, a).moves == found.moves
+    r = run_cli("distance", "crossed", "--turns", "A B", "A", data=crossed)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == (
+        'crossed: 1 move from "A B" to "A" (turns from solved; optimal, by search over its '
+        "pattern tables crossed-pdb-cross, crossed-pdb-b, crossed-pdb-a: the length of A^-1 B)"
+    )
+
+
+def test_random_positions_are_uniform_over_the_group(crossed: Path) -> None:
+    db = pipeline.open(crossed)
+    p = db.puzzle("crossed")
+    picked = [p.block(db.state("crossed", db.random_position("crossed", s))) for s in range(440)]
+    beads = [list(map(int, text.split("\n")[1].split())) for text in picked]
+    assert len({tuple(b) for b in beads}) == 440
+    first = [b[0] for b in beads]
+    assert set(first) == set(range(1, 23))  # 20 expected of each bead
+    assert max(first.count(x) for x in range(1, 23)) < 45
+    from pipeline.puzzles.base import parity
+
+    odd = sum(parity([x - 1 for x in b]) for b in beads)  # the group is all of S22
+    assert 170 < odd < 270
+    assert db.random_position("crossed", 5) == db.random_position("crossed", 5)
+    r = run_cli("random", "crossed", "--seed", "5", data=crossed)
+    assert r.returncode == 0 and r.stdout.startswith("BEAD ")
+    one_line_error(run_cli("random", "3x3", data=crossed), "give --depth")
+
+
+def test_histogram_and_longest_name_the_pattern_tables(crossed: Path) -> None:
+    for command in ("histogram", "longest"):
+        r = run_cli(command, "crossed", data=crossed)
+        one_line_error(
+            r,
+            "crossed is solved by search, not tabulated",
+            "crossed-pdb-cross, crossed-pdb-b, crossed-pdb-a",
+        )
+    db = pipeline.open(crossed)
+    assert sum(db.histogram("crossed-pdb-cross")["positions"].to_list()) == 22 * 21 * 20 * 19

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pipeline.answers import MethodSolution, Solution
+from pipeline.answers import Distance, MethodSolution, Solution
 from pipeline.cli.shared import (
     DataOpt,
     JsonOpt,
@@ -118,17 +118,33 @@ def print_position(
 
 def random_position(
     puzzle: PuzzleArg,
-    depth: Annotated[int, typer.Option("--depth", min=0, help="The depth to pick from.")],
+    depth: Annotated[
+        int | None,
+        typer.Option(
+            "--depth",
+            min=0,
+            help="The depth to pick from (a twisty puzzle without it: any position of its group).",
+        ),
+    ] = None,
     nth: Annotated[
         int | None,
         typer.Option("--nth", min=0, help="The n-th position there in state order (from 0)."),
     ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Without --depth: the random seed.")
+    ] = None,
     data: DataOpt = Path("data"),
     as_json: JsonOpt = False,
 ) -> None:
-    """A position at a depth of a built table, at random (or the n-th), drawn."""
+    """A position at a depth of a built table, at random (or the n-th), drawn; without
+    --depth, a uniformly random position of a twisty puzzle's group (cube3: no table)."""
     base = db(data)
-    text = base.at_depth(puzzle, depth, nth)
+    if depth is None:
+        if nth is not None:
+            raise BadMethod("--nth counts the positions at a depth: give --depth")
+        text = base.random_position(puzzle, seed)
+    else:
+        text = base.at_depth(puzzle, depth, nth)
     print_position(base, puzzle, base.state(puzzle, text), text, as_json)
 
 
@@ -139,7 +155,8 @@ def distance(
     turns: Annotated[
         bool,
         typer.Option(
-            "--turns", help='FIRST and SECOND are turns from solved, e.g. "R U" (pocket cube).'
+            "--turns",
+            help='FIRST and SECOND are turns from solved, e.g. "R U" (pocket cube, cube3).',
         ),
     ] = False,
     data: DataOpt = Path("data"),
@@ -151,13 +168,15 @@ def distance(
     otherwise one line saying why not."""
     base = db(data)
     a, b = (_typed(base, puzzle, p, turns) for p in (first, second))
-    found = base.distance(puzzle, a, b)
+    found = _distance(base, puzzle, a, b)
     if as_json:
         emit(found.as_dict())
         return
     p = base.puzzle(puzzle)
     how = f"the depth in {found.table}"
-    if found.renamed is not None:
+    if found.method == "search":
+        how = f"optimal, by search over its pattern tables {found.table}: the length of A^-1 B"
+    elif found.renamed is not None:
         renamed = p.caption(p.parse(found.renamed))
         how += f" of {renamed}: the {p.pieces_word} renamed so that the other is its goal"
     if turns:  # as typed: turns from solved
@@ -214,6 +233,20 @@ def _typed(base: Database, puzzle: str, position: str, turns: bool) -> str | int
     """The position as typed, or with ``--turns`` (the pocket cube) the state its turns reach
     (a puzzle without turns says so in one line)."""
     return base.from_turns(puzzle, position) if turns else position
+
+
+def _distance(base: Database, puzzle: str, a: str | int, b: str | int) -> Distance:
+    """The distance, with progress bars while pattern tables are built on first use."""
+    from pipeline.cli.bars import BuildBars
+
+    with BuildBars() as bars:
+        return base.distance(
+            puzzle,
+            a,
+            b,
+            on_level=bars.level,
+            on_build=lambda text: typer.echo(f"puzzledb: {text}", err=True),
+        )
 
 
 def _check_tiles(base: Database, puzzle: str, tiles: bool, has_turns: bool) -> bool:

@@ -8,6 +8,7 @@ DuckDB catalog can never disagree on how a state reads.
 
 from __future__ import annotations
 
+import random
 import re
 import string
 from abc import ABC, abstractmethod
@@ -21,7 +22,7 @@ import numpy as np
 
 from pipeline.answers import Origin
 from pipeline.engine.core import Expander, Graph, States
-from pipeline.errors import BadPosition, PuzzleDBError
+from pipeline.errors import BadMethod, BadPosition, PuzzleDBError
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -441,6 +442,13 @@ class Puzzle(ABC):
 
     #: The names of its pattern tables (``<name>-pdb`` stands for them all).
     pattern_tables: tuple[str, ...] = ()
+
+    def random_state(self, rng: random.Random) -> int:
+        """A uniformly random position of the puzzle, where its family can pick one without
+        a table (a twisty puzzle's group); BadMethod otherwise."""
+        raise BadMethod(
+            f"{self.name}: a random position is picked from a depth of its table: give --depth"
+        )
 
     def search_tables(self) -> list[str]:
         """The tables built in its stead when it is too large to tabulate (a twisty

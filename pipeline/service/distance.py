@@ -7,6 +7,7 @@ move can be undone: the distance reads the same both ways)."""
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 from pipeline import hints
 from pipeline.answers import Distance
@@ -15,6 +16,9 @@ from pipeline.errors import BadMethod, BadPosition, NotBuilt, UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.service.folder import Folder
 from pipeline.service.positions import depth, depth_of
+
+if TYPE_CHECKING:
+    from pipeline.solvers.twisty_solver import PuzzleSearch
 
 #: Graphs whose moves can be undone: a distance reads the same both ways.
 UNDONE = (Graph.BIPARTITE, Graph.REVERSIBLE)
@@ -90,3 +94,24 @@ def _no_table(p: Puzzle) -> str:
         f"{p.name}: no table answers the distance between two positions: {why}; "
         f"`solve` gives a position's distance to its {'goal' if p.origin.towards else 'start'}"
     )
+
+
+def searched(search: PuzzleSearch, p: Puzzle, a: int, b: int) -> Distance:
+    """The fewest moves from ``a`` to ``b`` of a puzzle solved by search: the optimal
+    length of ``a``'s pieces renamed so that ``b`` is solved (the position A^-1 B of
+    the group), each checked against the group first."""
+    from pipeline.solvers import twisty_solver
+
+    twisty_solver.check(p, a)
+    twisty_solver.check(p, b)
+    renamed = p.relabelled(a, b)
+    if renamed is None:
+        raise BadMethod(
+            f"{p.name}: a distance between two positions needs its pieces distinct (their "
+            "labels renamed): `solve` gives a position's distance to solved"
+        )
+    found = search.solve(renamed[0])
+    return Distance(
+        p.name, p.text(a), p.text(b), found.moves, ", ".join(search.tables), p.text(renamed[0]),
+        method="search",
+    )  # fmt: skip

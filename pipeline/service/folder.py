@@ -192,6 +192,13 @@ class Folder:
         a table too large for the disk, ``solve`` with its pattern tables."""
         from pipeline.puzzles.builtin import GROUPS
 
+        searched = p.search_tables()
+        if searched:
+            return (
+                f"{p.name} is solved by search, not tabulated: it has no table of its own; "
+                f"`solve` searches over its pattern tables {', '.join(searched)}, each a "
+                "table that answers as any other"
+            )
         patterns = f"{p.name}-pdb" if f"{p.name}-pdb" in GROUPS else None
         return hints.not_built(p.name, self.data, p.expected_total, patterns)
 

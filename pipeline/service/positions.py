@@ -24,6 +24,14 @@ def state_of(p: Puzzle, position: str | int) -> int:
     return p.check_state(number)
 
 
+def random_state(p: Puzzle, seed: int | None = None) -> int:
+    """A uniformly random position of ``p`` picked without its table (a twisty puzzle's
+    group: Schreier-Sims); BadMethod where the family cannot."""
+    import random
+
+    return p.random_state(random.Random(seed))
+
+
 def canonical(p: Puzzle, state: int) -> int:
     """The state a table of symmetry classes (``<board>-sym``) stores ``state``'s class
     as: its smallest image; BadPosition for a puzzle without symmetries."""

@@ -73,3 +73,22 @@ def test_the_six_edge_table_equals_a_search_over_the_edges(cube: pipeline.Databa
     assert sum(edges) == 42_577_920 == cube.table("cube3-pdb-edges6a").manifest.total
     assert edges == edges_search(tuple(range(6)))
     assert cube.table("cube3-pdb-edges6b").manifest.total == 42_577_920
+
+
+def test_the_cube_is_solved_optimally_over_its_tables(
+    cube: pipeline.Database, full_data: Path
+) -> None:
+    """``solve cube3 --turns``: Korf's three tables read in place. R U R' U' is 4 turns
+    from solved, its inverse the solution; a scramble of 10 canonical turns is solved
+    in at most 10 (its solution applied gives solved)."""
+    from tests.conftest import run_cli
+
+    r = run_cli("solve", "cube3", "--turns", "R U R' U'", data=full_data)
+    assert r.returncode == 0, r.stderr
+    head, line = r.stdout.strip().splitlines()
+    assert head.startswith("cube3: 4 moves to the goal (optimal, proven by IDA* over its")
+    assert line == "U R U' R'"
+    p = cube.puzzle("cube3")
+    scramble = "R U2 F' L D B2 R' U F2 D'"
+    sol = cube.solve("cube3", p.from_moves(scramble))
+    assert sol.moves <= 10 and p.from_moves(f"{scramble} {sol.notation}") == p.solved

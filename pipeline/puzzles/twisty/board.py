@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import random
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -145,6 +146,10 @@ class TwistyPuzzle(Puzzle):
         dense = self.tabulated and len(self.turns) < 255
         self.dense_states = self.pack.size if dense else None
         self.by_name = {t.name: t for t in self._all_turns()}
+
+    def random_state(self, rng: random.Random) -> int:
+        """A uniformly random position of its group (group.py; BadSpec where it cannot)."""
+        return self.encode(group.random_position(self.definition, self.turns, rng))
 
     def search_tables(self) -> list[str]:
         """Its pattern tables when it has no table of its own (none when it has one);
