@@ -101,11 +101,12 @@ def recorded_root(data: Path, name: str) -> str | None:
             return str(roots[0])
     try:  # a build in progress (progress.json holds the same description)
         progress = data / ".staging" / name / "progress.json"
-        roots = files.read_json(progress, files.MANIFEST_LIMIT)
-        roots = roots["puzzle"]["roots"]
-    except (OSError, ValueError, KeyError, TypeError):
+        doc = files.read_json(progress, files.MANIFEST_LIMIT)
+    except (OSError, ValueError):
         return None
-    return str(roots[0]) if roots else None
+    puzzle = doc.get("puzzle") if isinstance(doc, dict) else None
+    roots = puzzle.get("roots") if isinstance(puzzle, dict) else None
+    return str(roots[0]) if isinstance(roots, list) and roots else None
 
 
 def _rooted_from_folder(name: str, base: str, data: Path | None) -> Puzzle | None:

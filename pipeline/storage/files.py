@@ -24,9 +24,12 @@ import secrets
 import shutil
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pipeline.errors import CannotWrite
+
+if TYPE_CHECKING:
+    from collections.abc import Buffer  # Python 3.12's; the checker's
 
 #: The largest manifest read. The default build's largest (2x5: 56 levels,
 #: 56 files) is 36 KB, about 530 bytes a level and its file; french37's (3
@@ -79,10 +82,11 @@ def read_text(path: Path, limit: int, follow: bool = False) -> str:
     return read_bytes(path, limit, follow).decode("utf-8")
 
 
-def read_json(path: Path, limit: int) -> Any:
+def read_json(path: Path, limit: int) -> object:
     """The JSON document in ``path``: an OSError or a ValueError (JSON nested too deep
     for the parser is one too, not a RecursionError; so is a lone surrogate, which
-    DuckDB refused to bind for every query) when it cannot be had."""
+    DuckDB refused to bind for every query) when it cannot be had. Input: the caller
+    checks each value it uses."""
     raw = read_bytes(path, limit)
     try:
         doc = json.loads(raw)
@@ -140,7 +144,7 @@ def is_file(path: Path) -> bool:
         return False
 
 
-def replace(path: Path, data: Any, sync: bool = True, direct: bool = False) -> None:
+def replace(path: Path, data: str | Buffer, sync: bool = True, direct: bool = False) -> None:
     """Write ``data`` (bytes, a buffer or str) to ``path`` whole or not at all.
 
     Into a new file beside it, of a unique name, created with O_EXCL|O_NOFOLLOW

@@ -36,14 +36,15 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import stat
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -69,9 +70,13 @@ STAGING = ".staging"
 _FOOTER = "footer:"
 _ORBITS = "orbits:"
 _CHUNKS = "chunks:"  # the column chunks of a file found sound (Known)
+#: The memory of checks as read, by key (a file's path, or a prefix and it): JSON
+#: lists (a file's stamp, the manifest's figures, ...), compared whole or checked
+#: where they are read, as a hand-edited memory must not be trusted further.
+Memory = dict[str, object]
 
 
-def footer_sha256(data: Any) -> str:
+def footer_sha256(data: bytes | pa.Buffer) -> str:
     """The sha256 of a Parquet file's footer: its metadata, length and magic."""
     tail = bytes(data[-8:])
     length = int.from_bytes(tail[:4], "little")
@@ -180,7 +185,7 @@ def check_range(
         )  # fmt: skip
 
 
-def check_columns(path: Path, schema: Any, m: Manifest) -> None:
+def check_columns(path: Path, schema: pa.Schema, m: Manifest) -> None:
     """The file has the format's columns, the path counts when the manifest says so,
     and a class_size column exactly when the manifest declares one."""
     wrong = wrong_columns(schema, m.has_paths)
@@ -205,14 +210,19 @@ def _footer_figures(path: Path, entry: FileEntry, table: str, m: Manifest | None
         check_columns(path, schema, m)
 
 
-def row_group_bounds(md: Any) -> list[tuple[int, int]]:
+def row_group_bounds(md: pq.FileMetaData) -> list[tuple[int, int]]:
     """(min, max) state of each row group of a Parquet file's metadata, from the
     footer's statistics (what a point look-up chooses row groups by)."""
     col = md.schema.names.index("state")
     out = []
     for i in range(md.num_row_groups):
         st = md.row_group(i).column(col).statistics
-        out.append((int(st.min), int(st.max)))
+        if st is None:
+            raise AttributeError("a row group without statistics")
+        lo, hi = st.min, st.max
+        if lo is None or hi is None:
+            raise TypeError("a row group without its states' range")
+        out.append((int(lo), int(hi)))
     return out
 
 
@@ -272,12 +282,12 @@ def check_footers(directory: Path, manifest: Manifest) -> None:
             _save(cache)
 
 
-def _shape(m: Manifest) -> list[Any]:
+def _shape(m: Manifest) -> list[list[str]]:
     """What else a footer check held a file against: the columns the manifest declares."""
     return [sorted(m.columns)]
 
 
-def orbit_sum(path: Path, entry: FileEntry, table: str, read: Any) -> int:
+def orbit_sum(path: Path, entry: FileEntry, table: str, read: Callable[[], int]) -> int:
     """The sum of a file's class sizes: ``read()`` computes it (one column read), and it
     is remembered by the file's stamp, so a manifest's ``orbit_positions`` is checked
     against the rows themselves once per file version, not taken on its word."""
@@ -316,8 +326,9 @@ class Known:
         staged = path.parent.parent.name == STAGING and is_staged(path, entry.fingerprint())
         self.whole = cache.get(resolved) == self._known or staged
         hit = _FOUND.get(self._cache, {}).get(self._key) or cache.get(self._key)
-        ok = isinstance(hit, list) and hit[:-1] == self._known and isinstance(hit[-1], list)
-        self._sound: set[int] = set(hit[-1]) if ok else set()  # type: ignore[index]
+        self._sound: set[int] = set()
+        if isinstance(hit, list) and hit[:-1] == self._known and isinstance(hit[-1], list):
+            self._sound = set(hit[-1])
 
     def __contains__(self, place: int) -> bool:
         return place in self._sound
@@ -332,8 +343,7 @@ class Known:
 
 
 #: Sound chunks found by this process, by the memory they go to (saved at exit).
-# Any: the memory's JSON lists (a stamp, the manifest's figures, the chunks' places)
-_FOUND: dict[Path, dict[str, list[Any]]] = {}
+_FOUND: dict[Path, Memory] = {}
 
 
 def _save_found() -> None:
@@ -351,7 +361,7 @@ def _check(
     path: Path,
     entry: FileEntry,
     table: str,
-    cache: dict[str, list[Any]],
+    cache: Memory,
     m: Manifest | None = None,
 ) -> bool:
     """Compare one file with the manifest unless ``cache`` knows it; True if newly checked.
@@ -447,12 +457,12 @@ def forget_staged(staging: Path) -> None:
         _staged_record(staging).unlink()
 
 
-def _stamp(st: os.stat_result, entry: FileEntry) -> list[Any]:
+def _stamp(st: os.stat_result, entry: FileEntry) -> list[int | str | None]:
     """What a checked file is remembered by: the change time first, which an edit
     always moves and cannot put back (an entry of an older cache, without it,
     simply does not match and the file is hashed again), and the manifest's
     figures checked with it (an edit of the manifest alone is checked again)."""
-    figures = [entry.sha256, entry.rows, entry.min_state, entry.max_state]
+    figures: list[int | str | None] = [entry.sha256, entry.rows, entry.min_state, entry.max_state]
     return [*stamp(st), *figures]
 
 
@@ -478,19 +488,27 @@ def _cache_file() -> Path:
     return (base if os.environ.get(CACHE_ENV) else base / "puzzledb") / "checked.json"
 
 
-#: The memory as last read, by the file's stamp: a server checks every table's
-#: footers on each request (catalog.scan), a stat and a copy rather than a parse.
-_READ: dict[str, Any] = {}
+@dataclass
+class _Read:
+    """The memory as last read (``doc``), by its file's path and stamp (``key``)."""
+
+    key: list[str | int] = field(default_factory=list)
+    doc: Memory = field(default_factory=dict)
 
 
-def _load(path: Path | None = None) -> dict[str, list[Any]]:
+#: A server checks every table's footers on each request (catalog.scan): a stat
+#: and a copy rather than a parse.
+_READ = _Read()
+
+
+def _load(path: Path | None = None) -> Memory:
     path = path or _cache_file()
     try:
-        key = [str(path), *stamp(path.stat())]
-        if _READ.get("key") != key:
+        key: list[str | int] = [str(path), *stamp(path.stat())]
+        if _READ.key != key:
             doc = json.loads(path.read_text())
-            _READ.update(key=key, doc=doc if isinstance(doc, dict) else {})
-        return dict(_READ["doc"])
+            _READ.key, _READ.doc = key, doc if isinstance(doc, dict) else {}
+        return dict(_READ.doc)
     except (OSError, ValueError):
         return {}
 
@@ -507,13 +525,11 @@ def _path_of(key: str) -> str:
     return key
 
 
-def _save(cache: dict[str, list[Any]], path: Path | None = None) -> None:
+def _save(cache: Mapping[str, object], path: Path | None = None) -> None:
     """Merged into the file (``path``, else the memory's) as it is now, under a lock
     (processes at once each add their own: a build's staged files must not be lost to
     another process's save), written aside and renamed; a cache that cannot be written
     is simply not kept."""
-    import fcntl
-
     path = path or _cache_file()
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)

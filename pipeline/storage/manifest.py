@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, TypeGuard, TypeVar, cast
 
 from pipeline import hints
 from pipeline.engine.core import Graph
@@ -53,22 +54,66 @@ class _Invalid(ValueError):
     pass
 
 
-def _get(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+#: A JSON object as read: its values are checked where they are used.
+Doc = Mapping[str, object]
+
+#: A puzzle's description as its manifest records it (``Puzzle.describe``): the
+#: fields the catalog turns into SQL are checked here (:func:`_puzzle`), the whole
+#: is held against the registry's description before a table is used
+#: (puzzles/trusted.py).
+# Any: a family's own fields (jumps, symmetries, ...) are read by its own SQL
+Description = dict[str, Any]
+
+
+class BuildInfo(TypedDict, total=False):
+    """How a table was built (other fields a manifest holds are kept as they are)."""
+
+    started: str
+    finished: str
+    seconds: float
+    executor: str
+
+
+_T = TypeVar("_T")
+
+
+def _object(doc: object, where: str) -> dict[str, object]:
+    """``doc`` as a JSON object (its keys are strings); _Invalid if it is none."""
+    if not isinstance(doc, dict):
+        raise _Invalid(f"{where} is not an object")
+    return doc
+
+
+def _get(doc: Doc, key: str, kind: type[_T], where: str) -> _T:
     value = doc.get(key)
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise _Invalid(f"{where}{key} is {value!r}, not a valid value")
     return value
 
 
-def _count(doc: dict[str, Any], key: str, where: str, top: int = 1 << 64) -> int:
+def _number(doc: Doc, key: str, where: str) -> float:
+    """A number (an int stays one): never a bool."""
+    value = doc.get(key)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise _Invalid(f"{where}{key} is {value!r}, not a valid value")
+    return value
+
+
+def _count(doc: Doc, key: str, where: str, top: int = 1 << 64) -> int:
     value = _get(doc, key, int, where)
     if not 0 <= value < top:
         raise _Invalid(f"{where}{key} = {value} is out of range")
     return value
 
 
-def _state(doc: dict[str, Any], key: str, where: str) -> int | None:
+def _state(doc: Doc, key: str, where: str) -> int | None:
     return None if doc.get(key) is None else _count(doc, key, where)
+
+
+#: A level file's entry as a JSON object: what the writer returns, progress.json and
+#: the manifest list (:meth:`FileEntry.parse` checks one).
+# Any: its values are str, int and None, which the build adds up and pops by name
+EntryDoc = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -89,18 +134,16 @@ class FileEntry:
     chunk_sha256: tuple[tuple[str, ...], ...] | None = None
 
     @classmethod
-    def parse(cls, doc: Any, where: str) -> FileEntry:
-        if not isinstance(doc, dict):
-            raise _Invalid(f"{where} is not an object")
+    def parse(cls, raw: object, where: str) -> FileEntry:
+        doc = _object(raw, where)
         name = _get(doc, "name", str, where)
         match = FILE_NAME.fullmatch(name)
         digest = _get(doc, "sha256", str, where)
         if match is None:
             raise _Invalid(f"{where}name {name!r} is not a level file name (dDDD-PPP.parquet)")
         footer = doc.get("footer_sha256")
-        for d in (digest, *([footer] if footer is not None else [])):
-            if not _is_digest(d):
-                raise _Invalid(f"{where}sha256 is not a sha256 digest")
+        if not _is_digest(digest) or not (footer is None or _is_digest(footer)):
+            raise _Invalid(f"{where}sha256 is not a sha256 digest")
         entry = cls(
             name,
             _count(doc, "depth", where, 256),
@@ -121,8 +164,8 @@ class FileEntry:
             )
         return entry
 
-    def to_dict(self) -> dict[str, Any]:
-        out = dict(self.__dict__)
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = dict(self.__dict__)
         if out["footer_sha256"] is None:
             del out["footer_sha256"]
         if self.chunk_sha256 is None:
@@ -137,7 +180,7 @@ class FileEntry:
         return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()
 
 
-def _is_digest(d: Any) -> bool:  # Any: a JSON value, checked here
+def _is_digest(d: object) -> TypeGuard[str]:
     return isinstance(d, str) and len(d) == 64 and set(d) <= _HEX
 
 
@@ -148,8 +191,7 @@ MOST_GROUPS = FILE_ROWS // ROW_GROUP_ROWS
 MOST_COLUMNS = 16
 
 
-# Any: a JSON value, checked here
-def _chunks(doc: Any, where: str) -> tuple[tuple[str, ...], ...] | None:
+def _chunks(doc: object, where: str) -> tuple[tuple[str, ...], ...] | None:
     """``chunk_sha256``: a list (row groups) of lists (columns) of sha256 digests."""
     if doc is None:
         return None
@@ -158,7 +200,7 @@ def _chunks(doc: Any, where: str) -> tuple[tuple[str, ...], ...] | None:
     return tuple(map(tuple, doc))
 
 
-def _digests(row: Any) -> bool:  # Any: a JSON value, checked here
+def _digests(row: object) -> bool:
     """Whether ``row`` is a row group's list of column chunk digests (one match for all)."""
     if not isinstance(row, list) or not 0 < len(row) <= MOST_COLUMNS:
         return False
@@ -177,27 +219,32 @@ class LevelEntry:
     positions: int
     seconds: float
     files: list[str] = field(default_factory=list)
-    stats: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, float | int | bool] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, doc: Any, where: str) -> LevelEntry:
-        if not isinstance(doc, dict):
-            raise _Invalid(f"{where} is not an object")
+    def parse(cls, raw: object, where: str) -> LevelEntry:
+        doc = _object(raw, where)
         files = doc.get("files", [])
         if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
             raise _Invalid(f"{where}files is not a list of names")
-        stats = {
-            k: v for k, v in doc.items() if k not in ("depth", "positions", "seconds", "files")
-        }
-        if not all(isinstance(v, int | float | bool) for v in stats.values()):
-            raise _Invalid(f"{where}build statistics must be numbers")
-        seconds = _get(doc, "seconds", (int, float), where)
+        stats: dict[str, float | int | bool] = {}
+        for k, v in doc.items():
+            if k in ("depth", "positions", "seconds", "files"):
+                continue
+            if not isinstance(v, int | float):  # a bool is an int
+                raise _Invalid(f"{where}build statistics must be numbers")
+            stats[k] = v
+        seconds = _number(doc, "seconds", where)
         return cls(
             _count(doc, "depth", where, 256), _count(doc, "positions", where), seconds, files, stats
         )
 
-    def to_dict(self, files: bool = True) -> dict[str, Any]:
-        out = {"depth": self.depth, "positions": self.positions, "seconds": self.seconds}
+    def to_dict(self, files: bool = True) -> dict[str, object]:
+        out: dict[str, object] = {
+            "depth": self.depth,
+            "positions": self.positions,
+            "seconds": self.seconds,
+        }
         out.update(self.stats)
         return {**out, "files": self.files} if files else out
 
@@ -209,15 +256,15 @@ class Manifest:
 
     format_version: int
     table: str
-    puzzle: dict[str, Any]
+    puzzle: Description
     columns: dict[str, str]
     total: int
     max_depth: int
     max_depth_positions: int
     levels: list[LevelEntry]
     files: list[FileEntry]
-    build: dict[str, Any]
-    versions: dict[str, Any]
+    build: BuildInfo
+    versions: Mapping[str, object]
     #: Set on a table of the first levels only (``build --max-depth N``): the last
     #: depth built (= max_depth). Absent (None) on a complete table.
     partial_depth: int | None = None
@@ -244,10 +291,10 @@ class Manifest:
         """The positions the classes of each level stand for, as recorded by the
         build (None: not a table of classes, or built before they were kept)."""
         sums = [lv.stats.get(ORBITS) for lv in self.levels]
-        return None if None in sums else sums  # type: ignore[return-value]
+        return None if None in sums else [int(s) for s in sums if s is not None]
 
-    def to_dict(self) -> dict[str, Any]:
-        out = dict(self.__dict__)
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = dict(self.__dict__)
         del out["up_to_date"]
         if out["partial_depth"] is None:
             del out["partial_depth"]
@@ -256,10 +303,11 @@ class Manifest:
         return out
 
     @classmethod
-    def parse(cls, doc: Any) -> Manifest:
+    def parse(cls, raw: object) -> Manifest:
         """A manifest from its JSON document; _Invalid names the first bad field."""
-        if not isinstance(doc, dict):
+        if not isinstance(raw, dict):
             raise _Invalid("the manifest is not a JSON object")
+        doc = _object(raw, "")
         version = doc.get("format_version")
         if type(version) is not int or version not in READ_VERSIONS:  # true == 1 in Python
             reads = " and ".join(map(str, READ_VERSIONS))
@@ -281,7 +329,7 @@ class Manifest:
             _count(doc, "max_depth_positions", ""),
             levels,
             files,
-            _get(doc, "build", dict, ""),
+            _build(doc),
             _get(doc, "versions", dict, ""),
             _state(doc, "partial_depth", ""),
         )
@@ -290,18 +338,30 @@ class Manifest:
         return m
 
 
-def _list(doc: dict[str, Any], key: str) -> list[Any]:
+def _list(doc: Doc, key: str) -> list[object]:
     return _get(doc, key, list, "")
 
 
-def _strings(doc: dict[str, Any], key: str) -> dict[str, str]:
+def _strings(doc: Doc, key: str) -> dict[str, str]:
     value = _get(doc, key, dict, "")
     if not all(isinstance(v, str) for v in value.values()) or not set(COLUMNS) <= set(value):
         raise _Invalid(f"{key} must name the columns state, depth and parent")
     return value
 
 
-def _puzzle(doc: Any) -> dict[str, Any]:
+def _build(doc: Doc) -> BuildInfo:
+    """How the table was built: its times strings, its seconds a number (other
+    fields kept as they are)."""
+    build = _get(doc, "build", dict, "")
+    for key in ("started", "finished", "executor"):
+        if key in build:
+            _get(build, key, str, "build.")
+    if "seconds" in build:
+        _number(build, "seconds", "build.")
+    return cast(BuildInfo, build)
+
+
+def _puzzle(doc: object) -> Description:
     """The puzzle's description: the fields the catalog turns into SQL, checked."""
     if not isinstance(doc, dict):
         raise _Invalid("puzzle is not an object")

@@ -27,11 +27,11 @@ import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 from pipeline.errors import BuildLocked, CorruptTable, DiskFull
 from pipeline.storage import files
-from pipeline.storage.format import FORMAT_VERSION
+from pipeline.storage.format import FORMAT_VERSION, NAME
 from pipeline.storage.integrity import (
     check_range,
     forget_staged,
@@ -40,7 +40,7 @@ from pipeline.storage.integrity import (
     row_group_bounds,
     sha256,
 )
-from pipeline.storage.manifest import FileEntry, LevelEntry
+from pipeline.storage.manifest import Description, EntryDoc, FileEntry, LevelEntry
 from pipeline.storage.reader import open_file
 from pipeline.storage.writer import write_json_atomic
 
@@ -49,6 +49,20 @@ PROGRESS = "progress.json"
 #: file, the manifest and the catalog written beside it: a small table's whole
 #: build fits a few MiB).
 DISK_MARGIN = 1 << 20
+
+
+class ProgressDoc(TypedDict):
+    """``progress.json``: the build's puzzle and columns, when it started, the seconds
+    its finished levels took, and their entries (each checked as it is read)."""
+
+    format_version: int
+    table: str
+    puzzle: Description
+    started: str
+    levels: list[EntryDoc]
+    files: list[EntryDoc]
+    seconds: float
+    paths: NotRequired[bool]
 
 
 @contextlib.contextmanager
@@ -74,8 +88,6 @@ def build_lock(data: Path, name: str) -> Iterator[None]:
 def interrupted(data: Path, name: str) -> bool:
     """Whether ``<data>/.staging/<name>`` holds a build's folder (or a link there): a
     table's name only (never a lock file, never a path out of the folder)."""
-    from pipeline.storage.format import NAME
-
     path = data / ".staging" / name
     return bool(NAME.fullmatch(name)) and (files.is_folder(path) or path.is_symlink())
 
@@ -88,7 +100,7 @@ class Progress:
     level and is removed.
     """
 
-    def __init__(self, staging: Path, describe: dict[str, Any], table: str, paths: bool) -> None:
+    def __init__(self, staging: Path, describe: Description, table: str, paths: bool) -> None:
         self.staging = staging
         doc = self._resume(describe, paths) if files.is_folder(staging) else None
         if doc is not None:
@@ -97,16 +109,18 @@ class Progress:
             files.remove(staging)  # a link is unlinked: the build starts in a new folder
             forget_staged(staging)
             staging.mkdir()
-            doc = {
-                "format_version": FORMAT_VERSION,
-                "table": table,
-                "puzzle": describe,
-                "started": datetime.now(UTC).isoformat(timespec="seconds"),
-                "levels": [],
-                "files": [],
-                "seconds": 0.0,
-                "paths": paths,
-            }
+            doc = ProgressDoc(
+                {
+                    "format_version": FORMAT_VERSION,
+                    "table": table,
+                    "puzzle": describe,
+                    "started": datetime.now(UTC).isoformat(timespec="seconds"),
+                    "levels": [],
+                    "files": [],
+                    "seconds": 0.0,
+                    "paths": paths,
+                }
+            )
         self.doc = doc
         self.levels = [LevelEntry.parse(lv, "") for lv in doc["levels"]]
         self.files = [FileEntry.parse(f, "") for f in doc["files"]]
@@ -115,24 +129,21 @@ class Progress:
             if p.name not in kept:
                 files.remove(p)
 
-    def _resume(self, describe: dict[str, Any], paths: bool) -> dict[str, Any] | None:
+    def _resume(self, describe: Description, paths: bool) -> ProgressDoc | None:
         try:
             doc = files.read_json(self.staging / PROGRESS, files.MANIFEST_LIMIT)
-            ok = (
-                doc.get("puzzle") == describe
-                and doc.get("format_version") == FORMAT_VERSION
-                and doc.get("paths", False) == paths
-            )
-            if ok and _consistent(
+            if not isinstance(doc, dict) or not _resumes(doc, describe, paths):
+                return None
+            if _consistent(
                 [LevelEntry.parse(lv, "") for lv in doc["levels"]],
                 [FileEntry.parse(f, "") for f in doc["files"]],
             ):
-                return doc
+                return cast(ProgressDoc, doc)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
         return None
 
-    def _intact(self, doc: dict[str, Any]) -> dict[str, Any] | None:
+    def _intact(self, doc: ProgressDoc) -> ProgressDoc | None:
         """The progress without the first level whose files are not the ones recorded
         (size, sha256, then the footer's rows and state range) and every level after
         it: those are built again. The staging folder is input like the rest of the
@@ -152,7 +163,7 @@ class Progress:
     def files_at(self, depth: int) -> list[FileEntry]:
         return [f for f in self.files if f.depth == depth]
 
-    def record(self, level: LevelEntry, files: list[dict[str, Any]], seconds: float) -> None:
+    def record(self, level: LevelEntry, files: list[EntryDoc], seconds: float) -> None:
         """Note a level whose files are all written (``seconds``: build time since the last)."""
         self.levels.append(level)
         entries = [FileEntry.parse(f, "") for f in files]
@@ -168,6 +179,21 @@ class Progress:
     def finish(self) -> None:
         (self.staging / PROGRESS).unlink()
         forget_staged(self.staging)
+
+
+def _resumes(doc: dict[str, object], describe: Description, paths: bool) -> bool:
+    """Whether a progress document is one of this build (puzzle, format, columns), with
+    the fields a build reads (when it started, its seconds) of their types."""
+    seconds = doc.get("seconds")
+    return (
+        doc.get("puzzle") == describe
+        and doc.get("format_version") == FORMAT_VERSION
+        and doc.get("paths", False) == paths
+        and isinstance(doc.get("table"), str)
+        and isinstance(doc.get("started"), str)
+        and isinstance(seconds, int | float)
+        and not isinstance(seconds, bool)
+    )
 
 
 def _consistent(levels: list[LevelEntry], files: list[FileEntry]) -> bool:
@@ -201,7 +227,7 @@ def _as_written(path: Path, entry: FileEntry) -> bool:
     return True
 
 
-def _cut(doc: dict[str, Any], depth: int) -> dict[str, Any] | None:
+def _cut(doc: ProgressDoc, depth: int) -> ProgressDoc | None:
     """The progress up to ``depth`` (excluded); None when nothing is left. Written
     with the next level (until then a rerun finds the dropped files gone, and cuts
     again)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -111,7 +112,7 @@ class Table:
         sums = [0] * len(self.manifest.levels)
         for entry in self.files:
             sums[entry.depth] += orbit_sum(
-                self.path(entry), entry, self.name, lambda e=entry: self._class_sizes(e)
+                self.path(entry), entry, self.name, functools.partial(self._class_sizes, entry)
             )
         kept = self.manifest.orbit_sums()
         if kept is not None and kept != sums:

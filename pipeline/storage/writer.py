@@ -8,19 +8,20 @@ level cut into the same parts gives the same files however it was computed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.engine.core import NO_PARENT, Level
+from pipeline.engine.core import NO_PARENT, Level, States
 from pipeline.errors import TooBig
 from pipeline.storage import files, pages
 from pipeline.storage.format import (
@@ -35,12 +36,17 @@ from pipeline.storage.format import (
     level_file_name,
 )
 from pipeline.storage.integrity import chunk_sha256, footer_sha256
+from pipeline.storage.manifest import EntryDoc
 
 #: The deepest level the format's ``depth`` column (uint8) holds.
 MAX_DEPTH = 255
 
+#: A puzzle's own columns (``Puzzle.extra_fields``) and the function giving their
+#: values from the states (``Puzzle.extra_columns``).
+Extra = tuple[tuple[pa.Field, ...], Callable[[States], dict[str, np.ndarray]]]
 
-def write_json_atomic(path: Path, doc: dict[str, Any], indent: int | None = 1) -> None:
+
+def write_json_atomic(path: Path, doc: Mapping[str, object], indent: int | None = 1) -> None:
     """Write JSON so that readers see the old file or the new one, never half.
 
     ``indent=None`` writes it on one line with the C encoder, several times
@@ -50,7 +56,7 @@ def write_json_atomic(path: Path, doc: dict[str, Any], indent: int | None = 1) -
     files.replace(path, json.dumps(doc, indent=indent) + "\n")
 
 
-def write_level(directory: Path, level: Level, metadata: dict[str, str]) -> list[dict[str, Any]]:
+def write_level(directory: Path, level: Level, metadata: dict[str, str]) -> list[EntryDoc]:
     """Write one level as one or more Parquet files; return their manifest entries."""
     n = len(level)
     parts = max(1, -(-n // FILE_ROWS))
@@ -70,7 +76,7 @@ def write_level(directory: Path, level: Level, metadata: dict[str, str]) -> list
     ]
 
 
-def _write_table(table: pa.Table, sink: Any) -> None:
+def _write_table(table: pa.Table, sink: pa.NativeFile) -> None:
     pq.write_table(
         table,
         sink,
@@ -133,8 +139,8 @@ def write_part(
     parents: np.ndarray,
     metadata: dict[str, str],
     paths: np.ndarray | None = None,
-    extra: Any = None,
-) -> dict[str, Any]:
+    extra: Extra | None = None,
+) -> EntryDoc:
     """Write part ``part`` of a level (sorted states, their parents); return its entry.
 
     The bytes depend only on the arguments, so a level cut into the same parts
@@ -186,10 +192,10 @@ def _arrow(
     roots: np.ndarray | None,
     kv: dict[str, str],
     paths: np.ndarray | None,
-    extra: Any,
+    extra: Extra | None,
 ) -> tuple[pa.Buffer, int | None]:
     """The file's bytes by Arrow's writer, and its orbit sum (with ``class_size``)."""
-    columns = {
+    columns: dict[str, pa.Array] = {
         "state": pa.array(states, pa.uint64()),
         "depth": pa.array(depths, pa.uint8()),
         "parent": pa.array(parents, pa.uint64(), mask=roots),
@@ -218,7 +224,7 @@ def _arrow(
 
 def _finish(
     directory: Path, depth: int, part: int, states: np.ndarray, data: pa.Buffer
-) -> dict[str, Any]:
+) -> EntryDoc:
     """Put a part's bytes in place; its manifest entry."""
     n = len(states)
     name = level_file_name(depth, part)
@@ -252,7 +258,7 @@ def _filler(buffer: pa.Buffer) -> Callable[[bytes], None]:
 
 
 def _extra_columns(
-    extra: Any, states: np.ndarray, columns: dict[str, Any], schema: pa.Schema
+    extra: Extra, states: np.ndarray, columns: dict[str, pa.Array], schema: pa.Schema
 ) -> tuple[pa.Schema, int | None]:
     """Add a puzzle's own columns to ``columns``; the schema with them, and the sum of
     the class sizes when they hold them (the level's orbit sum: the build loop
@@ -283,9 +289,9 @@ class LevelWriter:
         directory: Path,
         depth: int,
         metadata: dict[str, str],
-        submit: Any = None,
+        submit: Callable[..., Future[EntryDoc]] | None = None,
         pending: int | None = 2,
-        extra: Any = None,
+        extra: Extra | None = None,
     ) -> None:
         self.directory = directory
         #: (fields, function of the states giving their columns), or None.
@@ -294,8 +300,8 @@ class LevelWriter:
         self.metadata = metadata
         self._submit = submit
         self._pending = pending
-        self._futures: list[Any] = []
-        self._entries: list[dict[str, Any]] = []
+        self._futures: list[Future[EntryDoc]] = []
+        self._entries: list[EntryDoc] = []
         self._buf: list[tuple[np.ndarray, ...]] = []  # runs of (states, parents[, paths])
         self._buffered = 0
         self._part = 0
@@ -304,7 +310,7 @@ class LevelWriter:
         self.seconds = 0.0  # time spent waiting for the writer (what it cost the caller)
         #: Called with a part's columns once it is written, when the part was a whole
         #: run the writer held alone (the caller's pooled buffers: build/resident.py Output).
-        self.recycle: Any = None
+        self.recycle: Callable[..., None] | None = None
 
     def add(self, states: np.ndarray, parents: np.ndarray, paths: np.ndarray | None = None) -> None:
         """Append a sorted run (states above every state added before)."""
@@ -344,7 +350,8 @@ class LevelWriter:
                 self._entries.append(self._futures.pop(0).result())
             future = self._submit(write_part, *args, self.metadata, paths, self.extra)
             if done is not None:
-                future.add_done_callback(lambda _, cols=cols: done(*cols))
+                give = functools.partial(done, *cols)
+                future.add_done_callback(lambda _: give())
             self._futures.append(future)
         self.seconds += time.perf_counter() - clock
 
@@ -362,7 +369,7 @@ class LevelWriter:
         """Whether every part handed over is written (never blocks)."""
         return all(f.done() for f in self._futures)
 
-    def close(self) -> list[dict[str, Any]]:
+    def close(self) -> list[EntryDoc]:
         """Finish, wait for the writer and return the parts' manifest entries."""
         self.finish()
         clock = time.perf_counter()
