@@ -18,9 +18,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from pipeline import hints
 from pipeline.errors import CorruptTable, PuzzleDBError
@@ -160,7 +159,7 @@ def _columns(m: Manifest) -> set[str]:
     return set(m.columns) - set(PATHS_COLUMN)
 
 
-def first_difference(recorded: dict[str, Any], described: dict[str, object]) -> str | None:
+def first_difference(recorded: Mapping[str, object], described: Mapping[str, object]) -> str | None:
     """The first field (in the registry's order) whose value differs, by type too
     (``true`` is not ``1``, ``1.0`` is not ``1``), or that only one side has."""
     want = _canonical(described)
@@ -174,12 +173,12 @@ def first_difference(recorded: dict[str, Any], described: dict[str, object]) -> 
     return None
 
 
-def _canonical(described: dict[str, object]) -> dict[str, Any]:
+def _canonical(described: Mapping[str, object]) -> dict[str, object]:
     """The description as JSON gives it back (tuples as lists), as a manifest holds it."""
     return dict(json.loads(json.dumps(described)))
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     try:
         return json.dumps(value, sort_keys=True)
     except (TypeError, ValueError, RecursionError):

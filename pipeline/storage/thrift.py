@@ -18,6 +18,7 @@ class Value:
 
     __slots__ = ("kind", "value")
 
+    # Any: an int, bytes or a list of Values or structs: the kind says which
     def __init__(self, kind: int, value: Any) -> None:
         self.kind = kind
         self.value = value
@@ -93,6 +94,7 @@ def _struct(out: bytearray, fields: Struct) -> None:
     out.append(0)
 
 
+# Any: a Value or a Struct, as ``kind`` says (the encoder dispatches on it)
 def _value(out: bytearray, kind: int, v: Any) -> None:
     if kind == _STRUCT:
         _struct(out, v)

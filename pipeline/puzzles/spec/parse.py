@@ -30,7 +30,7 @@ import tomllib
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from pipeline import hints
 from pipeline.errors import BadSpec, CannotWrite, LeftOut, PuzzleDBError
@@ -60,9 +60,10 @@ def families() -> dict[str, SpecTable]:
 _SPECS: dict[str, Spec] = {}
 _PUZZLES: dict[str, Puzzle] = {}
 _KEPT = 64
+_T = TypeVar("_T")
 
 
-def _remember(made: dict[str, Any], text: str, value: object) -> None:
+def _remember(made: dict[str, _T], text: str, value: _T) -> None:
     if len(made) >= _KEPT:
         made.pop(next(iter(made)))
     made[text] = value
@@ -88,7 +89,7 @@ def parse(text: str, where: str) -> Spec:
     return spec
 
 
-def _plain(doc: Any, path: str) -> None:
+def _plain(doc: object, path: str) -> None:
     """No key or string of the spec holds a character a terminal acts on (an escape
     sequence in a title reached the terminal raw from ``list``): Problem naming it."""
     if not isinstance(doc, dict | list):
@@ -108,7 +109,7 @@ def _located(e: Problem, text: str, where: str) -> BadSpec:
     return BadSpec(f"{where}: {e.key}: {e.message}{at}")
 
 
-def _parse(doc: dict[str, Any], text: str, where: str) -> Spec:
+def _parse(doc: dict[str, object], text: str, where: str) -> Spec:
     fams = families()
     fam = [k for k in doc if k in fams]
     if len(fam) != 1:
@@ -121,9 +122,10 @@ def _parse(doc: dict[str, Any], text: str, where: str) -> Spec:
     title = doc.get("title", name)
     if not isinstance(title, str):
         raise Problem("title", "must be a string")
-    if not isinstance(doc[fam[0]], dict):
+    table = doc[fam[0]]
+    if not isinstance(table, dict):
         raise Problem(fam[0], "must be a table")
-    spec = Spec(name, title, fam[0], doc[fam[0]], text, where)
+    spec = Spec(name, title, fam[0], table, text, where)
     check_keys(spec.table, fams[spec.family].keys, spec.family)
     return spec
 
@@ -141,7 +143,7 @@ def _no_clash(name: str) -> None:
         raise Problem("name", f"{name!r} names one of the {ruled[0].noun}: choose another name")
 
 
-def check_keys(table: dict[str, Any], keys: Mapping[str, bool], prefix: str) -> None:
+def check_keys(table: Mapping[str, object], keys: Mapping[str, bool], prefix: str) -> None:
     """Every key known, every required key there."""
     dot = prefix + "." if prefix else ""
     for k in table:

@@ -22,8 +22,8 @@ within the memory budget as it is kept (written into the kept spec).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from pipeline.errors import BadSpec
 from pipeline.puzzles.spec.base import Problem, Spec
@@ -64,7 +64,7 @@ def load(spec: Spec) -> TwistyPuzzle:
 
 
 def _patterns(
-    value: Any, d: tws.Definition, moves: list[str] | None, quarter: bool
+    value: object, d: tws.Definition, moves: list[str] | None, quarter: bool
 ) -> tuple[Pattern, ...]:
     """The pattern tables a spec names (``[[twisty.pattern]]``), each checked."""
     if value is None:
@@ -86,7 +86,7 @@ def _patterns(
     return tuple(out)
 
 
-def _pattern(key: str, table: dict[str, Any], d: tws.Definition) -> Pattern:
+def _pattern(key: str, table: Mapping[str, object], d: tws.Definition) -> Pattern:
     label = table.get("label")
     if not isinstance(label, str) or not pdb.LABEL.fullmatch(label):
         raise Problem(f"{key}.label", "a-z, 0-9 and _ (up to 32), the table <name>-pdb-<label>")
@@ -103,16 +103,20 @@ def _pattern(key: str, table: dict[str, Any], d: tws.Definition) -> Pattern:
     return Pattern(label, tuple(keep))
 
 
-def _positions(key: str, value: Any, pieces: int) -> tuple[int, ...]:
+def _positions(key: str, value: object, pieces: int) -> tuple[int, ...]:
     if value == "all":
         return tuple(range(pieces))
-    ok = isinstance(value, list) and value and len(set(map(str, value))) == len(value)
-    if not ok or not all(type(x) is int and 1 <= x <= pieces for x in value):
+    if (
+        not isinstance(value, list)
+        or not value
+        or len(set(map(str, value))) != len(value)
+        or not all(type(x) is int and 1 <= x <= pieces for x in value)
+    ):
         raise Problem(key, f'"all", or positions from 1 to {pieces}, each once')
     return tuple(sorted(x - 1 for x in value))
 
 
-def _moves(value: Any, d: tws.Definition) -> list[str] | None:
+def _moves(value: object, d: tws.Definition) -> list[str] | None:
     if value is None:
         return None
     if not isinstance(value, list) or not value or not all(isinstance(m, str) for m in value):
@@ -152,7 +156,7 @@ def _kept(path: Path, spec: Spec, memory: int | None) -> Spec:
         if "pattern" in t or not isinstance(text, str):
             return spec
         d = _definition(text, str(path))
-        options: dict[str, Any] = {k: t[k] for k in ("moves", "quarter") if k in t}
+        options: dict[str, object] = {k: t[k] for k in ("moves", "quarter") if k in t}
         chosen = _chosen(d, options, memory, str(path))
         if "pattern" not in chosen:
             return spec
@@ -175,8 +179,8 @@ def _kept(path: Path, spec: Spec, memory: int | None) -> Spec:
 
 
 def _chosen(
-    d: tws.Definition, options: dict[str, Any], memory: int | None, where: str
-) -> dict[str, Any]:
+    d: tws.Definition, options: dict[str, object], memory: int | None, where: str
+) -> dict[str, object]:
     """The options with pattern tables chosen within ``memory`` bytes when the definition
     is too large to tabulate and the spec names none."""
     if "pattern" in options:
@@ -188,7 +192,7 @@ def _chosen(
     return {**options, "pattern": _written(d, pdb.choose(d, moves, quarter, budget, where))}
 
 
-def _written(d: tws.Definition, chosen: tuple[Pattern, ...]) -> list[dict[str, Any]]:
+def _written(d: tws.Definition, chosen: tuple[Pattern, ...]) -> list[dict[str, str | list[int]]]:
     """Patterns as a spec's tables hold them: a label, each set kept ``"all"`` or its
     positions from 1."""
     return [{"label": p.label, **p.describe(d)} for p in chosen]
@@ -223,7 +227,9 @@ def _definition(text: str, where: str) -> tws.Definition:
     return tws.parse(text, where)
 
 
-def _spec(name: str, title: str, definition: str, options: dict[str, Any], where: str) -> Spec:
+def _spec(
+    name: str, title: str, definition: str, options: Mapping[str, object], where: str
+) -> Spec:
     """The spec of a definition: its table, and its text the TOML kept for it (the
     definition a multi-line string)."""
     body = definition.replace("\r\n", "\n")
@@ -237,9 +243,10 @@ def _spec(name: str, title: str, definition: str, options: dict[str, Any], where
     )
 
 
-def _toml(name: str, title: str, body: str, options: dict[str, Any]) -> str:
+def _toml(name: str, title: str, body: str, options: Mapping[str, object]) -> str:
     """A spec's TOML text, the definition a multi-line string (tests/test_spec.py holds
-    that it reads back as written)."""
+    that it reads back as written). ``options``: the moves as checked (a list of
+    names), the patterns as :func:`_written` gives them."""
     lines = [
         "# Kept by puzzledb build --spec: the twsearch definition is held whole below.",
         f"name = {_string(name)}",
@@ -247,12 +254,14 @@ def _toml(name: str, title: str, body: str, options: dict[str, Any]) -> str:
         "",
         "[twisty]",
     ]
-    if "moves" in options:
-        lines.append("moves = [" + ", ".join(_string(str(m)) for m in options["moves"]) + "]")
+    moves = options.get("moves")
+    if isinstance(moves, list):
+        lines.append("moves = [" + ", ".join(_string(str(m)) for m in moves) + "]")
     if "quarter" in options:
         lines.append(f"quarter = {'true' if options['quarter'] is True else 'false'}")
     lines.append(f'definition = """\n{_escape(body)}"""')
-    for table in options.get("pattern", ()):
+    tables = options.get("pattern")
+    for table in tables if isinstance(tables, list) else ():
         lines += ["", "[[twisty.pattern]]"]
         for key, value in table.items():
             lines.append(f"{_string(key)} = {_string(value) if isinstance(value, str) else value}")

@@ -21,7 +21,6 @@ gets macros that say so in one line.
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 import numpy as np
 
@@ -93,7 +92,7 @@ MACROS = [
 def statements(found: list[Checked]) -> list[Statement]:
     """The look-up tables, their rows bound; none when no twisty table is built (a
     catalog without one keeps the tables it had)."""
-    rows: dict[str, list[list[Any]]] = {t: [] for t in TABLES}
+    rows: dict[str, list[list[object]]] = {t: [] for t in TABLES}
     twisty = [t.puzzle for t in found if isinstance(t.puzzle, TwistyPuzzle)]
     for p in twisty:
         for table, made in _rows(p).items():
@@ -116,11 +115,11 @@ def _type(columns: str, i: int) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def _rows(p: TwistyPuzzle) -> dict[str, list[list[Any]]]:
+def _rows(p: TwistyPuzzle) -> dict[str, list[list[object]]]:
     """The look-up rows of ``p``'s table (none when they do not fit), made once a puzzle
     object: each catalog connection binds them (the 2x2x2 cube's 42,507 rows)."""
     table = p.name
-    out: dict[str, list[list[Any]]] = {t: [] for t in TABLES}
+    out: dict[str, list[list[object]]] = {t: [] for t in TABLES}
     listed = _listed(p)
     if listed is None:
         return out
