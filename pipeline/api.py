@@ -31,13 +31,23 @@ from pipeline.answers import (
     Solution,
 )
 from pipeline.answers import Summary as TableSummary
+from pipeline.build import loop as build
 from pipeline.build.loop import LevelDone
-from pipeline.errors import NotBuilt
+from pipeline.engine.budget import parse_memory
+from pipeline.errors import BadQuery, NotBuilt
 from pipeline.hints import DATA_ENV, default_data  # noqa: F401 (public names)
+from pipeline.pictures import boards
+from pipeline.puzzles import registry
 from pipeline.puzzles.base import Puzzle, ident
+from pipeline.puzzles.names import rooted
+from pipeline.puzzles.pegs.sym import sym_name
+from pipeline.puzzles.spec import parse as spec
+from pipeline.query import catalog, interrupt, readonly, sql_guard
 from pipeline.service import distance, positions, tables, walks
 from pipeline.service.folder import Folder, Stamps
 from pipeline.service.solving import Needs, Solvers
+from pipeline.solvers import choose
+from pipeline.storage import files, staging
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
 
@@ -105,16 +115,13 @@ class Database:
         (docs/CLUSTER.md); an executor object may be given instead. ``engine`` is
         its old name, still taken.
         """
-        from pipeline.build import loop as build
+        # at first use: the executors' modules (Spark's too) cost every command's start
         from pipeline.executors.registry import executor_for
-        from pipeline.query import catalog
 
         chosen = self.folder.puzzles(names)
         # A puzzle too large to tabulate: its pattern tables in its stead.
         chosen = [q for p in chosen for q in self.folder.puzzles(p.search_tables()) or [p]]
         if root is not None:
-            from pipeline.puzzles.names import rooted
-
             chosen = [rooted(p, root) for p in chosen]
         named = {p.name for p in chosen}  # --max-depth is for these, not their requirements
         chosen = self.folder.with_requirements(chosen)
@@ -153,12 +160,8 @@ class Database:
         """The tables a build of ``names`` means: family names expanded (``pegs``),
         each board's symmetry-class table instead with ``symmetry`` (``<board>-sym``),
         then the default set with ``default``."""
-        from pipeline.puzzles import registry
-
         chosen = registry.expand_names(list(names))
         if symmetry:
-            from pipeline.puzzles.pegs.sym import sym_name
-
             chosen = [sym_name(n) for n in chosen]
         if default:
             chosen += [p.name for p in registry.defaults() if p.name not in chosen]
@@ -176,9 +179,6 @@ class Database:
         A twisty definition too large to tabulate whose spec names no pattern tables
         gets them chosen within ``memory`` (their look-up arrays, a byte a position).
         """
-        from pipeline.engine.budget import parse_memory
-        from pipeline.puzzles.spec import parse as spec
-
         budget = None if memory is None else parse_memory(memory)
         return spec.add(Path(path), self.data, name, budget)
 
@@ -203,8 +203,6 @@ class Database:
         return self.folder.reads
 
     def write_catalog(self) -> Path:
-        from pipeline.query import catalog
-
         self.require_folder()
         self._changed()
         return catalog.write(self.data, self.folder.tables())
@@ -231,10 +229,6 @@ class Database:
         """Remove table ``name``, or spec ``name`` with the tables built from it; then
         rewrite the catalog. Each table under its build lock (BuildLocked while a
         build holds it); links are unlinked, never followed. Returns what went."""
-        from pipeline.puzzles.spec import parse as spec
-        from pipeline.query import catalog
-        from pipeline.storage import files, staging
-
         self.require_folder(name)
         tables, spec_file = self._removable(name)
         for t in tables:
@@ -257,9 +251,6 @@ class Database:
         """The tables ``remove`` takes for ``name`` (sound or damaged) and the spec file's
         name, if it is one (NotBuilt when neither: a name is only ever matched against
         what is there). A spec that cannot be read takes the tables of its name."""
-        from pipeline.puzzles.spec import parse as spec
-        from pipeline.storage import staging
-
         kept = spec.kept_file(self.data, name)
         if kept is not None:
             tables = [name + x for x in spec.suffixes(self.data, name) if self.has_table(name + x)]
@@ -412,8 +403,6 @@ class Database:
     def from_start(self, puzzle: str, position: str | int) -> MethodSolution:
         """The line from the start to the position in the puzzle's own table (a peg
         board's: reached, won or lost); one line for a table not enumerated from a start."""
-        from pipeline.solvers import choose
-
         p = self.puzzle(puzzle)
         return choose.from_table(
             walks.from_start(self.folder, p, positions.state_of(p, position)), p
@@ -547,8 +536,6 @@ class Database:
     def board_svg(self, puzzle: str, position: str | int) -> str:
         """The position drawn as an SVG board in its real shape, captioned with the
         puzzle, the position and (when the table is built) its depth."""
-        from pipeline.pictures import boards
-
         p = self.puzzle(puzzle)
         state = positions.state_of(p, position)
         depth = positions.depth(self.folder, p, state) if self.is_built(puzzle) else None
@@ -556,8 +543,6 @@ class Database:
 
     def solution_svg(self, solution: Solution) -> str:
         """A solution as an SVG strip of boards, first position first, each move marked."""
-        from pipeline.pictures import boards
-
         return boards.solution(self.puzzle(solution.puzzle), solution)
 
     def report(self, out: str | os.PathLike[str] | None = None) -> Path:
@@ -579,11 +564,8 @@ class Database:
         storage/integrity.py).
         """
         if write:
-            from pipeline.query import catalog
-
             self._check_folder()
             return catalog.connect(self.data, self.folder.tables(), sealed=False)
-        from pipeline.query import readonly
 
         return readonly.Cursor(self._cursor())  # writes no file
 
@@ -599,8 +581,6 @@ class Database:
         self._check_folder()
         now = self.folder.file_stamps()
         if self._con is None or now != self._con_files:
-            from pipeline.query import readonly
-
             self._con = readonly.connect(self.data, self.folder.tables())
             self._con_files = now
         return self._con.cursor()
@@ -618,12 +598,8 @@ class Database:
         Ctrl-C interrupts the query (KeyboardInterrupt: pipeline/query/interrupt.py).
         For a connection of your own, :meth:`connection`.
         """
-        from pipeline.query import sql_guard
-
         query = _sql_text(query)
         if write:
-            from pipeline.query import catalog
-
             self._check_folder()
             con = catalog.connect(self.data, self.folder.tables(), sealed=False)
             frame = _frame(con, query, params)
@@ -638,8 +614,6 @@ class Database:
 
 def _sql_text(query: str) -> str:
     """The SQL itself: ``query``, or the text of the .sql file it names."""
-    from pipeline.errors import BadQuery
-
     if query.strip().endswith(".sql") and "\n" not in query.strip():
         path = Path(query.strip())
         if not path.is_file():
@@ -652,8 +626,6 @@ def _frame(
     con: duckdb.DuckDBPyConnection, sql: str, params: Mapping[str, object] | None
 ) -> pl.DataFrame:
     """Run ``sql`` on ``con`` (a connection or cursor) with variables ``params``."""
-    from pipeline.query import interrupt
-
     for key, value in (params or {}).items():
         con.execute(f"SET VARIABLE {ident(key)} = ?", [value])
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import warnings
 from typing import Annotated
 
 import typer
@@ -20,6 +21,8 @@ from typer._click import ClickException  # typer carries its own copy of click
 
 from pipeline.cli import build, query, remove, serve, solve, tables
 from pipeline.cli.shared import POSITIONAL, OnePosition, Positions
+from pipeline.errors import LeftOut, PuzzleDBError
+from pipeline.words import printable
 
 #: Libraries whose errors on user input (bad SQL, an unreadable file) are one line.
 LIBRARIES = ("duckdb", "_duckdb", "pyarrow", "polars")
@@ -37,6 +40,7 @@ app = typer.Typer(
 def _version(value: bool) -> None:
     """``--version``: the installed package's version, then exit."""
     if value:
+        # at first use: the package metadata reader costs every command's start
         from importlib.metadata import PackageNotFoundError, version
 
         try:
@@ -124,10 +128,6 @@ def main() -> None:
     Warnings that a damaged table was left out (errors.LeftOut) come last, except
     one the error line already says; every line goes through words.printable, since
     a data folder's text (a title, a spec's key, a path) is in many of them."""
-    import warnings
-
-    from pipeline.errors import LeftOut
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LeftOut)
         line, code = _run()
@@ -144,8 +144,6 @@ def main() -> None:
 
 def _run() -> tuple[str | None, int | str | None]:
     """Run the app: the error line to print (None: none) and the exit code."""
-    from pipeline.errors import PuzzleDBError
-
     _notes()
     try:
         code = app(standalone_mode=False)  # a command returns None; typer.Exit its code
@@ -183,8 +181,6 @@ def _click_error(e: typer.TyperException | typer.Abort) -> tuple[str | None, int
 
 
 def _say(line: str) -> None:
-    from pipeline.words import printable
-
     print(f"puzzledb: {printable(line, lines=False)}", file=sys.stderr, flush=True)
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from pipeline.cli.bars import BuildBars
 from pipeline.cli.shared import DataOpt, db, interruptible
 from pipeline.hints import DATA_ENV
 from pipeline.words import plural, seconds, size_of
@@ -101,8 +102,6 @@ def build(
     engine: EngineOpt = None,
 ) -> None:
     """Build tables (resuming an interrupted build), then the DuckDB catalog."""
-    from pipeline.cli.bars import BuildBars
-
     base = db(data)
     names = _names(base, puzzle or [], default, symmetry, spec, root, memory)
     for line in _searched(base, names):

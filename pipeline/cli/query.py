@@ -11,8 +11,11 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
+from pipeline.cli import table_text
 from pipeline.cli.shared import DataOpt, JsonOpt, db
 from pipeline.errors import BadOutput, BadQuery, PuzzleDBError
+from pipeline.pictures import output
+from pipeline.query import readonly
 from pipeline.words import printable
 
 if TYPE_CHECKING:
@@ -104,8 +107,6 @@ def _cancelled() -> NoReturn:
     """One line and exit 130 now. os._exit: a query that ignored the interrupt still
     runs in its thread (pipeline/query/interrupt.py), and the interpreter's shutdown can
     abort under it in DuckDB's C++ code (seen: "terminate called ...", exit 134)."""
-    from pipeline.query import readonly
-
     print("puzzledb: query cancelled", file=sys.stderr, flush=True)
     sys.stdout.flush()
     readonly.cleanup()  # os._exit runs no finalizer: the temp folders go now
@@ -154,12 +155,8 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def _print_frame(df: pl.DataFrame, fmt: str, out: Path | None, limit: int | None) -> None:
     """A query's result as a table (cut at ``limit`` rows, said so), CSV, JSON or Parquet."""
-    from pipeline.pictures import output
-
     text: str | bytes
     if fmt == "table":
-        from pipeline.cli import table_text
-
         shown = df if limit is None else df.head(limit)
         text = table_text.frame_text(shown)
         if len(shown) < len(df):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -39,8 +40,6 @@ def serve(data: DataOpt = Path("data"), host: HostOpt = "127.0.0.1", port: PortO
 
 def _free(host: str, port: int) -> None:
     """One line, not uvicorn's log, when the address cannot be listened on."""
-    import socket
-
     try:
         with socket.create_server((host, port)):
             pass

@@ -6,6 +6,7 @@ imports a command module, so the package has no cycle.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import re
@@ -16,11 +17,13 @@ from typing import TYPE_CHECKING, Annotated, ParamSpec
 import typer
 from typer.core import TyperCommand
 
+from pipeline.api import Database
+from pipeline.errors import BadPosition
+from pipeline.pictures import output
+
 if TYPE_CHECKING:
     # The Context click's Command.parse_args takes (typer carries its own copy of click).
     from typer._click import Context as ClickContext
-
-    from pipeline.api import Database
 
 P = ParamSpec("P")
 
@@ -72,8 +75,6 @@ class Positions(TyperCommand):
 
     def _no_such_option(self, typed: str) -> str:
         """Click's line for an unknown option, with the near misses as click names them."""
-        import difflib
-
         known = [o for p in self.params if p.param_type_name == "option" for o in p.opts]
         near = difflib.get_close_matches(typed, [o for o in known if o.startswith("--")])
         return f"No such option: {typed}" + (
@@ -86,8 +87,6 @@ class OnePosition(Positions):
     is one line saying to quote it, not click's "unexpected extra argument(s)"."""
 
     def extra(self, ctx: ClickContext, typed_args: list[str]) -> None:
-        from pipeline.errors import BadPosition
-
         words = self._words(typed_args)
         if len(words) < 3:
             raise BadPosition(f"unexpected argument(s): {' '.join(ctx.args)}")
@@ -137,8 +136,6 @@ def interruptible(line: str) -> Callable[[Callable[P, None]], Callable[P, None]]
 
 def db(data: Path) -> Database:
     """The API's database of the data folder (imported here: a command's first use)."""
-    from pipeline.api import Database
-
     return Database(data)
 
 
@@ -148,6 +145,4 @@ def emit(doc: object) -> None:
 
 
 def write_svg(path: Path, svg: str) -> None:
-    from pipeline.pictures import output
-
     output.svg_file(path, svg)

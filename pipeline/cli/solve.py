@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pipeline.answers import Distance, MethodSolution, Solution
+from pipeline.cli.bars import BuildBars, SearchLine
 from pipeline.cli.shared import (
     DataOpt,
     JsonOpt,
@@ -237,8 +238,6 @@ def _typed(base: Database, puzzle: str, position: str, turns: bool) -> str | int
 
 def _distance(base: Database, puzzle: str, a: str | int, b: str | int) -> Distance:
     """The distance, with progress bars while pattern tables are built on first use."""
-    from pipeline.cli.bars import BuildBars
-
     with BuildBars() as bars:
         return base.distance(
             puzzle,
@@ -263,8 +262,6 @@ def _solved(
     """The solution by ``method`` (the API picks it), with progress bars while pattern
     databases are built on first use, and a long search's progress; Ctrl-C stops a
     search with one line saying how far it went (exit 130)."""
-    from pipeline.cli.bars import BuildBars, SearchLine
-
     searching = SearchLine(puzzle)
     try:
         with BuildBars() as bars:

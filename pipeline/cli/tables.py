@@ -4,14 +4,18 @@ verify, report, plot histogram."""
 from __future__ import annotations
 
 import textwrap
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pipeline import hints
+from pipeline.cli.bars import VerifyBars
 from pipeline.cli.shared import DataOpt, JsonOpt, PuzzleArg, db, emit
-from pipeline.cli.table_text import known_width
+from pipeline.cli.table_text import known_width, side_by_side
+from pipeline.errors import LeftOut, PuzzleDBError
+from pipeline.verify.report import Report as Made
 from pipeline.words import plural, printable
 
 if TYPE_CHECKING:
@@ -80,10 +84,6 @@ def _print_listed(rows: list[Listed]) -> None:
 def _listed(base: Database) -> list[Listed]:
     """A row a puzzle known here: built-ins, specs kept in the data folder, built tables.
     A damaged table is listed as such, and a warning line says why (errors.LeftOut)."""
-    import warnings
-
-    from pipeline.errors import LeftOut
-
     for name, why in base.broken().items():
         warnings.warn(LeftOut(name, why, "the list's counts"), stacklevel=2)
     return base.listing()
@@ -131,8 +131,6 @@ def longest(
     as_json: JsonOpt = False,
 ) -> None:
     """The positions farthest from the roots (the deepest level), drawn as boards."""
-    from pipeline.cli.table_text import known_width, side_by_side
-
     base = db(data)
     found = base.longest(puzzle)
     rows = found["position"].to_list()
@@ -175,8 +173,6 @@ def verify(
 
 def _to_verify(base: Database, names: list[str], every: bool) -> list[str]:
     """The tables to check: those named, or with ``--all`` every built one."""
-    from pipeline.errors import PuzzleDBError
-
     if every == bool(names):
         raise PuzzleDBError("verify: name the tables to check, or give --all (not both)")
     if names:
@@ -191,10 +187,6 @@ def _verify_one(base: Database, name: str, go_on: bool) -> tuple[Report, int | N
     """The report on one table and the manifest's count (a failed check stops early,
     so the rows it read say less). ``go_on``: a table that cannot be opened is a
     failed report, so the others are still checked."""
-    from pipeline.cli.bars import VerifyBars
-    from pipeline.errors import PuzzleDBError
-    from pipeline.verify.report import Report as Made
-
     try:
         table = base.table(name)
         with VerifyBars(name, table.manifest.histogram()) as bars:  # sizes; verify checks

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from pipeline.puzzles.tiles.slides import slid_words
 from pipeline.words import plural
 
 if TYPE_CHECKING:
@@ -35,8 +36,6 @@ def print_walk(
         moves = f", {plural(p.moves_in(states), 'move')}" if p.step_word != "move" else ""
         typer.echo(f"line {where}{moves}: {sol.notation}")
     if tiles is not None:
-        from pipeline.puzzles.tiles.slides import slid_words
-
         typer.echo(
             "tiles slid: " + " ".join(slid_words(t if isinstance(t, list) else [t]) for t in tiles)
         )

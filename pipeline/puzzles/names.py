@@ -30,6 +30,7 @@ from pipeline.errors import PuzzleDBError, UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.builtin import FAMILIES, REGISTRY, family_of, unknown
 from pipeline.puzzles.spec import parse as spec
+from pipeline.storage import files, manifest
 
 ROOTED = re.compile(r"(?P<base>[a-z0-9_][a-z0-9_@-]*)~(?P<hash>[0-9a-f]{8})")
 #: A board's name, then its suffixes (the family's grammar).
@@ -93,8 +94,6 @@ def rooted(base: Puzzle, text: str) -> Puzzle:
 
 def recorded_root(data: Path, name: str) -> str | None:
     """The root a built (or building) table records: its manifest, else its staging."""
-    from pipeline.storage import files, manifest
-
     with contextlib.suppress(PuzzleDBError):
         roots = manifest.read(data / name).puzzle["roots"]
         if roots:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pipeline.errors import BadQuery
 from pipeline.puzzles import trusted
 from pipeline.puzzles.trusted import Scan
-from pipeline.query import sql_guard
+from pipeline.query import catalog, sql_guard
 from pipeline.storage import scratch
 
 if TYPE_CHECKING:
@@ -58,8 +58,6 @@ def connect(data: Path, tables: Scan) -> duckdb.DuckDBPyConnection:
     """A read-only, sealed connection with the catalog of ``tables`` (the folder ``data``'s,
     puzzles/trusted.py), every file hashed against its manifest first."""
     import duckdb
-
-    from pipeline.query import catalog
 
     folder = Path(tempfile.mkdtemp(prefix="puzzledb-"))
     path = folder / NAME

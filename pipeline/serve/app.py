@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from pipeline.api import Database
 from pipeline.errors import BadPosition, CorruptTable, NotBuilt, PuzzleDBError, UnknownPuzzle
+from pipeline.pictures import boards
 from pipeline.serve import documents, pages
 from pipeline.serve.documents import PositionDoc, TableDoc
 
@@ -172,8 +173,6 @@ def _solve(db: Database, r: Request) -> dict[str, object]:
 def _position_page(db: Database, answer: PositionDoc) -> str:
     """The position's page: board and moves; the walk comes after (``/strip``: one
     look-up a level, a second on 3x4's deepest positions when nothing is cached)."""
-    from pipeline.pictures import boards
-
     name, state = answer["puzzle"], answer["state"]
     p = db.puzzle(name)
     board = boards.board_at(p, state, answer["depth"])

@@ -18,6 +18,7 @@ from pipeline import hints
 from pipeline.errors import NotBuilt
 from pipeline.puzzles import trusted
 from pipeline.puzzles.base import Puzzle
+from pipeline.puzzles.builtin import GROUPS
 from pipeline.puzzles.registry import Registry
 from pipeline.puzzles.spec.parse import SPECS
 from pipeline.puzzles.trusted import Checked, Scan
@@ -190,8 +191,6 @@ class Folder:
     def not_built(self, p: Puzzle) -> str:
         """The line for ``p``'s table not built here: the command that builds it, or for
         a table too large for the disk, ``solve`` with its pattern tables."""
-        from pipeline.puzzles.builtin import GROUPS
-
         searched = p.search_tables()
         if searched:
             return (

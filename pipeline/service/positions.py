@@ -27,8 +27,6 @@ def state_of(p: Puzzle, position: str | int) -> int:
 def random_state(p: Puzzle, seed: int | None = None) -> int:
     """A uniformly random position of ``p`` picked without its table (a twisty puzzle's
     group: Schreier-Sims); BadMethod where the family cannot."""
-    import random
-
     return p.random_state(random.Random(seed))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from pipeline import hints
-from pipeline.answers import Solution
+from pipeline.answers import Origin, Solution
 from pipeline.errors import BadPosition, PuzzleDBError
 from pipeline.puzzles.base import Puzzle
 from pipeline.service.folder import Folder
@@ -55,8 +55,6 @@ def from_start(folder: Folder, p: Puzzle, state: int) -> Solution:
     """The line from the start to position ``state`` in ``p``'s own table (a peg board's:
     reached, won or lost); one line when the table is not enumerated from a start (its
     walks end at the goal: ``solve`` prints those) or lacks it."""
-    from pipeline.answers import Origin
-
     if p.walk_origin is not Origin.START:
         raise BadPosition(
             f"{p.name} is enumerated from its {p.walk_origin}, not from a start: "

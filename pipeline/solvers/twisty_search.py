@@ -28,8 +28,9 @@ import numpy as np
 
 from pipeline.answers import SearchProgress
 from pipeline.errors import BadMethod
+from pipeline.puzzles.twisty.pack import multinomial
 from pipeline.puzzles.twisty.tws import Definition, Part, Turn
-from pipeline.solvers import twisty_c
+from pipeline.solvers import twisty_c, twisty_patterns, twisty_tables
 from pipeline.solvers.twisty_c import CPattern, CPuzzle, CSearch, CSet
 from pipeline.solvers.twisty_layout import FlatLayout, canonical, layout
 from pipeline.solvers.twisty_patterns import PatternCode, PatternSet
@@ -311,8 +312,6 @@ def pattern_table(
 ) -> PatternLookup:
     """A built pattern table (``stored``: its storage.table.Table) as the search reads
     it: its coordinate from the two definitions, its depths mapped (twisty_tables)."""
-    from pipeline.solvers import twisty_patterns, twisty_tables
-
     lay = layout(definition)
     code = twisty_patterns.pattern(stored.name, lay, turns, pattern_definition, pattern_turns)
     return PatternLookup(code, twisty_tables.load(stored, code, fmt), fmt)
@@ -371,8 +370,6 @@ def _next_budget(budget: int, took: float) -> int:
 
 
 def _multinomial(counts: Sequence[int]) -> int:
-    from pipeline.puzzles.twisty.pack import multinomial
-
     return multinomial(tuple(counts))
 
 
