@@ -36,7 +36,6 @@ from pipeline.build.loop import LevelDone
 from pipeline.engine.budget import parse_memory
 from pipeline.errors import BadQuery, NotBuilt
 from pipeline.hints import DATA_ENV, default_data  # noqa: F401 (public names)
-from pipeline.pictures import boards
 from pipeline.puzzles import registry
 from pipeline.puzzles.base import Puzzle, ident
 from pipeline.puzzles.names import rooted
@@ -46,7 +45,6 @@ from pipeline.query import catalog, interrupt, readonly, sql_guard
 from pipeline.service import distance, positions, tables, walks
 from pipeline.service.folder import Folder, Stamps
 from pipeline.service.solving import Needs, Solvers
-from pipeline.solvers import choose
 from pipeline.storage import files, staging
 from pipeline.storage.manifest import Manifest
 from pipeline.storage.table import Table
@@ -403,6 +401,9 @@ class Database:
     def from_start(self, puzzle: str, position: str | int) -> MethodSolution:
         """The line from the start to the position in the puzzle's own table (a peg
         board's: reached, won or lost); one line for a table not enumerated from a start."""
+        # at first use: the solvers' modules cost every command's start
+        from pipeline.solvers import choose
+
         p = self.puzzle(puzzle)
         return choose.from_table(
             walks.from_start(self.folder, p, positions.state_of(p, position)), p
@@ -539,10 +540,15 @@ class Database:
         p = self.puzzle(puzzle)
         state = positions.state_of(p, position)
         depth = positions.depth(self.folder, p, state) if self.is_built(puzzle) else None
+        # at first use: the pictures' modules cost every command's start
+        from pipeline.pictures import boards
+
         return boards.board_at(p, state, depth)
 
     def solution_svg(self, solution: Solution) -> str:
         """A solution as an SVG strip of boards, first position first, each move marked."""
+        from pipeline.pictures import boards  # at first use, as in board_svg
+
         return boards.solution(self.puzzle(solution.puzzle), solution)
 
     def report(self, out: str | os.PathLike[str] | None = None) -> Path:

@@ -582,6 +582,7 @@ def _duration(hours: float) -> str:
 
 
 def _versions() -> dict[str, str]:
+    # at first use: the package metadata reader costs every command's start
     from importlib.metadata import PackageNotFoundError, version
 
     try:

@@ -15,9 +15,12 @@ need.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import math
 import os
 import re
+import resource
 from dataclasses import dataclass
 
 from pipeline.errors import PuzzleDBError
@@ -79,8 +82,6 @@ def rss() -> int:
         with open("/proc/self/statm") as f:
             return int(f.read().split()[1]) * 4096
     except OSError:  # not Linux: fall back to the peak
-        import resource
-
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
@@ -103,9 +104,6 @@ def _give_back_freed_memory() -> None:
     each page, which came back as fresh pages each time (0.2 million page faults
     writing a third of 3x4's rows, against 11 thousand).
     """
-    import ctypes
-    import ctypes.util
-
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         libc.mallopt(-3, 2 << 20)  # M_MMAP_THRESHOLD (fixed, so no longer raised)
@@ -123,6 +121,7 @@ def _no_huge_pages() -> None:
     left as it is where numpy has none.
     """
     with contextlib.suppress(ImportError):
+        # at first use, and guarded: a private module, which another numpy may lack
         from numpy._core import multiarray
 
         # A private switch, which numpy's stubs do not declare: looked up by name.

@@ -16,7 +16,6 @@ from pipeline.errors import BadMethod, BadPosition, NotBuilt, UnknownPuzzle
 from pipeline.puzzles.base import Puzzle
 from pipeline.service.folder import Folder
 from pipeline.service.positions import depth, depth_of
-from pipeline.solvers import twisty_solver
 
 if TYPE_CHECKING:
     from pipeline.solvers.twisty_solver import PuzzleSearch
@@ -101,6 +100,8 @@ def searched(search: PuzzleSearch, p: Puzzle, a: int, b: int) -> Distance:
     """The fewest moves from ``a`` to ``b`` of a puzzle solved by search: the optimal
     length of ``a``'s pieces renamed so that ``b`` is solved (the position A^-1 B of
     the group), each checked against the group first."""
+    from pipeline.solvers import twisty_solver  # at first use
+
     twisty_solver.check(p, a)
     twisty_solver.check(p, b)
     renamed = p.relabelled(a, b)

@@ -4,6 +4,9 @@ searches, kept once made. The method is picked here, once (solvers/choose.py).
 The service never builds: an answer that needs tables built first comes back as
 :class:`Needs`, and the API (the one place that decides to build) builds them, or
 refuses with the Needs' own line, and asks again.
+
+The solvers' modules are imported at first use (``# at first use``): loaded at
+the top, they would cost every command's start, ``puzzledb --help`` included.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ from pipeline.puzzles.base import Puzzle
 from pipeline.service.folder import Folder
 from pipeline.service.positions import state_of
 from pipeline.service.walks import solve, solver
-from pipeline.solvers import choose, ida_c, optimal, twisty_solver
 
 if TYPE_CHECKING:
     from pipeline.solvers.optimal import RankedSolver, Solver
@@ -60,6 +62,8 @@ class Solvers:
         (``on_progress`` hears from a long search). Needs when tables must be built
         first (a peg board's winnable classes from its built table; the 4x4 pattern
         databases; a puzzle's pattern tables)."""
+        from pipeline.solvers import choose  # at first use
+
         self.folder.require(p.name)
         if p.search_tables():
             choose.pick(method, p.name, False)  # an unknown method is its own line
@@ -91,6 +95,8 @@ class Solvers:
     ) -> MethodSolution | Needs:
         """A puzzle solved by search: its position checked (before anything is built),
         then searched over its pattern tables."""
+        from pipeline.solvers import twisty_solver  # at first use
+
         if method not in ("auto", "optimal"):
             raise BadMethod(
                 f"{p.name} has no table of its own: it is solved by search over its pattern "
@@ -104,6 +110,8 @@ class Solvers:
     def searcher(self, p: Puzzle) -> PuzzleSearch | Needs:
         """The search of a puzzle too large to tabulate over its pattern tables (made once
         a read of the folder), or Needs naming the tables to build first."""
+        from pipeline.solvers import twisty_solver  # at first use
+
         names = p.search_tables()
         missing = [n for n in names if not self._complete(n)]
         if missing:
@@ -150,6 +158,8 @@ class Solvers:
         group such as ``4x4-pdb78`` (never built on demand); by default the region group
         when it is built (and the C kernel runs), else the partition.
         """
+        from pipeline.solvers import optimal  # at first use
+
         if board not in optimal.PARTITIONS:
             raise BadMethod(
                 f"no pattern databases for {board} "
@@ -176,6 +186,8 @@ class Solvers:
 
     def _built_region_group(self, board: str) -> str | None:
         """The region group of ``board`` that is built and searchable here, if any."""
+        from pipeline.solvers import ida_c, optimal  # at first use
+
         for group, (b, _) in optimal.REGION_GROUPS.items():
             names = [p.name for p in optimal.region_puzzles(group)]
             if b == board and all(map(self._complete, names)) and ida_c.library() is not None:
@@ -188,6 +200,8 @@ class Solvers:
         return f.is_built(name) and f.table(f.puzzle(name)).manifest.partial_depth is None
 
     def _ranked(self, group: str, reflect: bool) -> RankedSolver:
+        from pipeline.solvers import optimal  # at first use
+
         pats = optimal.region_puzzles(group)
         if not all(self._complete(p.name) for p in pats):
             raise NotBuilt(f"{group} is not built: run {hints.build(group, self.folder.data)}")
@@ -195,6 +209,8 @@ class Solvers:
         return optimal.ranked_solver(group, tables, self.folder.data, reflect)
 
     def _partition(self, board: str, reflect: bool) -> Solver | Needs:
+        from pipeline.solvers import optimal  # at first use
+
         pats = optimal.patterns(board)
         missing = [p for p in pats if not self.folder.is_built(p.name)]
         if missing:

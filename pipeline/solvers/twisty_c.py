@@ -33,6 +33,7 @@ DISTINCT, ONE_REPEATED, MULTISET = 0, 1, 2
 FAR = 250
 
 
+# Any: a ctypes type (c_int64, c_void_p ...), which ctypes' stubs name only privately.
 def _fields(*groups: tuple[Any, str]) -> list[tuple[str, Any]]:
     """ctypes fields: for each (type, names) the names, in order, of that type."""
     return [(name, kind) for kind, names in groups for name in names.split()]

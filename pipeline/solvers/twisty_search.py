@@ -22,7 +22,6 @@ import ctypes
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -34,6 +33,7 @@ from pipeline.solvers import twisty_c, twisty_patterns, twisty_tables
 from pipeline.solvers.twisty_c import CPattern, CPuzzle, CSearch, CSet
 from pipeline.solvers.twisty_layout import FlatLayout, canonical, layout
 from pipeline.solvers.twisty_patterns import PatternCode, PatternSet
+from pipeline.storage.table import Table
 
 #: How the tables are read unless told: depth mod 3 in 2 bits (the smallest arrays, and
 #: the fastest search of the three formats on the 3x3x3 cube: docs/BENCHMARKS.md).
@@ -307,7 +307,7 @@ def pattern_table(
     turns: Sequence[Turn],
     pattern_definition: Definition,
     pattern_turns: Sequence[Turn],
-    stored: Any,
+    stored: Table,
     fmt: int = DEFAULT_FORMAT,
 ) -> PatternLookup:
     """A built pattern table (``stored``: its storage.table.Table) as the search reads

@@ -10,7 +10,6 @@ puzzle's symmetries where that bounds more pieces (twisty_search.symmetric).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from pipeline.answers import MethodSolution, Origin, SearchProgress
 from pipeline.errors import BadPosition, Unsolvable
@@ -18,6 +17,7 @@ from pipeline.puzzles.base import Puzzle
 from pipeline.puzzles.twisty import group
 from pipeline.puzzles.twisty.board import TwistyPuzzle
 from pipeline.solvers import twisty_layout, twisty_search
+from pipeline.storage.table import Table
 
 #: Look-ups on conjugates of each table that keeps some pieces alike.
 SYMMETRIC = 2
@@ -26,7 +26,7 @@ SYMMETRIC = 2
 class PuzzleSearch:
     """The optimal solutions of one puzzle's positions, over its pattern tables."""
 
-    def __init__(self, p: Puzzle, patterns: Sequence[tuple[Puzzle, Any]]) -> None:
+    def __init__(self, p: Puzzle, patterns: Sequence[tuple[Puzzle, Table]]) -> None:
         """``patterns``: each pattern table's puzzle and its built table (storage)."""
         self.puzzle = _twisty(p)
         d, turns = self.puzzle.definition, self.puzzle.turns

@@ -14,8 +14,8 @@ lists now) and memory-mapped: processes share its pages, none copies it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from pipeline.errors import CorruptTable
 from pipeline.solvers import twisty_c
 from pipeline.solvers.twisty_patterns import PatternCode
 from pipeline.storage import derived, integrity
+from pipeline.storage.table import Table
 
 FORMATS = {"byte": twisty_c.BYTE, "nibble": twisty_c.NIBBLE, "mod3": twisty_c.MOD3}
 #: States a value byte holds in each format.
@@ -45,7 +46,7 @@ def fits(fmt: int, max_depth: int) -> bool:
     return fmt != twisty_c.NIBBLE or max_depth <= 14
 
 
-def depths(levels: Any, size: int) -> np.ndarray:
+def depths(levels: Iterable[tuple[int, np.ndarray]], size: int) -> np.ndarray:
     """A byte a state (UNSEEN where no row is) from ``(depth, states)`` chunks."""
     out = np.full(size, UNSEEN, np.uint8)
     for depth, states in levels:
@@ -70,14 +71,14 @@ def pack(values: np.ndarray, fmt: int) -> np.ndarray:
     return (v[0::4] | (v[1::4] << 2) | (v[2::4] << 4) | (v[3::4] << 6)).astype(np.uint8)
 
 
-def table_levels(table: Any) -> Any:
+def table_levels(table: Table) -> Iterator[tuple[int, np.ndarray]]:
     """``(depth, states)`` chunks of a built table, level by level."""
     for lv in table.manifest.levels:
         for chunk in table.level(lv.depth).chunks(CHUNK_ROWS):
             yield lv.depth, chunk[0]
 
 
-def load(table: Any, code: PatternCode, fmt: int) -> np.ndarray:
+def load(table: Table, code: PatternCode, fmt: int) -> np.ndarray:
     """The table's array in ``fmt``, mapped: the one kept beside it when this machine
     derived it from the files its manifest lists now, else derived again and kept
     (mapped too when the folder can keep it)."""
