@@ -315,7 +315,9 @@ class Builder:
         self.resident.pool.trim(plan.spare)
         frontier = self.resident.get(depth)
         last_bytes = sum(f.bytes for f in self.progress.files_at(depth)) or size * 6
-        check_disk(self.staging, last_bytes + size * 48, growth)
+        # The sort's spill of a level it cannot hold takes up to 48 bytes a state; the
+        # dense engine spills nothing.
+        check_disk(self.staging, last_bytes + (0 if dense else size * 48), growth)
         started = time.perf_counter()
         writer = LevelWriter(
             self.staging, depth + 1, self.metadata, self.pending.submit,
