@@ -21,6 +21,8 @@ import pipeline
 from pipeline.answers import SearchProgress
 from pipeline.errors import BadMethod, BadPosition, NotBuilt
 from pipeline.puzzles.twisty import tws
+from pipeline.puzzles.twisty.board import TwistyPuzzle
+from pipeline.service.solving import Needs
 from pipeline.solvers import twisty_search
 from tests.conftest import one_line_error, run_cli
 
@@ -287,3 +289,21 @@ def test_histogram_and_longest_name_the_pattern_tables(crossed: Path) -> None:
         )
     db = pipeline.open(crossed)
     assert sum(db.histogram("crossed-pdb-cross")["positions"].to_list()) == 22 * 21 * 20 * 19
+
+
+def test_a_stronger_set_of_tables_is_searched_once_built(crossed: Path) -> None:
+    """A puzzle declaring a stronger set of pattern tables (as the cube declares its
+    seven-edge ones) is searched over the first such set whose tables are all built,
+    else over its own; the same optimal length either way."""
+    db = pipeline.open(crossed)
+    base = db.puzzle("crossed")
+    assert isinstance(base, TwistyPuzzle)
+    a, b = (next(q for q in base.patterns if q.label == k) for k in "ab")
+    wants = TwistyPuzzle(base.definition, "crossed", patterns=base.patterns, stronger=[(a, b)])
+    assert wants.stronger_tables == (("crossed-pdb-a", "crossed-pdb-b"),)
+    state = db.from_turns("crossed", "A B A")
+    stronger, own = db.solvers.searcher(wants), db.solvers.searcher(base)
+    assert not isinstance(stronger, Needs) and not isinstance(own, Needs)
+    assert stronger.tables == ("crossed-pdb-a", "crossed-pdb-b")
+    assert sorted(own.tables) == sorted(TABLES)
+    assert stronger.solve(state).moves == own.solve(state).moves == 3

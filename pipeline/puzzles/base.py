@@ -442,6 +442,9 @@ class Puzzle(ABC):
 
     #: The names of its pattern tables (``<name>-pdb`` stands for them all).
     pattern_tables: tuple[str, ...] = ()
+    #: Sets of pattern tables that prune more than :meth:`search_tables`, strongest
+    #: first: a search takes the first set that is built, never builds one itself.
+    stronger_tables: tuple[tuple[str, ...], ...] = ()
 
     def random_state(self, rng: random.Random) -> int:
         """A uniformly random position of the puzzle, where its family can pick one without

@@ -47,8 +47,9 @@ class Solvers:
     def __init__(self, folder: Folder) -> None:
         self.folder = folder
         self._made: dict[tuple[str, bool], Solver | RankedSolver] = {}
-        #: The search of each puzzle solved by search, with the folder's read it was made in.
-        self._searches: dict[str, tuple[int, PuzzleSearch]] = {}
+        #: The search of each puzzle solved by search, by its name and tables, with the
+        #: folder's read it was made in.
+        self._searches: dict[tuple[str, ...], tuple[int, PuzzleSearch]] = {}
 
     def solve_by(
         self,
@@ -112,7 +113,8 @@ class Solvers:
         a read of the folder), or Needs naming the tables to build first."""
         from pipeline.solvers import twisty_solver  # at first use
 
-        names = p.search_tables()
+        built = (list(s) for s in p.stronger_tables if all(self._complete(n) for n in s))
+        names = next(built, p.search_tables())
         missing = [n for n in names if not self._complete(n)]
         if missing:
             listed = ", ".join(missing)
@@ -125,11 +127,12 @@ class Solvers:
                 f"{hints.build(' '.join(missing), self.folder.data)}, "
                 "or solve without --no-build",
             )
-        kept = self._searches.get(p.name)
+        key = (p.name, *names)
+        kept = self._searches.get(key)
         if kept is None or kept[0] != self.folder.reads:
             pats = self.folder.puzzles(names)
             made = twisty_solver.PuzzleSearch(p, [(q, self.folder.table(q)) for q in pats])
-            kept = self._searches[p.name] = (self.folder.reads, made)
+            kept = self._searches[key] = (self.folder.reads, made)
         return kept[1]
 
     def _derived(self, p: Puzzle, table: Puzzle) -> Needs | None:

@@ -108,6 +108,7 @@ class TwistyPuzzle(Puzzle):
         default: bool = False,
         legacy: bool = False,
         patterns: Sequence[Pattern] = (),
+        stronger: Sequence[Sequence[Pattern]] = (),
     ) -> None:
         d = definition
         self.definition = d
@@ -122,9 +123,12 @@ class TwistyPuzzle(Puzzle):
         if len({p.label for p in self.patterns}) < len(self.patterns):
             raise BadSpec(f"{where}: two pattern tables share a label")
         self.pattern_tables = tuple(f"{name}-pdb-{p.label}" for p in self.patterns)
+        self.stronger_tables = tuple(
+            tuple(f"{name}-pdb-{p.label}" for p in group) for group in stronger
+        )
         self.options = {
             "title": title, "moves": moves, "quarter": quarter, "default": default,
-            "patterns": self.patterns,
+            "patterns": self.patterns, "stronger": stronger,
         }  # fmt: skip
         self.where = where
         self.turns = tuple(select(d, moves, quarter, where))

@@ -131,6 +131,7 @@ CUBE3 = TwistyPuzzle(
     where="cube3",
     title="the 3x3x3 cube, half turns (solved by search over its pattern tables)",
     patterns=PATTERNS,
+    stronger=((PATTERNS[0], *SEVEN),),
 )
 TABLES = tuple(TwistyPattern(CUBE3, p) for p in PATTERNS)
 #: The seven-edge tables, built-in but not the cube's default (``cube3-pdb7``).
