@@ -151,7 +151,7 @@ test-newcomer: $(TEST_STAMP)
 # payload in each string field of each manifest and kept spec, in turn; outside `make test`.
 # Then the long property tests with all their examples (`make test` draws a third).
 PROPERTY_TESTS := tests/test_trust_property.py tests/test_trust_figures.py \
-	tests/test_cli_property.py tests/test_walk_sql.py
+	tests/test_cli_property.py tests/test_walk_sql.py tests/test_trust_third.py
 test-hostile: $(TEST_STAMP)
 	$(BIN)/python -m pytest -m hostile
 	PUZZLEDB_EXAMPLES=all $(BIN)/python -m pytest -n $(JOBS) --dist worksteal $(PROPERTY_TESTS)
