@@ -59,10 +59,15 @@ def test_a_missing_table_keeps_duckdbs_suggestion_and_names_the_build(folder: Pa
 
 def _too_large() -> list[str]:
     """Every board of the registry and every rectangle a family makes whose table would not
-    fit the free disk here (at 5 bytes a position)."""
+    fit the free disk here (at 5 bytes a position); not a puzzle solved by search (cube3),
+    which has no table to build (tests/test_twisty_solve.py)."""
     rectangles = [f"{r}x{c}" for r in range(2, 9) for c in range(2, 9) if any_rectangle(f"{r}x{c}")]
     boards = {n: REGISTRY.get(n) or any_rectangle(n) for n in [*REGISTRY, *rectangles]}
-    return [n for n, p in boards.items() if p and not hints.fits(Path("."), p.expected_total)]
+    return [
+        n
+        for n, p in boards.items()
+        if p and not p.search_tables() and not hints.fits(Path("."), p.expected_total)
+    ]
 
 
 def test_a_table_too_large_to_build_points_to_solve_and_the_pattern_tables(
