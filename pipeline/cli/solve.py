@@ -20,7 +20,7 @@ from pipeline.cli.shared import (
     write_svg,
 )
 from pipeline.cli.walk import print_walk
-from pipeline.errors import BadMethod
+from pipeline.errors import BadMethod, PuzzleDBError
 from pipeline.words import plural
 
 if TYPE_CHECKING:
@@ -146,7 +146,18 @@ def random_position(
         text = base.random_position(puzzle, seed)
     else:
         text = base.at_depth(puzzle, depth, nth)
-    print_position(base, puzzle, base.state(puzzle, text), text, as_json)
+    state = base.state(puzzle, text)
+    print_position(base, puzzle, state, text, as_json)
+    if not as_json and not _reads_back(base, puzzle, base.draw(puzzle, state), state):
+        typer.echo(f"typed: {text}")  # what solve, show and distance take
+
+
+def _reads_back(base: Database, puzzle: str, drawing: str, state: int) -> bool:
+    """Whether the drawing, typed, is the position (a grid is; a cube's net is not)."""
+    try:
+        return base.state(puzzle, drawing) == state
+    except PuzzleDBError:
+        return False
 
 
 def distance(
