@@ -1,5 +1,6 @@
 """The drawing of a twisty puzzle: a row a set, each position's piece numbered as the
-definition file numbers it, a twisted piece coloured and marked with its orientation.
+definition file numbers it, a twisted piece coloured and marked with its orientation;
+the 3x3x3 cube (cube3) as the net of its stickers.
 
 A definition has no geometry, so this is the board the format itself suggests:
 each set's name, then its positions in order. A spot's value (written as
@@ -15,7 +16,10 @@ from pipeline.draw import geometry
 from pipeline.draw.art import FONT, UNIT, Art, Move
 from pipeline.draw.svg import el, text
 from pipeline.errors import BadPosition
+from pipeline.puzzles.cube.art import FACE_COLOURS
+from pipeline.puzzles.twisty import cube3
 from pipeline.puzzles.twisty.board import TwistyPuzzle
+from pipeline.puzzles.twisty.cube3 import Cube3
 from pipeline.puzzles.twisty.tws import WILD, Part
 
 #: A spot's value: the label times this, plus the orientation + 1 (twists < 128).
@@ -100,3 +104,62 @@ class TwistyArt(Art):
             twist = tuple(v % LABEL - 1 if v % LABEL else WILD for v in row)
             parts.append(Part(perm, twist))
         return self.puzzle.encode(tuple(parts))
+
+
+class Cube3Art(Art):
+    """The 3x3x3 cube as the net of its 54 stickers (cube3.STICKERS), coloured as the
+    pocket cube is. A spot's value is its sticker's face (1..6 for U R F D L B), so the
+    picture reads back as the sticker colours Cube3.parse reads."""
+
+    puzzle: Cube3
+    squares = True
+    board_fill = "#263238"
+    pad = 0.8
+
+    def layout(self) -> geometry.Spots:
+        """The net's places, half a sticker between neighbouring faces."""
+        xy = []
+        for i, s in enumerate(cube3.STICKERS):
+            x0, y0 = cube3.NET_ORIGIN[s.face]
+            x, y = x0 + i % 3, y0 + i % 9 // 3
+            xy.append((x + x0 // 3 * 0.5, y + y0 // 3 * 0.5))
+        return geometry.Spots(tuple(xy), False)
+
+    def values(self, state: int) -> list[int]:
+        return [cube3.FACES.index(c) + 1 for c in cube3.colours(self.puzzle.decode(state))]
+
+    def underlay(self) -> str:
+        """A plate under each face's nine stickers, so the faces stand apart."""
+        plates = []
+        for face in range(6):
+            pts = [self.xy(f, self.pad) for f in range(9 * face, 9 * face + 9)]
+            x, y = min(p[0] for p in pts), min(p[1] for p in pts)
+            w, h = max(p[0] for p in pts) - x, max(p[1] for p in pts) - y
+            box = {"x": x - 0.5 * UNIT, "y": y - 0.5 * UNIT, "width": w + UNIT, "height": h + UNIT}
+            plates.append(el("rect", {**box, "rx": 0.15 * UNIT, "fill": "#455a64"}))
+        return "".join(plates)
+
+    def slot(self, spot: int, x: float, y: float) -> str:
+        return ""
+
+    def piece(self, content: int, x: float, y: float) -> str:
+        face = cube3.FACES[content - 1]
+        half = 0.43 * UNIT
+        box = {"x": x - half, "y": y - half, "width": 2 * half, "height": 2 * half}
+        return el(
+            "rect",
+            {**box, "rx": 0.1 * UNIT, "fill": FACE_COLOURS[face], "class": "facelet",
+             "data_colour": face},
+        )  # fmt: skip
+
+    def move(self, before: Sequence[int], after: Sequence[int]) -> Move:
+        """The turn between two nets (its face's stickers ringed), by name."""
+        try:
+            a, b = (
+                self.puzzle.parse("".join(cube3.FACES[c - 1] for c in n)) for n in (before, after)
+            )
+            turn = self.puzzle.turn_between(a, b)
+        except BadPosition:
+            return Move()
+        face = cube3.FACES.index(turn[0])
+        return Move(to=tuple(range(9 * face, 9 * face + 9)), label=turn)

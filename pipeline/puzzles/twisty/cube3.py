@@ -26,6 +26,11 @@ other definition file.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
+from pipeline.errors import BadPosition
+from pipeline.puzzles.cube.board import FACES as NET_FACES
 from pipeline.puzzles.twisty import tws
 from pipeline.puzzles.twisty.abstract import Pattern
 from pipeline.puzzles.twisty.board import TwistyPuzzle
@@ -124,8 +129,123 @@ def definition() -> Definition:
     return tws.parse(text + tws.text_of(made), "cube3")
 
 
+@dataclass(frozen=True)
+class Sticker:
+    """One of the 54 stickers of the net: its face, and the piece position it belongs
+    to (``kind`` 0: a corner of CORNERS, 1: an edge of EDGES, -1: the face's centre)
+    and which of that position's facelets it is (:func:`facelets`' order)."""
+
+    face: str
+    kind: int
+    position: int
+    facelet: int
+
+
+#: Each face's top-left sticker in the net, in stickers (column, row): U on top, then
+#: L F R B in a row, D below (the pocket cube's net; its faces' frames: NET_FACES).
+NET_ORIGIN = {"U": (3, 0), "L": (0, 3), "F": (3, 3), "R": (6, 3), "B": (9, 3), "D": (3, 6)}
+_FACE_OF = {v: f for f, v in NORMALS.items()}
+
+
+def _sticker(face: str, column: int, row: int) -> Sticker:
+    """The sticker at (column, row) of a face (-1..1 each, as the net shows the face)."""
+    normal, across, down = NET_FACES[face]
+    cubie = tuple(n + column * a + row * d for n, a, d in zip(normal, across, down, strict=True))
+    for kind, names in enumerate((CORNERS, EDGES)):
+        for j, name in enumerate(names):
+            if _add(*(NORMALS[f] for f in name)) == cubie:
+                return Sticker(face, kind, j, facelets(name).index(normal))
+    return Sticker(face, -1, -1, 0)
+
+
+#: The stickers face by face (U R F D L B, Kociemba's facelet order), each face row by
+#: row as the net shows it.
+STICKERS = tuple(_sticker(f, c, r) for f in FACES for r in (-1, 0, 1) for c in (-1, 0, 1))
+#: Each set's pieces as their home positions' faces, reference facelet first.
+_HOMES = tuple(
+    tuple("".join(_FACE_OF[v] for v in facelets(n)) for n in names) for names in (CORNERS, EDGES)
+)
+
+
+def colours(parts: tuple[Part, ...]) -> str:
+    """The 54 sticker colours (each a face letter) of a position, in STICKERS order. A piece
+    with orientation o shows its k-th sticker on its position's facelet o + k (a turn
+    keeps a corner's facelets in clockwise order)."""
+    out = []
+    for s in STICKERS:
+        if s.kind < 0:
+            out.append(s.face)
+            continue
+        part = parts[s.kind]
+        home = _HOMES[s.kind][part.perm[s.position] - 1]
+        out.append(home[(s.facelet - part.twist[s.position]) % len(home)])
+    return "".join(out)
+
+
+def parts_of(text: str) -> tuple[Part, ...]:
+    """A position typed as its 54 sticker colours (:func:`colours`' order); BadPosition
+    naming the first piece no piece of the cube shows (whether it can be reached is
+    the encoding's to say)."""
+    seen = re.sub(r"[\s,]+", "", text).upper()
+    centres = [j for j, s in enumerate(STICKERS) if s.kind < 0]
+    wrong = [STICKERS[j].face for j in centres if seen[j] != STICKERS[j].face]
+    if wrong:
+        raise BadPosition(
+            f"the {wrong[0]} face's centre shows {seen[centres[FACES.index(wrong[0])]]}: "
+            "hold the cube with each centre on its own face (U R F D L B)"
+        )
+    parts = []
+    for kind, names in enumerate((CORNERS, EDGES)):
+        shows = {
+            home[o:] + home[:o]: (label, (len(home) - o) % len(home))
+            for label, home in enumerate(_HOMES[kind], 1)
+            for o in range(len(home))
+        }
+        perm, twist = [], []
+        for j, name in enumerate(names):
+            at = [k for k, s in enumerate(STICKERS) if (s.kind, s.position) == (kind, j)]
+            order = sorted(at, key=lambda k: STICKERS[k].facelet)
+            read = "".join(seen[k] for k in order)
+            if read not in shows:
+                raise BadPosition(f"the piece at {name} shows {read}: no piece of the cube does")
+            perm.append(shows[read][0])
+            twist.append(shows[read][1])
+        parts.append(Part(tuple(perm), tuple(twist)))
+    return tuple(parts)
+
+
+def net(text: str) -> str:
+    """54 sticker letters as the net: U on top, L F R B in a row, D below."""
+    rows = [[" "] * 12 for _ in range(9)]
+    for i, (s, letter) in enumerate(zip(STICKERS, text, strict=True)):
+        x0, y0 = NET_ORIGIN[s.face]
+        rows[y0 + i % 9 // 3][x0 + i % 3] = letter
+    return "\n".join(
+        "  ".join(" ".join(r[k : k + 3]) for k in range(0, 12, 3)).rstrip() for r in rows
+    )
+
+
+class Cube3(TwistyPuzzle):
+    """The 3x3x3 cube: a twisty puzzle drawn, typed and captioned as its 54 stickers."""
+
+    def draw(self, state: int) -> str:
+        return net(colours(self.decode(state)))
+
+    def caption(self, state: int) -> str:
+        """Its sticker colours face by face (U R F D L B, nine each)."""
+        c = colours(self.decode(state))
+        return " ".join(c[k : k + 9] for k in range(0, 54, 9))
+
+    def parse(self, text: str) -> int:
+        """54 sticker colours (the caption), or what any twisty puzzle reads."""
+        letters = re.sub(r"[\s,]+", "", text).upper()
+        if len(letters) == len(STICKERS) and set(letters) <= set(FACES):
+            return self.encode(parts_of(letters))
+        return super().parse(text)
+
+
 #: The built-in puzzle (no table of its own) and its pattern tables.
-CUBE3 = TwistyPuzzle(
+CUBE3 = Cube3(
     definition(),
     "cube3",
     where="cube3",
