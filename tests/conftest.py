@@ -171,6 +171,24 @@ def db(data: Path) -> pipeline.Database:
     return pipeline.open(data)
 
 
+#: A twisty definition past 64 bits (two rings of 22 beads) solved by search over three
+#: pattern tables of four beads (175,560 positions each: seconds to build).
+CROSSED = Path(__file__).parent / "data" / "twisty" / "crossed.toml"
+
+
+def add_crossed_tables(folder: Path) -> None:
+    """crossed's spec kept in ``folder`` and its pattern tables built."""
+    db = pipeline.open(folder)
+    db.add_spec(CROSSED)
+    db.build(db.puzzle("crossed").search_tables())
+
+
+@pytest.fixture(scope="session")
+def crossed_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data folder with crossed's spec and its pattern tables (built once a run)."""
+    return shared(tmp_path_factory, "crossed", add_crossed_tables)
+
+
 def one(db: pipeline.Database, sql: str) -> object:
     """The single value a query returns."""
     return db.connection().execute(sql).fetchone()[0]

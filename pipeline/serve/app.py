@@ -94,8 +94,8 @@ def _text(request: Request, db: Database, name: str) -> str:
     """The position a request names (``?s=``), or the table's first root."""
     text = request.query_params.get("s")
     if text is None or not text.strip():
-        p = documents.built_puzzle(db, name)
-        return p.text(p.roots()[0])
+        p = documents.shown_puzzle(db, name)
+        return p.root_texts[0] if p.search_tables() else p.text(p.roots()[0])
     if len(text) > 1000:
         raise BadPosition("a position is at most 1000 characters")
     return text

@@ -4,9 +4,10 @@ The JSON endpoints return them as they are."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import NotRequired, TypedDict
 
-from pipeline.answers import Origin, Position
+from pipeline.answers import Origin, Position, SearchProgress
 from pipeline.api import Database
 from pipeline.errors import CorruptTable, NotBuilt, PuzzleDBError
 from pipeline.pictures.boards import spots_moved
@@ -27,8 +28,21 @@ MoveDoc = TypedDict(
 )
 
 
+class SearchDoc(TypedDict):
+    """A position's optimal solution, searched over the puzzle's pattern tables
+    (``moves`` its length, ``notation`` its moves), or ``refused``: the line saying
+    why there is none here (the tables to build, or a search longer than a page waits)."""
+
+    tables: list[str]
+    moves: int | None
+    notation: str | None
+    nodes: int | None
+    refused: str | None
+
+
 class PositionDoc(TypedDict):
-    """A position as ``/api/position`` answers it (the page draws the same)."""
+    """A position as ``/api/position`` answers it (the page draws the same); a puzzle
+    solved by search has no depth, and ``search`` holds its optimal solution."""
 
     puzzle: str
     position: str
@@ -41,6 +55,7 @@ class PositionDoc(TypedDict):
     winnable: str | None
     properties: dict[str, int | bool | None]
     moves: list[MoveDoc]
+    search: NotRequired[SearchDoc]
 
 
 class TableDoc(TypedDict):
@@ -104,6 +119,17 @@ def built_puzzle(db: Database, name: str) -> Puzzle:
     return db.puzzle(name)
 
 
+def shown_puzzle(db: Database, name: str) -> Puzzle:
+    """The puzzle of a built table, or of a puzzle solved by search (no table of its
+    own: cube3, a definition past 64 bits kept here); NotBuilt (a 404) for any other."""
+    if name not in db.built():
+        with contextlib.suppress(PuzzleDBError):  # no such puzzle: the NotBuilt line
+            p = db.puzzle(name)
+            if p.search_tables():
+                return p
+    return built_puzzle(db, name)
+
+
 def histogram(db: Database, name: str) -> dict[str, object]:
     """The shape of ``puzzledb histogram NAME --json``."""
     built_puzzle(db, name)
@@ -126,9 +152,10 @@ def position(db: Database, name: str, text: str) -> PositionDoc:
     """A position, its depth and every move from it with the depth it leads to. On a
     table of symmetry classes the position is its class's board (``typed`` says
     what was typed when that differs)."""
-    p = built_puzzle(db, name)
+    p = shown_puzzle(db, name)
     answer = db.position(name, text)
-    return {
+    found = search(db, name, text) if p.search_tables() else None
+    doc: PositionDoc = {
         "puzzle": name,
         "position": p.text(answer.state),
         "caption": p.caption(answer.state),
@@ -141,6 +168,45 @@ def position(db: Database, name: str, text: str) -> PositionDoc:
         "properties": db.properties(name, answer.state),  # depth, solved, the family's own
         "moves": _moves(p, answer),
     }
+    if found is not None:
+        doc["search"] = found
+    return doc
+
+
+#: Seconds a page waits for a search (one request at a time: the explorer waits too).
+SEARCH_SECONDS = 10.0
+
+
+class SearchTooLong(Exception):
+    """A search stopped after :data:`SEARCH_SECONDS`, at its bound then."""
+
+    def __init__(self, bound: int) -> None:
+        super().__init__(bound)
+        self.bound = bound
+
+
+def search(db: Database, name: str, text: str) -> SearchDoc:
+    """The optimal solution of a position of a puzzle solved by search (the API's
+    ``solve_by``, its pattern tables never built from a page: the line naming them)."""
+    tables = db.puzzle(name).search_tables()
+    doc: SearchDoc = {"tables": tables, "moves": None, "notation": None, "nodes": None,
+                      "refused": None}  # fmt: skip
+
+    def waited(progress: SearchProgress) -> None:
+        if progress.seconds > SEARCH_SECONDS:
+            raise SearchTooLong(progress.bound)
+
+    try:
+        sol = db.solve_by(name, text, build=False, on_search=waited)
+    except NotBuilt as e:
+        return {**doc, "refused": line(e)}
+    except SearchTooLong as e:
+        said = (
+            f"its optimal solution is at least {e.bound} moves long (the search stopped "
+            f"after {SEARCH_SECONDS:g} s): puzzledb solve {name} POSITION searches on"
+        )
+        return {**doc, "refused": said}
+    return {**doc, "moves": sol.moves, "notation": sol.notation, "nodes": sol.nodes}
 
 
 def _moves(p: Puzzle, answer: Position) -> list[MoveDoc]:

@@ -189,11 +189,14 @@ def table(name: str, chart: str, log: bool, deepest: list[str]) -> str:
 
 def _move(name: str, m: MoveDoc, key: str | None) -> str:
     depth = "not reachable" if m["depth"] is None else f"depth {m['depth']}"
+    verdict = m["verdict"]
+    if verdict == "by search":  # no table: no depth to show
+        depth, verdict = "by search", "unknown"
     data = f' data-key="{key}"' if key else ""
     return (
-        f'<a class="move {m["verdict"]}" href="{position_url(name, m["position"])}"{data} '
+        f'<a class="move {verdict}" href="{position_url(name, m["position"])}"{data} '
         f'data-depth="{m["depth"]}">{escape(m["move"] or m["position"])}: {depth}'
-        f"{' (' + m['verdict'] + ')' if m['verdict'] != 'unknown' else ''}</a>"
+        f"{' (' + verdict + ')' if verdict != 'unknown' else ''}</a>"
     )
 
 
@@ -202,16 +205,44 @@ def position(answer: PositionDoc, board: str, keys: dict[str, str]) -> str:
     name = answer["puzzle"]
     depth = "not reachable" if answer["depth"] is None else f"depth {answer['depth']}"
     moves = "".join(_move(name, m, keys.get(m["position"])) for m in answer["moves"])
+    title = f'<a href="{table_url(name)}">{escape(name)}</a>'
+    if "search" in answer:
+        title, depth = escape(name), "no table: solved by search over its pattern tables"
     body = (
-        f'<h1><a href="{table_url(name)}">{escape(name)}</a></h1>'
+        f"<h1>{title}</h1>"
         f'<p class="pos">{escape(answer["position"])}</p><p class="depth">{depth}</p>'
-        f"{_properties(answer)}"
+        f"{_searched(answer)}{_properties(answer)}"
         f"{_classes(answer)}"
         f'<div class="board" id="board">{board}</div><h2>Moves</h2>{_note(answer)}'
         f'<p id="pick-note"></p><div class="moves">{moves or "no move"}</div>{_steps(answer)}'
         f"{_walk_slot(answer)}{_clicks(answer)}"
     )
     return page(f"{name}: {answer['caption']}", body)
+
+
+def _searched(answer: PositionDoc) -> str:
+    """A puzzle solved by search: the position's optimal solution, a link to its first
+    move, and the pattern tables searched; or the line saying why there is none."""
+    found = answer.get("search")
+    if found is None:
+        return ""
+    if found["refused"] is not None:
+        return f'<p class="error" id="search">{escape(found["refused"])}</p>'
+    line = found["notation"] or ""
+    first = next((m for m in answer["moves"] if line and m["move"] == line.split()[0]), None)
+    step = (
+        f' · <a id="best" href="{position_url(answer["puzzle"], first["position"])}">first move</a>'
+        if first
+        else ""
+    )
+    tables = ", ".join(
+        f'<a href="{table_url(t)}">{escape(t)}</a>' for t in found["tables"]
+    )  # fmt: skip
+    return (
+        f'<p class="search" id="search" data-moves="{found["moves"]}">optimal solution: '
+        f"{found['moves']} moves{': ' + escape(line) if line else ''}{step}</p>"
+        f'<p class="muted">searched over {tables} ({found["nodes"]:,} nodes)</p>'
+    )
 
 
 def _properties(answer: PositionDoc) -> str:
@@ -236,6 +267,8 @@ def _classes(answer: PositionDoc) -> str:
 
 def _note(answer: PositionDoc) -> str:
     click = " Click a piece on the board to move it." if _clickable(answer) else ""
+    if "search" in answer:
+        return f"<p>Each move's position, solved by search when opened.{click}</p>"
     if answer["origin"] == "goal":
         return f"<p>Moves coloured nearer / same / farther from the goal.{click}</p>"
     if answer["winnable"]:

@@ -12,6 +12,9 @@ from pipeline.puzzles.base import Puzzle
 from pipeline.service.folder import Folder
 from pipeline.service.walks import missing
 
+#: The verdict of a move of a puzzle solved by search (no table to compare depths in).
+BY_SEARCH = "by search"
+
 
 def state_of(p: Puzzle, position: str | int) -> int:
     """A typed position (or a state number) as a state of puzzle ``p``."""
@@ -58,6 +61,8 @@ def position(folder: Folder, p: Puzzle, typed: int) -> Position:
     """A position with its depth and every move from it with the depth it leads to. On a
     table of symmetry classes the position is its class's smallest image."""
     p = p.in_folder(folder.data)
+    if p.search_tables():
+        return _searched(p, typed)
     state = p.variants(typed)[0] if p.canonical is not None else typed
     at = depth(folder, p, state)
     judge = _judge(folder, p)
@@ -70,6 +75,16 @@ def position(folder: Folder, p: Puzzle, typed: int) -> Position:
     classes = p.canonical is not None
     name = None if judge is None else judge.name
     return Position(p.name, state, typed, p.origin, at, moves, name, classes)
+
+
+def _searched(p: Puzzle, state: int) -> Position:
+    """A position of a puzzle solved by search: no table, so no depth; each move's
+    position, its verdict ``by search`` (its solution is a search of its own)."""
+    moves = [
+        NextMove(made, stored, None, BY_SEARCH, p.notation([state, made]))
+        for made, stored in p.moves_from(state)
+    ]
+    return Position(p.name, state, state, p.origin, None, moves)
 
 
 def _judge(folder: Folder, p: Puzzle) -> Puzzle | None:
@@ -112,5 +127,6 @@ def properties(folder: Folder, p: Puzzle, state: int) -> dict[str, int | bool | 
     at = depth(folder, p, p.variants(state)[0]) if folder.is_built(p.name) else None
     out: dict[str, int | bool | None] = {"depth": at}
     if p.origin is not Origin.START:
-        out["solved"] = at == 0
+        searched = p.search_tables()  # no table: solved is its goal
+        out["solved"] = p.text(state) in p.root_texts if searched else at == 0
     return {**out, **p.properties(state)}
