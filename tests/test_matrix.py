@@ -9,6 +9,7 @@ traceback, no HTTP 500.
 from __future__ import annotations
 
 import json
+import random
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
@@ -23,8 +24,8 @@ from pipeline.errors import PuzzleDBError
 from pipeline.puzzles.base import Puzzle, sql_str
 from pipeline.puzzles.registry import family_sql
 from tests.conftest import shared
-from tests.matrix import Kind, Ran, build, cli, kinds
-from tests.test_serve import get, serving
+from tests.matrix import SEARCHED_NAME, SEARCHED_TABLES, Kind, Ran, build, cli, kinds
+from tests.test_serve import get, position, serving
 
 KINDS = kinds()
 
@@ -269,6 +270,58 @@ def test_the_explorer_answers_as_the_api(mdb: pipeline.Database, server: str, ki
             assert 400 <= status < 500 and json.loads(body)["error"] == sol
         else:
             assert status == 200 and json.loads(body)["path"] == sol.path
+
+
+def _scrambles() -> list[str]:
+    """Turns from solved: none, one, three, and seeded ones of six and eight."""
+    rng = random.Random(43)
+    turns = ["A", "A2", "A'", "B", "B2", "B'", "A3", "B3"]
+    return ["", "A", "A B2 A'", *(" ".join(rng.choice(turns) for _ in range(n)) for n in (6, 8))]
+
+
+def test_a_puzzle_solved_by_search_answers_on_every_surface(
+    mdb: pipeline.Database, matrix: Path, server: str
+) -> None:
+    """crossed (past 64 bits) through the API, the CLI and the explorer: each solution a
+    legal line to solved, no longer than its scramble, the distance to solved as long;
+    random positions of its group; histogram and longest refused in one line naming its
+    pattern tables (each of them a kind of the matrix)."""
+    name, q = SEARCHED_NAME, quote(SEARCHED_NAME)
+    p = mdb.puzzle(name)
+    assert p.search_tables() == list(SEARCHED_TABLES) and name not in mdb.built()
+    solved = p.root_texts[0]
+    for scramble in _scrambles():
+        s = mdb.from_turns(name, scramble)
+        sol = mdb.solve(name, s)
+        assert sol.line[0] == s and p.text(sol.line[-1]) == solved
+        assert all(one_move(p, a, b) for a, b in zip(sol.line, sol.line[1:], strict=False))
+        assert sol.moves <= len(scramble.split()) and sol.moves == len(sol.line) - 1
+        assert mdb.distance(name, p.text(s), solved).moves == sol.moves
+        ran = cli("solve", name, p.text(s), "--json", data=matrix)
+        assert ran.code == 0 and json.loads(ran.out)["path"] == sol.path, ran
+        ran = cli("distance", name, p.text(s), solved, "--json", data=matrix)
+        assert ran.code == 0 and json.loads(ran.out)["moves"] == sol.moves, ran
+        answer = position(server, name, p.text(s))
+        assert answer["depth"] is None and answer["search"]["moves"] == sol.moves
+        assert [m["state"] for m in answer["moves"]] == [
+            m.made for m in mdb.position(name, s).moves
+        ]
+        status, body = get(f"{server}/api/solve/{q}?s={quote(p.text(s))}")
+        assert status == 200 and json.loads(body)["path"] == sol.path
+        status, page = get(f"{server}/p/{q}?s={quote(p.text(s))}")
+        assert status == 200 and f'data-moves="{sol.moves}"' in page
+    drawn = {mdb.random_position(name, seed) for seed in range(4)}
+    assert len(drawn) == 4 and all(p.text(p.parse(t)) == t for t in drawn)
+    ran = cli("random", name, "--seed", "2", "--json", data=matrix)
+    assert ran.code == 0 and mdb.random_position(name, 2) in ran.out, ran
+    for verb in ("histogram", "longest"):
+        refused = ask(lambda verb=verb: getattr(mdb, verb)(name))
+        assert isinstance(refused, Refused) and "solved by search" in refused
+        assert all(t in refused for t in SEARCHED_TABLES)
+        _same(cli(verb, name, data=matrix), refused)
+    for path in (f"/api/histogram/{q}", f"/t/{q}"):
+        status, body = get(server + path)
+        assert status == 404 and "is solved by search, not tabulated" in body
 
 
 def test_every_table_is_on_the_home_page_and_in_the_report(

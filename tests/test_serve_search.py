@@ -96,3 +96,21 @@ def test_a_position_no_move_reaches_is_one_line(server: str) -> None:
     assert status == 400 and "orientations sum to 1 (mod 3)" in said and "\n" not in said
     status, page = get(f"{server}/p/crossed?s={quote('0' * 22)}")  # bead 1 everywhere
     assert status == 400 and "not the solved state&#x27;s" in page
+
+
+def test_a_search_longer_than_a_page_waits_stops_in_one_line(
+    crossed_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipeline.serve import documents
+
+    db = pipeline.open(crossed_data)
+    monkeypatch.setattr(documents, "SEARCH_SECONDS", -1.0)  # stop at the first slice's end
+    deep = db.random_position("crossed", 1)
+    said = documents.search(db, "crossed", deep)["refused"]
+    assert said is not None and re.fullmatch(
+        r"crossed: its optimal solution is at least (\d+) moves long \(the search stopped "
+        r"after -1 s\): puzzledb solve crossed searches on",
+        said,
+    )
+    with pytest.raises(documents.SearchTooLong):
+        documents.solve(db, "crossed", deep)

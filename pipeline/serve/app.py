@@ -28,6 +28,8 @@ def _status(e: PuzzleDBError) -> int:
         return 404
     if isinstance(e, CorruptTable):
         return 500
+    if isinstance(e, documents.SearchTooLong):
+        return 503
     return 400
 
 

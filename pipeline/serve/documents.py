@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 from typing import NotRequired, TypedDict
 
-from pipeline.answers import Origin, Position, SearchProgress
+from pipeline.answers import MethodSolution, Origin, Position, SearchProgress
 from pipeline.api import Database
 from pipeline.errors import CorruptTable, NotBuilt, PuzzleDBError
 from pipeline.pictures.boards import spots_moved
@@ -115,6 +115,8 @@ def built_puzzle(db: Database, name: str) -> Puzzle:
     if name not in db.built():
         if name in (broken := db.broken()):  # damaged: says why
             raise CorruptTable(broken[name])
+        if _searched(db, name) is not None:  # no table of its own: says so
+            raise NotBuilt(db.not_built(name))
         raise NotBuilt(f"no table named {name!r} is built in this folder")
     return db.puzzle(name)
 
@@ -123,11 +125,19 @@ def shown_puzzle(db: Database, name: str) -> Puzzle:
     """The puzzle of a built table, or of a puzzle solved by search (no table of its
     own: cube3, a definition past 64 bits kept here); NotBuilt (a 404) for any other."""
     if name not in db.built():
-        with contextlib.suppress(PuzzleDBError):  # no such puzzle: the NotBuilt line
-            p = db.puzzle(name)
-            if p.search_tables():
-                return p
+        searched = _searched(db, name)
+        if searched is not None:
+            return searched
     return built_puzzle(db, name)
+
+
+def _searched(db: Database, name: str) -> Puzzle | None:
+    """The puzzle of ``name`` if it is one solved by search, else None."""
+    with contextlib.suppress(PuzzleDBError):  # no such puzzle: None
+        p = db.puzzle(name)
+        if p.search_tables():
+            return p
+    return None
 
 
 def histogram(db: Database, name: str) -> dict[str, object]:
@@ -177,35 +187,34 @@ def position(db: Database, name: str, text: str) -> PositionDoc:
 SEARCH_SECONDS = 10.0
 
 
-class SearchTooLong(Exception):
-    """A search stopped after :data:`SEARCH_SECONDS`, at its bound then."""
-
-    def __init__(self, bound: int) -> None:
-        super().__init__(bound)
-        self.bound = bound
+class SearchTooLong(PuzzleDBError):
+    """A search a page stopped after :data:`SEARCH_SECONDS` (its line: the bound reached)."""
 
 
-def search(db: Database, name: str, text: str) -> SearchDoc:
-    """The optimal solution of a position of a puzzle solved by search (the API's
-    ``solve_by``, its pattern tables never built from a page: the line naming them)."""
-    tables = db.puzzle(name).search_tables()
-    doc: SearchDoc = {"tables": tables, "moves": None, "notation": None, "nodes": None,
-                      "refused": None}  # fmt: skip
+def searched(db: Database, name: str, text: str) -> MethodSolution:
+    """The optimal solution of a position of a puzzle solved by search, from the API's
+    ``solve_by``: its pattern tables never built from a page (NotBuilt names them), the
+    search stopped after :data:`SEARCH_SECONDS` (SearchTooLong)."""
 
     def waited(progress: SearchProgress) -> None:
         if progress.seconds > SEARCH_SECONDS:
-            raise SearchTooLong(progress.bound)
+            raise SearchTooLong(
+                f"{name}: its optimal solution is at least {progress.bound} moves long (the "
+                f"search stopped after {SEARCH_SECONDS:g} s): puzzledb solve {name} searches on"
+            )
 
+    return db.solve_by(name, text, build=False, on_search=waited)
+
+
+def search(db: Database, name: str, text: str) -> SearchDoc:
+    """:func:`searched` as the position's document has it (the line, when refused)."""
+    tables = db.puzzle(name).search_tables()
+    doc: SearchDoc = {"tables": tables, "moves": None, "notation": None, "nodes": None,
+                      "refused": None}  # fmt: skip
     try:
-        sol = db.solve_by(name, text, build=False, on_search=waited)
-    except NotBuilt as e:
+        sol = searched(db, name, text)
+    except (NotBuilt, SearchTooLong) as e:
         return {**doc, "refused": line(e)}
-    except SearchTooLong as e:
-        said = (
-            f"its optimal solution is at least {e.bound} moves long (the search stopped "
-            f"after {SEARCH_SECONDS:g} s): puzzledb solve {name} POSITION searches on"
-        )
-        return {**doc, "refused": said}
     return {**doc, "moves": sol.moves, "notation": sol.notation, "nodes": sol.nodes}
 
 
@@ -234,8 +243,10 @@ def best(answer: PositionDoc) -> MoveDoc | None:
 
 
 def solve(db: Database, name: str, text: str) -> dict[str, object]:
-    """The shape of ``puzzledb solve NAME POSITION --json``."""
-    built_puzzle(db, name)
+    """The shape of ``puzzledb solve NAME POSITION --json`` (a puzzle solved by search:
+    :func:`searched`, nothing built)."""
+    if shown_puzzle(db, name).search_tables():
+        return searched(db, name, text).as_dict()
     return db.solve(name, text).as_dict()
 
 
