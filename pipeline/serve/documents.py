@@ -30,8 +30,9 @@ MoveDoc = TypedDict(
 
 class SearchDoc(TypedDict):
     """A position's optimal solution, searched over the puzzle's pattern tables
-    (``moves`` its length, ``notation`` its moves), or ``refused``: the line saying
-    why there is none here (the tables to build, or a search longer than a page waits)."""
+    (``tables``: those the search read; ``moves`` its length, ``notation`` its moves),
+    or ``refused``: the line saying why there is none here (the tables to build, or a
+    search longer than a page waits)."""
 
     tables: list[str]
     moves: int | None
@@ -215,7 +216,9 @@ def search(db: Database, name: str, text: str) -> SearchDoc:
         sol = searched(db, name, text)
     except (NotBuilt, SearchTooLong) as e:
         return {**doc, "refused": line(e)}
-    return {**doc, "moves": sol.moves, "notation": sol.notation, "nodes": sol.nodes}
+    read = sol.heuristic.split(", ") if sol.heuristic else tables  # a stronger set, once built
+    return {**doc, "tables": read, "moves": sol.moves, "notation": sol.notation,
+            "nodes": sol.nodes}  # fmt: skip
 
 
 def _moves(p: Puzzle, answer: Position) -> list[MoveDoc]:
