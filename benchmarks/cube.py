@@ -38,15 +38,9 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.twisty import MEASURE
+
 HERE = Path(__file__).resolve().parents[1]
-#: Runs one command and prints its wall time, CPU time and peak RSS as JSON (with its output).
-MEASURE = (
-    "import json, resource, subprocess, sys, time; t = time.perf_counter(); "
-    "out = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
-    "w = time.perf_counter() - t; r = resource.getrusage(resource.RUSAGE_CHILDREN); "
-    "print(json.dumps({'wall': w, 'cpu': r.ru_utime + r.ru_stime, 'peak': r.ru_maxrss * 1024, "
-    "'code': out.returncode, 'out': out.stdout[-20000:], 'err': out.stderr[-2000:]}))"
-)
 #: twsearch's options: one thread, 2 GB for its pruning table.
 TWSEARCH_OPTIONS = ["-t", "1", "-M", "2048"]
 

@@ -55,14 +55,7 @@ class CubeArt(Art):
 
     def underlay(self) -> str:
         """A plate under each face's four facelets, so the faces stand apart."""
-        plates = []
-        for face in range(6):
-            pts = [self.xy(f, self.pad) for f in range(4 * face, 4 * face + 4)]
-            x, y = min(p[0] for p in pts), min(p[1] for p in pts)
-            w, h = max(p[0] for p in pts) - x, max(p[1] for p in pts) - y
-            box = {"x": x - 0.5 * UNIT, "y": y - 0.5 * UNIT, "width": w + UNIT, "height": h + UNIT}
-            plates.append(el("rect", {**box, "rx": 0.15 * UNIT, "fill": "#455a64"}))
-        return "".join(plates)
+        return face_plates(self, 4)
 
     def slot(self, spot: int, x: float, y: float) -> str:
         return ""
@@ -96,3 +89,16 @@ class CubeArt(Art):
             return Move()
         face = COLOURS.index(turn[0])
         return Move(to=tuple(range(4 * face, 4 * face + 4)), label=turn)
+
+
+def face_plates(art: Art, per_face: int) -> str:
+    """A plate under each of a cube net's six faces (its facelets numbered face by face,
+    ``per_face`` each), so the faces stand apart."""
+    plates = []
+    for face in range(6):
+        pts = [art.xy(f, art.pad) for f in range(per_face * face, per_face * (face + 1))]
+        x, y = min(p[0] for p in pts), min(p[1] for p in pts)
+        w, h = max(p[0] for p in pts) - x, max(p[1] for p in pts) - y
+        box = {"x": x - 0.5 * UNIT, "y": y - 0.5 * UNIT, "width": w + UNIT, "height": h + UNIT}
+        plates.append(el("rect", {**box, "rx": 0.15 * UNIT, "fill": "#455a64"}))
+    return "".join(plates)

@@ -16,7 +16,7 @@ from pipeline.draw import geometry
 from pipeline.draw.art import FONT, UNIT, Art, Move
 from pipeline.draw.svg import el, text
 from pipeline.errors import BadPosition
-from pipeline.puzzles.cube.art import FACE_COLOURS
+from pipeline.puzzles.cube.art import FACE_COLOURS, face_plates
 from pipeline.puzzles.twisty import cube3
 from pipeline.puzzles.twisty.board import TwistyPuzzle
 from pipeline.puzzles.twisty.cube3 import Cube3
@@ -130,14 +130,7 @@ class Cube3Art(Art):
 
     def underlay(self) -> str:
         """A plate under each face's nine stickers, so the faces stand apart."""
-        plates = []
-        for face in range(6):
-            pts = [self.xy(f, self.pad) for f in range(9 * face, 9 * face + 9)]
-            x, y = min(p[0] for p in pts), min(p[1] for p in pts)
-            w, h = max(p[0] for p in pts) - x, max(p[1] for p in pts) - y
-            box = {"x": x - 0.5 * UNIT, "y": y - 0.5 * UNIT, "width": w + UNIT, "height": h + UNIT}
-            plates.append(el("rect", {**box, "rx": 0.15 * UNIT, "fill": "#455a64"}))
-        return "".join(plates)
+        return face_plates(self, 9)
 
     def slot(self, spot: int, x: float, y: float) -> str:
         return ""
