@@ -307,3 +307,11 @@ def test_a_stronger_set_of_tables_is_searched_once_built(crossed: Path) -> None:
     assert stronger.tables == ("crossed-pdb-a", "crossed-pdb-b")
     assert sorted(own.tables) == sorted(TABLES)
     assert stronger.solve(state).moves == own.solve(state).moves == 3
+
+
+def test_a_pattern_table_verifies_beside_the_array_its_search_derived(crossed: Path) -> None:
+    """The search keeps each table's depths beside its files (``_depths-mod3.npy``):
+    verify takes it for the table's own, not a stray file."""
+    assert (crossed / "crossed-pdb-a" / "_depths-mod3.npy").exists()
+    r = run_cli("verify", "crossed-pdb-a", data=crossed)
+    assert r.returncode == 0 and "175,560" in r.stdout, r.stdout

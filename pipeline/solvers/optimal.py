@@ -35,7 +35,7 @@ from pipeline.storage import derived, integrity
 from pipeline.storage.table import Table
 from pipeline.words import size_of
 
-COMPACT = "_pdb.npy"
+COMPACT = "_pdb.npy"  # one of storage/derived.py's TABLE_ARRAYS
 #: No sliding puzzle here needs more moves (4x4: 80; 2x6: 80).
 MAX_MOVES = 255
 

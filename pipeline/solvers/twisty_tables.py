@@ -38,6 +38,8 @@ def packed_size(code: PatternCode, fmt: int) -> int:
 
 
 def file_name(fmt: int) -> str:
+    """The array's name in its table's folder (one of storage/derived.py's TABLE_ARRAYS,
+    which verify takes for the table's own)."""
     return f"_depths-{next(k for k, v in FORMATS.items() if v == fmt)}.npy"
 
 

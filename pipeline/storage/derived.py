@@ -24,6 +24,11 @@ import numpy as np
 
 from pipeline.storage import integrity
 
+#: The arrays a table's folder may keep beside its level files (verify knows them): a
+#: sliding puzzle's pattern database (solvers/optimal.py) and a twisty pattern table's
+#: depths in each format (solvers/twisty_tables.py).
+TABLE_ARRAYS = frozenset({"_pdb.npy", "_depths-byte.npy", "_depths-nibble.npy", "_depths-mod3.npy"})
+
 
 def load(directory: Path, name: str, sources: str, size: int, mmap: bool) -> np.ndarray | None:
     """The uint8 array of ``size`` kept at ``directory/name`` if this machine wrote it

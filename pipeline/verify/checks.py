@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from pipeline.engine import radix
 from pipeline.engine.core import Graph
 from pipeline.puzzles.base import Puzzle
+from pipeline.storage import derived
 from pipeline.storage.format import ROW_GROUP_ROWS, wrong_columns
 from pipeline.storage.integrity import sha256
 from pipeline.storage.manifest import FileEntry
@@ -107,8 +108,8 @@ def _no_empty_level(table: Table, report: Report) -> None:
 
 
 #: Files a table folder may hold besides its level files: the manifest, and the
-#: pattern-database array the solver derives (pipeline/solvers/optimal.py).
-OWN_FILES = {"_manifest.json", "_pdb.npy"}
+#: arrays the solvers derive from the table (storage/derived.py).
+OWN_FILES = {"_manifest.json", *derived.TABLE_ARRAYS}
 
 
 def _files(table: Table, report: Report) -> None:
