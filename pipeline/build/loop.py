@@ -461,7 +461,9 @@ class Builder:
             # every full collection (its cost: docs/BENCHMARKS.md).
             gc.freeze()
             self.frozen = True
-        self.budget.charge(rss() - before)
+        # At most a quarter of the work: compiled kernels take far less, and in a
+        # long-lived process (the API's, a test worker's) other threads allocate too.
+        self.budget.charge(min(rss() - before, self.budget.work // 4))
         if kernels is None or (self.counts and kernels.weigher is None):
             return None  # they cannot carry path counts
         if kernels.space is not None and not self._dense(kernels.space):
